@@ -1,0 +1,35 @@
+/**
+ * The catalogue of coded errors every layer may raise. Each carries the HTTP status and
+ * the short wire code that clients see as `{"error": {"code", "message"}}`.
+ */
+
+export interface ErrorSpec {
+  /** The code clients see on the wire. */
+  readonly code: string;
+  readonly status: number;
+}
+
+export const JUMPSEAT_ERR_BAD_REQUEST: ErrorSpec = { code: 'BAD_REQUEST', status: 400 };
+export const JUMPSEAT_ERR_UNAUTHORIZED: ErrorSpec = { code: 'UNAUTHORIZED', status: 401 };
+export const JUMPSEAT_ERR_FORBIDDEN: ErrorSpec = { code: 'FORBIDDEN', status: 403 };
+export const JUMPSEAT_ERR_NOT_FOUND: ErrorSpec = { code: 'NOT_FOUND', status: 404 };
+export const JUMPSEAT_ERR_HUMAN_CONTROL: ErrorSpec = { code: 'HUMAN_CONTROL', status: 409 };
+export const JUMPSEAT_ERR_BODY_TOO_LARGE: ErrorSpec = { code: 'BODY_TOO_LARGE', status: 413 };
+export const JUMPSEAT_ERR_SHELL_UNAVAILABLE: ErrorSpec = { code: 'SHELL_UNAVAILABLE', status: 503 };
+export const JUMPSEAT_ERR_SHUTTING_DOWN: ErrorSpec = { code: 'SHUTTING_DOWN', status: 503 };
+/** The caller went away before the result (nginx's 499: client closed request). */
+export const JUMPSEAT_ERR_CANCELLED: ErrorSpec = { code: 'CANCELLED', status: 499 };
+export const JUMPSEAT_ERR_INTERNAL: ErrorSpec = { code: 'INTERNAL', status: 500 };
+
+/** An error a user can act on; its message is safe to show as is. */
+export class JumpseatError extends Error {
+  readonly code: string;
+  readonly status: number;
+
+  constructor(spec: ErrorSpec, message: string) {
+    super(message);
+    this.name = 'JumpseatError';
+    this.code = spec.code;
+    this.status = spec.status;
+  }
+}

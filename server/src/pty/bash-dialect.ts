@@ -1,0 +1,101 @@
+/**
+ * bash: `bash --noprofile --norc -i` with a small integration sourced at start. A call's
+ * command is written to a private file and run by a fixed wrapper line, so no byte of the
+ * command passes through readline (tabs, ESC, ^C, ^U stay literal) and the wrapper never
+ * reaches history, xtrace output or the screen.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MARK_IDENT } from './marks.ts';
+import type { DialectContext, ShellDialect, ShellLaunch } from './dialect.ts';
+
+const NONCE_VARIABLE = '__JUMPSEAT_NONCE';
+
+/**
+ * The integration. Notes on its choices:
+ * - marks go to /dev/tty, so `exec >file` in a command cannot swallow them;
+ * - `pre` and `post` run inside `{ …; } 2>/dev/null`, so `set -x` never traces them, and
+ *   xtrace is switched off around them and back on only for the user's command;
+ * - the command runs through `eval` at the top level (never inside a function: `declare`
+ *   there would make variables local) as `! eval …`, so an ERR trap fires once for the
+ *   failing command and not again for eval; PIPESTATUS keeps the exact status;
+ * - names are called with a leading backslash and through `builtin`, so aliases and
+ *   functions a command defines cannot hijack the wrapper;
+ * - the command is added to history with `history -s`; the wrapper line starts with a
+ *   space and HISTCONTROL keeps ignorespace, so the wrapper itself is never recorded;
+ * - PS1 begins with an invisible mark carrying `$?` and ends with another; if a command
+ *   replaces PS1, they come back. When Ctrl-C kills a job, bash drops the rest of the typed
+ *   line (so `post` never runs): the first prompt mark is then how the call learns it ended,
+ *   and with what status; the prompt text after it is not part of the output.
+ */
+function integrationScript(context: DialectContext): string {
+  const dir = shellQuote(context.privateDir);
+  return `# jumpseat shell integration for bash; sourced once at start.
+if [[ -z \${__jumpseat_loaded-} ]]; then
+__jumpseat_loaded=1
+__jumpseat_n=\${${NONCE_VARIABLE}-}
+builtin unset ${NONCE_VARIABLE}
+__jumpseat_d=${dir}
+__jumpseat_ps='\\[\\e]${MARK_IDENT};'"$__jumpseat_n"';p;$?\\a\\]'
+__jumpseat_pe='\\[\\e]${MARK_IDENT};'"$__jumpseat_n"';P;\\a\\]'
+builtin bind 'set enable-bracketed-paste off' 2>/dev/null
+stty -echo 2>/dev/null
+HISTCONTROL=ignorespace
+PS1=$__jumpseat_ps'\\w\\$ '$__jumpseat_pe
+__jumpseat_mark() { builtin printf '\\e]${MARK_IDENT};%s;%s;%s\\a' "$__jumpseat_n" "$1" "$2" >/dev/tty; }
+__jumpseat_pre() {
+  __jumpseat_x=\${-//[^x]/}
+  builtin set +x
+  IFS= builtin read -r -d '' __jumpseat_c <"$__jumpseat_d/command"
+  [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$__jumpseat_c"
+  [[ -n $__jumpseat_x ]] && __jumpseat_c="{ builtin set -x; } 2>/dev/null;$__jumpseat_c"
+  __jumpseat_mark S "$1"
+  builtin return 0
+}
+__jumpseat_post() {
+  __jumpseat_x=\${-//[^x]/}
+  builtin set +x
+  __jumpseat_c=
+  case :\${HISTCONTROL-}: in
+    *:ignorespace:* | *:ignoreboth:*) ;;
+    *) HISTCONTROL=\${HISTCONTROL:+$HISTCONTROL:}ignorespace ;;
+  esac
+  [[ \${PS1-} == *"$__jumpseat_ps"* ]] || PS1=$__jumpseat_ps\${PS1-}
+  [[ $PS1 == *"$__jumpseat_pe" ]] || PS1=$PS1$__jumpseat_pe
+  __jumpseat_mark E "$2;$1"
+  [[ -n $__jumpseat_x ]] && builtin set -x
+  builtin return 0
+}
+__jumpseat_mark R ''
+fi
+`;
+}
+
+export const bashDialect: ShellDialect = {
+  name: 'bash',
+  launch(context: DialectContext): ShellLaunch {
+    return {
+      file: 'bash',
+      args: ['--noprofile', '--norc', '-i'],
+      env: { [NONCE_VARIABLE]: context.nonce, HISTCONTROL: 'ignorespace', HISTFILE: '' },
+    };
+  },
+  async install(context: DialectContext): Promise<string> {
+    const script = join(context.privateDir, 'integration.bash');
+    await writeFile(script, integrationScript(context), { mode: 0o600 });
+    return ` . ${shellQuote(script)}\r`;
+  },
+  commandFile(context: DialectContext): string {
+    return join(context.privateDir, 'command');
+  },
+  callLine(callNonce: string): string {
+    return (
+      ` { \\__jumpseat_pre ${callNonce}; } 2>/dev/null; ! \\builtin eval -- "$__jumpseat_c";` +
+      ` { \\__jumpseat_post "\${PIPESTATUS[0]}" ${callNonce}; } 2>/dev/null\r`
+    );
+  },
+};
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}

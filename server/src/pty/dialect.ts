@@ -1,0 +1,34 @@
+/**
+ * What differs between shells: how one starts, how its integration is installed, and the
+ * line typed to run one call. Everything else (marks, probing, results) is shared, so a
+ * second dialect is a second module of this shape, not a second engine.
+ */
+import type { Dialect } from '../../../shared/src/api.ts';
+
+export interface ShellLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  /** Variables the integration needs at start (the nonce); the shell removes them. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface DialectContext {
+  /** A private directory (mode 700) for this shell's integration and command files. */
+  readonly privateDir: string;
+  /** The shell nonce every mark of this shell carries. */
+  readonly nonce: string;
+}
+
+export interface ShellDialect {
+  readonly name: Dialect;
+  launch(context: DialectContext): ShellLaunch;
+  /**
+   * Writes the integration files into the private dir and returns the text to type once
+   * the shell has started; the integration prints the `R` mark when it is ready.
+   */
+  install(context: DialectContext): Promise<string>;
+  /** Path of the file a call's command is written to before its line is typed. */
+  commandFile(context: DialectContext): string;
+  /** The fixed line typed to run the command in `commandFile` under this call's nonce. */
+  callLine(callNonce: string): string;
+}

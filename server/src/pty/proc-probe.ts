@@ -1,0 +1,210 @@
+/**
+ * Reads /proc to learn what a shell's terminal is doing: which process group holds the
+ * foreground, whether one of its processes is blocked reading the terminal (and its
+ * name), and which processes belong to a shell's tree so that a reset can end them all.
+ * Linux only; every read tolerates processes vanishing underneath it.
+ */
+import { readdir, readFile, readlink, open } from 'node:fs/promises';
+
+/** Syscall numbers that can block on terminal input, per architecture. */
+interface SyscallTable {
+  readonly read: readonly number[];
+  readonly select: readonly number[];
+  readonly poll: readonly number[];
+  readonly epoll: readonly number[];
+}
+
+const SYSCALLS: Record<string, SyscallTable> = {
+  // x86-64: read, readv, pread64 | select, pselect6 | poll, ppoll | epoll_wait, epoll_pwait, epoll_pwait2
+  x64: { read: [0, 19, 17], select: [23, 270], poll: [7, 271], epoll: [232, 281, 441] },
+  // arm64 (generic table): read, readv, pread64 | pselect6 | ppoll | epoll_pwait, epoll_pwait2
+  arm64: { read: [63, 65, 67], select: [72], poll: [73], epoll: [22, 441] },
+};
+
+const POLLIN = 0x1;
+const POLLFD_BYTES = 8;
+/** Beyond this many fds a select/poll is not an interactive read; skip reading its memory. */
+const MAX_POLLED_FDS = 4096;
+
+export interface WaitingReader {
+  readonly pid: number;
+  readonly name: string;
+}
+
+interface ProcStat {
+  readonly pid: number;
+  /** R, S, D, Z, T, … as in proc(5). */
+  readonly state: string;
+  readonly ppid: number;
+  readonly pgrp: number;
+  readonly session: number;
+  readonly tpgid: number;
+}
+
+export async function readStat(pid: number): Promise<ProcStat | null> {
+  const text = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => null);
+  if (!text) return null;
+  // The command name is in parentheses and may itself contain spaces or parentheses.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return {
+    pid,
+    state: fields[0] ?? '?',
+    ppid: Number(fields[1]),
+    pgrp: Number(fields[2]),
+    session: Number(fields[3]),
+    tpgid: Number(fields[5]),
+  };
+}
+
+/** The shell and every descendant still alive, found through the children lists. */
+export async function descendants(rootPid: number): Promise<number[]> {
+  const found: number[] = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    found.push(pid);
+    const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+    for (const tid of tasks) {
+      const children = await readFile(`/proc/${pid}/task/${tid}/children`, 'latin1').catch(
+        () => '',
+      );
+      for (const child of children.split(' ')) if (child.trim()) queue.push(Number(child));
+    }
+  }
+  return found;
+}
+
+/** Every process whose session is `sid` (found by scanning /proc). */
+export async function sessionMembers(sid: number): Promise<number[]> {
+  const entries = await readdir('/proc').catch(() => [] as string[]);
+  const members: number[] = [];
+  await Promise.all(
+    entries
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (name) => {
+        const stat = await readStat(Number(name));
+        if (stat && stat.session === sid) members.push(stat.pid);
+      }),
+  );
+  return members;
+}
+
+/**
+ * The foreground process of `shellPid`'s terminal that is blocked reading the terminal
+ * `ttyPath`, or null. Only processes in the foreground group count: a background job
+ * reading the terminal is stopped by the kernel, not waiting.
+ */
+export async function findWaitingReader(
+  shellPid: number,
+  ttyPath: string,
+): Promise<WaitingReader | null> {
+  const table = SYSCALLS[process.arch];
+  if (!table) return null;
+  const shell = await readStat(shellPid);
+  if (!shell || shell.tpgid <= 0) return null;
+  for (const pid of await descendants(shellPid)) {
+    const stat = pid === shellPid ? shell : await readStat(pid);
+    if (!stat || stat.pgrp !== shell.tpgid) continue;
+    if (await blockedOnTerminal(pid, ttyPath, table)) {
+      const name = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+      return { pid, name: name || String(pid) };
+    }
+  }
+  return null;
+}
+
+async function blockedOnTerminal(
+  pid: number,
+  ttyPath: string,
+  table: SyscallTable,
+): Promise<boolean> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  for (const tid of tasks) {
+    const text = await readFile(`/proc/${pid}/task/${tid}/syscall`, 'latin1').catch(() => '');
+    const parts = text.trim().split(' ');
+    const nr = Number(parts[0]);
+    if (!Number.isInteger(nr) || parts.length < 3) continue; // "running" or unreadable
+    const args = parts.slice(1).map((hex) => BigInt(hex));
+    if (await syscallReadsTerminal(pid, nr, args, ttyPath, table)) return true;
+  }
+  return false;
+}
+
+async function syscallReadsTerminal(
+  pid: number,
+  nr: number,
+  args: bigint[],
+  ttyPath: string,
+  table: SyscallTable,
+): Promise<boolean> {
+  const arg = (i: number) => args[i] ?? 0n;
+  if (table.read.includes(nr)) return isTerminalFd(pid, Number(arg(0)), ttyPath);
+  if (!table.select.includes(nr) && !table.poll.includes(nr) && !table.epoll.includes(nr)) {
+    return false;
+  }
+  const ttyFds = await terminalFds(pid, ttyPath);
+  if (ttyFds.size === 0) return false;
+  if (table.select.includes(nr)) {
+    const nfds = Number(arg(0));
+    if (nfds <= 0 || nfds > MAX_POLLED_FDS || arg(1) === 0n) return false;
+    const set = await readMemory(pid, arg(1), Math.ceil(nfds / 8));
+    if (!set) return false;
+    for (const fd of ttyFds) {
+      if (fd < nfds && ((set[fd >> 3] ?? 0) & (1 << (fd & 7))) !== 0) return true;
+    }
+    return false;
+  }
+  if (table.poll.includes(nr)) {
+    const nfds = Number(arg(1));
+    if (nfds <= 0 || nfds > MAX_POLLED_FDS) return false;
+    const fds = await readMemory(pid, arg(0), nfds * POLLFD_BYTES);
+    if (!fds) return false;
+    for (let i = 0; i + POLLFD_BYTES <= fds.length; i += POLLFD_BYTES) {
+      if (ttyFds.has(fds.readInt32LE(i)) && (fds.readInt16LE(i + 4) & POLLIN) !== 0) return true;
+    }
+    return false;
+  }
+  const info = await readFile(`/proc/${pid}/fdinfo/${Number(arg(0))}`, 'latin1').catch(() => '');
+  for (const match of info.matchAll(/^tfd:\s+(\d+)\s+events:\s+([0-9a-f]+)/gm)) {
+    if (ttyFds.has(Number(match[1])) && (Number.parseInt(match[2] ?? '0', 16) & POLLIN) !== 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+async function isTerminalFd(pid: number, fd: number, ttyPath: string): Promise<boolean> {
+  const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+  return target === ttyPath || target === '/dev/tty';
+}
+
+async function terminalFds(pid: number, ttyPath: string): Promise<Set<number>> {
+  const fds = new Set<number>();
+  const names = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  await Promise.all(
+    names.map(async (name) => {
+      if (await isTerminalFd(pid, Number(name), ttyPath)) fds.add(Number(name));
+    }),
+  );
+  return fds;
+}
+
+async function readMemory(pid: number, address: bigint, length: number): Promise<Buffer | null> {
+  const handle = await open(`/proc/${pid}/mem`, 'r').catch(() => null);
+  if (!handle) return null;
+  try {
+    const buffer = Buffer.alloc(length);
+    // User-space addresses fit in 48 bits on x86-64 and arm64, well inside a double.
+    const { bytesRead } = await handle.read(buffer, 0, length, Number(address));
+    return bytesRead === length ? buffer : null;
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The terminal a process has on fd 0 (the PTY slave path), or null. */
+export async function terminalOf(pid: number): Promise<string | null> {
+  return readlink(`/proc/${pid}/fd/0`).catch(() => null);
+}

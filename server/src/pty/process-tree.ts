@@ -1,0 +1,60 @@
+/**
+ * Ends a shell and everything it started: its descendants and every process of its
+ * session (jobs that were reparented when the shell died), confirmed gone through /proc.
+ */
+import { readStat, descendants, sessionMembers } from './proc-probe.ts';
+
+/** Time programs get to exit on SIGHUP (flush, restore the terminal) before SIGKILL. */
+const HANGUP_GRACE_MS = 40;
+/** How often, and how long at most, we look again for survivors after SIGKILL. */
+const CONFIRM_INTERVAL_MS = 10;
+const CONFIRM_LIMIT_MS = 400;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function treeOf(shellPid: number): Promise<Set<number>> {
+  const pids = new Set<number>();
+  for (const pid of await descendants(shellPid)) pids.add(pid);
+  for (const pid of await sessionMembers(shellPid)) {
+    for (const member of await descendants(pid)) pids.add(member);
+  }
+  pids.delete(process.pid);
+  return pids;
+}
+
+async function alive(pid: number): Promise<boolean> {
+  const stat = await readStat(pid);
+  return stat !== null && stat.state !== 'Z' && stat.state !== 'X';
+}
+
+function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+/**
+ * Hangs up the whole tree, then kills what is left, and resolves once /proc shows none of
+ * it alive (or the confirmation limit passed). Returns the pids that were still alive.
+ */
+export async function endProcessTree(shellPid: number): Promise<number[]> {
+  const first = await treeOf(shellPid);
+  signalAll(first, 'SIGHUP');
+  await sleep(HANGUP_GRACE_MS);
+  const deadline = Date.now() + CONFIRM_LIMIT_MS;
+  let survivors: number[] = [];
+  do {
+    const now = await treeOf(shellPid);
+    for (const pid of first) now.add(pid);
+    survivors = [];
+    for (const pid of now) if (await alive(pid)) survivors.push(pid);
+    if (survivors.length === 0) return [];
+    signalAll(survivors, 'SIGKILL');
+    await sleep(CONFIRM_INTERVAL_MS);
+  } while (Date.now() < deadline);
+  return survivors;
+}

@@ -1,0 +1,135 @@
+/**
+ * One call in flight on a shell: it captures the output between its marks, probes /proc
+ * for a read on the terminal, keeps the deadline, and settles exactly once with how it
+ * ended. Completion is event-driven: the end mark settles it in the tick it is scanned.
+ */
+import type { CallEnding, CallResult, CapturedOutput, OutputCapture } from './capture.ts';
+
+/** First look at /proc after the command starts: most commands finish before this. */
+const FIRST_PROBE_MS = 15;
+/** Probe spacing while a call runs ("a few times per 100 ms at most"). */
+const PROBE_INTERVAL_MS = 30;
+/** After this long, long-running commands are probed less often. */
+const PROBE_SLOWDOWN_AFTER_MS = 3000;
+const SLOW_PROBE_INTERVAL_MS = 100;
+
+export interface WaitingProcess {
+  readonly pid: number;
+  readonly name: string;
+}
+
+export interface CallRunOptions {
+  readonly capture: OutputCapture;
+  readonly timeoutMs: number;
+  /** Who, if anyone, in the foreground is blocked reading the terminal. */
+  readonly probe: () => Promise<WaitingProcess | null>;
+  /** The text of the current screen, used while a full-screen program waits. */
+  readonly screenText: () => Promise<string>;
+  readonly maxOutputChars: number;
+  /** Ends the shell's whole process tree (deadline or cancellation). */
+  readonly reset: () => Promise<void>;
+}
+
+export class CallRun {
+  readonly result: Promise<CallResult>;
+  private resolve!: (result: CallResult) => void;
+  private settling = false;
+  private started = false;
+  private startedAt = 0;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private lastWaiting: WaitingProcess | null = null;
+
+  constructor(private readonly options: CallRunOptions) {
+    this.result = new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+    this.deadlineTimer = setTimeout(() => void this.timeout(), options.timeoutMs);
+  }
+
+  get settled(): boolean {
+    return this.settling;
+  }
+
+  /** The command (or the input typed to a waiting program) is now running. */
+  start(): void {
+    if (this.started || this.settling) return;
+    this.started = true;
+    this.startedAt = Date.now();
+    this.scheduleProbe(FIRST_PROBE_MS);
+  }
+
+  write(chunk: Uint8Array): void {
+    if (this.started && !this.settling) this.options.capture.write(chunk);
+  }
+
+  complete(exitCode: number): void {
+    void this.settle({ kind: 'completed', exitCode });
+  }
+
+  shellExited(code: number | null, signal: string | null): void {
+    void this.settle({ kind: 'shell_exit', code, signal });
+  }
+
+  /** The caller went away: the shell is reset, the result discarded. */
+  async cancel(): Promise<void> {
+    if (this.settling) return;
+    await this.settle({ kind: 'cancelled' }, this.options.reset);
+  }
+
+  private async timeout(): Promise<void> {
+    await this.settle({ kind: 'timeout' }, this.options.reset);
+  }
+
+  private scheduleProbe(delayMs: number): void {
+    this.probeTimer = setTimeout(() => void this.probeOnce(), delayMs);
+  }
+
+  private async probeOnce(): Promise<void> {
+    if (this.settling) return;
+    const waiting = await this.options.probe().catch(() => null);
+    if (this.settling) return;
+    // Two sightings in a row: the first may be the shell already back at its prompt with
+    // the end mark still in flight to us; by the second it would have arrived.
+    if (waiting && this.lastWaiting?.pid === waiting.pid) {
+      await this.settle({ kind: 'waiting_input', processName: waiting.name });
+      return;
+    }
+    this.lastWaiting = waiting;
+    const ran = Date.now() - this.startedAt;
+    this.scheduleProbe(ran > PROBE_SLOWDOWN_AFTER_MS ? SLOW_PROBE_INTERVAL_MS : PROBE_INTERVAL_MS);
+  }
+
+  private async settle(ending: CallEnding, before?: () => Promise<void>): Promise<void> {
+    if (this.settling) return;
+    this.settling = true;
+    clearTimeout(this.probeTimer);
+    clearTimeout(this.deadlineTimer);
+    if (before) await before().catch(() => undefined);
+    let output: CapturedOutput;
+    if (ending.kind === 'waiting_input' && this.options.capture.altScreen) {
+      await this.options.capture.finish();
+      output = clipScreen(await this.options.screenText(), this.options.maxOutputChars);
+    } else {
+      output = await this.options.capture.finish();
+    }
+    this.resolve({ ending, output });
+  }
+}
+
+/** A full-screen program's screen as captured output (a screen is small; clip anyway). */
+function clipScreen(text: string, max: number): CapturedOutput {
+  const clipped = text.length > max;
+  let cut = max;
+  if (clipped) {
+    const code = text.charCodeAt(max - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut = max - 1;
+  }
+  return {
+    text: clipped ? text.slice(0, cut) : text,
+    clipped,
+    totalChars: text.length,
+    spillPath: null,
+    lostPrefix: false,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The one manager: maps (agent, dialect) to its live shell, starts shells lazily, runs each
+ * key's calls strictly in arrival order (different keys never wait for each other), and
+ * keeps recently exited shells so their calls stay readable.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Dialect, SessionInfo } from '../../../shared/src/api.ts';
+import type { CallResult } from './capture.ts';
+import { Shell, type ShellOptions } from './shell.ts';
+
+/** Exited shells kept for the supervisor API before the oldest is forgotten. */
+const MAX_EXITED_SHELLS_KEPT = 200;
+
+export type ShellSettings = Omit<ShellOptions, 'id' | 'agent'>;
+
+export interface ExecutedCall {
+  readonly shell: Shell;
+  readonly result: CallResult;
+  readonly startedAt: Date;
+  readonly durationMs: number;
+}
+
+export class CallCancelledError extends Error {
+  constructor() {
+    super('the call was cancelled before it started');
+    this.name = 'CallCancelledError';
+  }
+}
+
+export class ShellRegistry {
+  private readonly live = new Map<string, Shell>();
+  private readonly known = new Map<string, Shell>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private closed = false;
+
+  constructor(private readonly settingsFor: (dialect: Dialect) => ShellSettings) {}
+
+  /** Queues the call behind earlier calls of the same agent and dialect, then runs it. */
+  execute(
+    agent: string,
+    dialect: Dialect,
+    command: string,
+    signal: AbortSignal,
+  ): Promise<ExecutedCall> {
+    const key = `${agent}\u0000${dialect}`;
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const turn = previous.then(() => this.runTurn(key, agent, dialect, command, signal));
+    const tail = turn.catch(() => undefined);
+    this.queues.set(key, tail);
+    void tail.then(() => {
+      if (this.queues.get(key) === tail) this.queues.delete(key);
+    });
+    return turn;
+  }
+
+  sessions(): SessionInfo[] {
+    return [...this.known.values()].map((shell) => shell.info());
+  }
+
+  find(id: string): Shell | undefined {
+    return this.known.get(id);
+  }
+
+  /** Ends every shell's process tree. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.known.values()].map((shell) => shell.dispose()));
+    this.live.clear();
+  }
+
+  private async runTurn(
+    key: string,
+    agent: string,
+    dialect: Dialect,
+    command: string,
+    signal: AbortSignal,
+  ): Promise<ExecutedCall> {
+    if (signal.aborted) throw new CallCancelledError();
+    if (this.closed) throw new Error('the server is shutting down');
+    const shell = this.liveShell(key, agent, dialect);
+    const startedAt = new Date();
+    try {
+      await shell.whenReady();
+    } catch (error) {
+      this.forget(key, shell);
+      throw error;
+    }
+    const result = await shell.execute(command, signal);
+    return { shell, result, startedAt, durationMs: Date.now() - startedAt.getTime() };
+  }
+
+  private liveShell(key: string, agent: string, dialect: Dialect): Shell {
+    const current = this.live.get(key);
+    if (current?.alive) return current;
+    const shell = new Shell({ ...this.settingsFor(dialect), id: randomUUID(), agent });
+    this.live.set(key, shell);
+    this.known.set(shell.id, shell);
+    this.evictExited();
+    return shell;
+  }
+
+  private forget(key: string, shell: Shell): void {
+    if (this.live.get(key) === shell) this.live.delete(key);
+    this.known.delete(shell.id);
+    void shell.dispose();
+  }
+
+  private evictExited(): void {
+    const exited = [...this.known.values()].filter((shell) => !shell.alive);
+    for (const shell of exited.slice(0, Math.max(0, exited.length - MAX_EXITED_SHELLS_KEPT))) {
+      this.known.delete(shell.id);
+      void shell.dispose();
+    }
+  }
+}

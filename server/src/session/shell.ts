@@ -1,0 +1,388 @@
+/**
+ * One live shell: its PTY process, mark scanner, screen model, display stream and state.
+ * Every PTY byte goes, in order, to the display stream (screen model and listeners) and to
+ * the capture of the call in flight. One call at a time: queueing is the registry's job.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallInfo, SessionInfo, SessionState } from '../../../shared/src/api.ts';
+import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
+import type { DialectContext, ShellDialect } from '../pty/dialect.ts';
+import { DisposableStore, Emitter } from '../pty/disposable.ts';
+import { type Mark, MarkScanner } from '../pty/marks.ts';
+import { findWaitingReader, terminalOf } from '../pty/proc-probe.ts';
+import { endProcessTree } from '../pty/process-tree.ts';
+import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
+import { shellEnvironment } from '../pty/shell-environment.ts';
+import { ScreenModel } from '../screen/screen-model.ts';
+import { CallRun } from './call-run.ts';
+import type { CallResult, CaptureFactory } from './capture.ts';
+import { commandEcho, inputEcho, keystrokesFor } from './typing.ts';
+
+/** A shell that has not printed its ready mark by then is reported as unavailable. */
+const START_TIMEOUT_MS = 15_000;
+/** After the PTY exits, output may still be in flight: wait for this much quiet… */
+const EXIT_QUIET_MS = 20;
+/** …but never longer than this before announcing the exit. */
+const EXIT_FLUSH_LIMIT_MS = 250;
+/** Status reported when an interrupted call's prompt mark carries no number (128 + SIGINT). */
+const INTERRUPTED_STATUS = 130;
+/** Calls kept per shell for the supervisor API (durable history is the store's job). */
+const MAX_CALLS_KEPT = 500;
+
+export interface ShellOptions {
+  readonly id: string;
+  readonly agent: string;
+  readonly dialect: ShellDialect;
+  readonly workspace: string;
+  readonly baseEnv: NodeJS.ProcessEnv;
+  readonly envPass: readonly string[];
+  readonly cols: number;
+  readonly rows: number;
+  readonly timeoutMs: number;
+  readonly maxOutputChars: number;
+  readonly newCapture: CaptureFactory;
+}
+
+export interface DisplayChunk {
+  /** Display-stream offset of the chunk's first byte. */
+  readonly offset: number;
+  readonly data: Buffer;
+}
+
+interface ForegroundCommand {
+  readonly nonce: string;
+  readonly command: string;
+}
+
+export class Shell {
+  readonly id: string;
+  readonly agent: string;
+  readonly startedAt = new Date();
+  readonly onDisplay = new Emitter<DisplayChunk>();
+  readonly onStateChange = new Emitter<SessionState>();
+  readonly calls: CallInfo[] = [];
+  private stateValue: SessionState = 'starting';
+  private readonly pty: PtyProcess;
+  private readonly scanner: MarkScanner;
+  private readonly screen: ScreenModel;
+  private readonly context: DialectContext;
+  private readonly disposables = new DisposableStore();
+  private readonly ready: Promise<void>;
+  private markReady!: () => void;
+  private failStart!: (error: Error) => void;
+  private ttyPath = '';
+  private displayed = 0;
+  private run: CallRun | null = null;
+  private foreground: ForegroundCommand | null = null;
+  private currentCommand: string | null = null;
+  private currentSince: Date | null = null;
+  private lastExitCode: number | null = null;
+  /** The prompt for the next command is on screen. */
+  private promptShown = false;
+  /** A call line was typed and its start mark has not arrived yet. */
+  private awaitingStart = false;
+  /** Bytes between the prompt and the start mark (an echoed wrapper, a trace) are hidden. */
+  private hiding = false;
+  private exitInfo: PtyExit | null = null;
+
+  constructor(private readonly options: ShellOptions) {
+    this.id = options.id;
+    this.agent = options.agent;
+    this.ready = new Promise((resolve, reject) => {
+      this.markReady = resolve;
+      this.failStart = reject;
+    });
+    this.ready.catch(() => undefined);
+    const nonce = randomBytes(16).toString('hex');
+    // mkdtemp creates the directory with mode 700: command files are private to us.
+    const privateDir = mkdtempSync(join(tmpdir(), 'jumpseat-'));
+    this.context = { privateDir, nonce };
+    this.scanner = new MarkScanner(nonce);
+    this.screen = new ScreenModel(options.cols, options.rows);
+    const launch = options.dialect.launch(this.context);
+    try {
+      this.pty = spawnPty({
+        file: launch.file,
+        args: launch.args,
+        cwd: options.workspace,
+        env: shellEnvironment(options.baseEnv, { pass: options.envPass, extra: launch.env }),
+        cols: options.cols,
+        rows: options.rows,
+      });
+    } catch (error) {
+      rmSync(privateDir, { recursive: true, force: true });
+      throw new JumpseatError(
+        JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+        `could not start ${options.dialect.name}: ${(error as Error).message}`,
+      );
+    }
+    this.disposables.add(this.pty.onData((chunk) => this.onPtyData(chunk)));
+    this.disposables.add(this.pty.onExit((exit) => void this.onPtyExit(exit)));
+    void this.install();
+  }
+
+  get dialect(): ShellDialect {
+    return this.options.dialect;
+  }
+
+  get state(): SessionState {
+    return this.stateValue;
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get alive(): boolean {
+    return this.stateValue !== 'exited';
+  }
+
+  /** Resolves when the integration is installed and the first prompt is up. */
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  /**
+   * Runs one call: a new command when the shell is at its prompt, or one line of input
+   * for the program that waits on the terminal. `signal` aborting cancels the call.
+   */
+  async execute(command: string, signal: AbortSignal): Promise<CallResult> {
+    await this.ready;
+    if (this.run) throw new Error('a call is already running on this shell');
+    if (!this.alive) throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    const run = new CallRun({
+      capture: this.options.newCapture(this.agent),
+      timeoutMs: this.options.timeoutMs,
+      maxOutputChars: this.options.maxOutputChars,
+      probe: () => findWaitingReader(this.pty.pid, this.ttyPath),
+      screenText: async () => {
+        await this.screen.settled();
+        return this.screen.screenText();
+      },
+      reset: () => this.reset(),
+    });
+    this.run = run;
+    const onAbort = () => void run.cancel();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    else if (this.stateValue === 'waiting_input' && this.foreground) this.typeInput(command, run);
+    else this.typeCommand(command);
+    try {
+      const result = await run.result;
+      this.afterCall(result);
+      return result;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.run = null;
+    }
+  }
+
+  /** Ends the whole process tree; the shell is then `exited`. */
+  async reset(): Promise<void> {
+    await endProcessTree(this.pty.pid);
+    this.setState('exited');
+  }
+
+  recordCall(call: CallInfo): void {
+    this.calls.push(call);
+    if (this.calls.length > MAX_CALLS_KEPT) this.calls.shift();
+  }
+
+  info(): SessionInfo {
+    return {
+      id: this.id,
+      agent: this.agent,
+      dialect: this.options.dialect.name,
+      state: this.stateValue,
+      command: this.currentCommand,
+      since: this.currentSince?.toISOString() ?? null,
+      lastExitCode: this.lastExitCode,
+      pid: this.alive ? this.pty.pid : null,
+      cols: this.screen.cols,
+      rows: this.screen.rows,
+      controller: null,
+      viewers: 0,
+      startedAt: this.startedAt.toISOString(),
+    };
+  }
+
+  /** Frees everything; ends the process tree if it still runs. */
+  async dispose(): Promise<void> {
+    if (this.alive) await this.reset();
+    this.disposables.dispose();
+    this.screen.dispose();
+    this.onDisplay.clear();
+    this.onStateChange.clear();
+    rmSync(this.context.privateDir, { recursive: true, force: true });
+  }
+
+  private async install(): Promise<void> {
+    const timer = setTimeout(() => {
+      this.failStart(
+        new JumpseatError(
+          JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+          `${this.options.dialect.name} did not become ready within ${START_TIMEOUT_MS / 1000} s`,
+        ),
+      );
+      void this.reset();
+    }, START_TIMEOUT_MS);
+    this.ready.finally(() => clearTimeout(timer)).catch(() => undefined);
+    try {
+      this.pty.write(await this.options.dialect.install(this.context));
+    } catch (error) {
+      this.failStart(
+        new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, `shell set-up failed: ${String(error)}`),
+      );
+      void this.reset();
+    }
+  }
+
+  private typeCommand(command: string): void {
+    const nonce = randomBytes(12).toString('hex');
+    writeFileSync(this.options.dialect.commandFile(this.context), command, { mode: 0o600 });
+    this.foreground = { nonce, command };
+    this.currentCommand = command;
+    this.currentSince = new Date();
+    this.awaitingStart = true;
+    if (this.promptShown) this.hiding = true;
+    this.setState('running');
+    this.pty.write(this.options.dialect.callLine(nonce));
+  }
+
+  private typeInput(command: string, run: CallRun): void {
+    this.display(inputEcho(command));
+    this.setState('running');
+    run.start();
+    this.pty.write(keystrokesFor(command));
+  }
+
+  private afterCall(result: CallResult): void {
+    switch (result.ending.kind) {
+      case 'waiting_input':
+        if (this.alive) this.setState('waiting_input');
+        break;
+      case 'completed':
+        break;
+      default:
+        this.foreground = null;
+        this.currentCommand = null;
+        this.currentSince = null;
+    }
+  }
+
+  private onPtyData(chunk: Buffer): void {
+    for (const piece of this.scanner.push(chunk)) {
+      if ('mark' in piece) this.onMark(piece.mark);
+      else this.onBytes(piece.data);
+    }
+  }
+
+  private onBytes(data: Buffer): void {
+    if (this.stateValue === 'starting') return; // integration set-up noise
+    if (!this.hiding) this.display(data);
+    this.run?.write(data);
+  }
+
+  private onMark(mark: Mark): void {
+    switch (mark.event) {
+      case 'R':
+        void terminalOf(this.pty.pid).then((tty) => {
+          this.ttyPath = tty ?? '';
+          this.setState('idle');
+          this.markReady();
+        });
+        break;
+      case 'p':
+        // A prompt after the start mark but with no end mark: an interrupt made bash drop
+        // the rest of the call line. This mark, printed before the prompt text, carries $?.
+        if (this.foreground && !this.awaitingStart) {
+          this.commandEnded(Number(mark.data) || INTERRUPTED_STATUS);
+        }
+        break;
+      case 'P':
+        this.promptShown = true;
+        if (this.awaitingStart) this.hiding = true;
+        break;
+      case 'S':
+        if (mark.data !== this.foreground?.nonce) break;
+        this.awaitingStart = false;
+        this.hiding = false;
+        this.promptShown = false;
+        this.display(commandEcho(this.foreground.command));
+        this.run?.start();
+        break;
+      case 'E': {
+        const [nonce, status] = mark.data.split(';');
+        if (nonce !== this.foreground?.nonce) break;
+        this.commandEnded(Number(status));
+        break;
+      }
+    }
+  }
+
+  private commandEnded(exitCode: number): void {
+    this.foreground = null;
+    this.lastExitCode = exitCode;
+    this.currentCommand = null;
+    this.currentSince = null;
+    this.setState('idle');
+    this.run?.complete(exitCode);
+  }
+
+  private display(data: Buffer): void {
+    if (data.length === 0) return;
+    const offset = this.displayed;
+    this.displayed += data.length;
+    this.screen.write(data);
+    this.onDisplay.fire({ offset, data });
+  }
+
+  private async onPtyExit(exit: PtyExit): Promise<void> {
+    this.exitInfo = exit;
+    await this.quiet();
+    const rest = this.scanner.flush();
+    if (rest.length) this.onBytes(rest);
+    this.failStart(
+      new JumpseatError(
+        JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+        `${this.options.dialect.name} exited during start-up (${describeExit(exit)})`,
+      ),
+    );
+    // Jobs the shell left behind belong to its tree: the reset the result announces ends
+    // them before the agent reads it.
+    await endProcessTree(this.pty.pid).catch(() => undefined);
+    this.setState('exited');
+    this.run?.shellExited(exit.code, exit.signal);
+  }
+
+  /** Waits until the PTY has been quiet for a moment (or the flush limit passed). */
+  private quiet(): Promise<void> {
+    return new Promise((resolve) => {
+      const limit = setTimeout(done, EXIT_FLUSH_LIMIT_MS);
+      let quiet = setTimeout(done, EXIT_QUIET_MS);
+      const listener = this.pty.onData(() => {
+        clearTimeout(quiet);
+        quiet = setTimeout(done, EXIT_QUIET_MS);
+      });
+      function done() {
+        clearTimeout(limit);
+        clearTimeout(quiet);
+        listener.dispose();
+        resolve();
+      }
+    });
+  }
+
+  private setState(state: SessionState): void {
+    if (this.stateValue === state || this.stateValue === 'exited') return;
+    this.stateValue = state;
+    this.onStateChange.fire(state);
+  }
+}
+
+function describeExit(exit: PtyExit): string {
+  return exit.signal ? `killed by ${exit.signal}` : `code ${exit.code}`;
+}

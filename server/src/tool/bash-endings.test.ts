@@ -1,0 +1,179 @@
+/**
+ * The special endings of a bash call over a real shell: timeout with the whole tree ended,
+ * the shell exiting, waiting for input (including the shell's own `read`), typing into the
+ * waiting program, control keys, full-screen programs, and cancellation.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine, type TestEngine } from '../../test/support/engine.ts';
+
+const RESET_LINE =
+  'The persistent bash shell was reset; the next bash call starts from the workspace with a ' +
+  'fresh current directory and environment.';
+
+let engine: TestEngine;
+let quick: TestEngine;
+
+beforeAll(() => {
+  engine = startEngine();
+  quick = startEngine({ flags: ['--timeout-ms', '1500'] });
+});
+afterAll(async () => {
+  await engine.close();
+  await quick.close();
+});
+
+/** Running or sleeping; a zombie (killed, not yet reaped by init) counts as ended. */
+const alive = (pid: string) =>
+  existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+/** The pids a command echoed with `echo $!` (an interactive shell also prints `[1] PID`). */
+const echoedPids = (output: string) => output.match(/^\d+$/gm) ?? [];
+
+describe('timeout', () => {
+  it('returns the partial output with the exact notices and resets the shell', async () => {
+    await quick.call('cd /; export LEFT_BEHIND=yes', 'timeout-a');
+    const output = await quick.call('echo partial; sleep 30', 'timeout-a');
+    expect(output).toBe(
+      'Your command timed out after 2 seconds or experienced an OOM error. Below is partial output:\n' +
+        `partial\n${RESET_LINE}`,
+    );
+    expect(await quick.call('pwd; echo "[${LEFT_BEHIND-}]"', 'timeout-a')).toBe(
+      `${quick.workspace}\n[]`,
+    );
+  });
+
+  it('writes no blank line when there was no partial output', async () => {
+    expect(await quick.call('sleep 30', 'timeout-b')).toBe(
+      'Your command timed out after 2 seconds or experienced an OOM error. Below is partial output:\n' +
+        RESET_LINE,
+    );
+  });
+
+  it('ends the whole process tree, background jobs included', async () => {
+    const pids = await quick.call(
+      'sleep 300 & echo $!; sleep 300 </dev/null & echo $!',
+      'timeout-c',
+    );
+    const [first, second] = echoedPids(pids) as [string, string];
+    expect(alive(first) && alive(second)).toBe(true);
+    await quick.call('sleep 30', 'timeout-c');
+    expect(alive(first)).toBe(false);
+    expect(alive(second)).toBe(false);
+  });
+});
+
+describe('the shell itself exits', () => {
+  it('reports the exit code and the reset', async () => {
+    expect(await engine.call('echo bye; exit 3', 'exit-a')).toBe(
+      `bye\nexit\n[shell exited: code 3]\n${RESET_LINE}`,
+    );
+    expect(await engine.call('echo back', 'exit-a')).toBe('back');
+  });
+
+  it('reports the signal that killed it', async () => {
+    expect(await engine.call('kill -9 $$', 'exit-b')).toBe(
+      `[shell killed by signal: SIGKILL]\n${RESET_LINE}`,
+    );
+  });
+
+  it('reports an exec of something that ends', async () => {
+    expect(await engine.call('exec true', 'exit-c')).toBe(`[shell exited: code 0]\n${RESET_LINE}`);
+  });
+
+  it('ends jobs the dead shell left behind', async () => {
+    const [pid] = echoedPids(await engine.call('sleep 300 & echo $!', 'exit-d')) as [string];
+    expect(alive(pid)).toBe(true);
+    await engine.call('exit 0', 'exit-d');
+    expect(alive(pid)).toBe(false);
+  });
+});
+
+describe('waiting for input', () => {
+  it("returns at once when the shell's own read waits, then types the next call into it", async () => {
+    expect(await engine.call('read x', 'wait-a')).toBe('[waiting for input: bash]');
+    expect(await engine.call('typed answer', 'wait-a')).toBe('');
+    expect(await engine.call('echo "got: $x"', 'wait-a')).toBe('got: typed answer');
+  });
+
+  it('shows a question asked before the wait, and finishes with the exit status', async () => {
+    expect(
+      await engine.call(
+        'read -p "Continue? [y/N] " a; echo "answer=$a"; exit_with() { return 4; }; exit_with',
+        'wait-b',
+      ),
+    ).toBe('Continue? [y/N] \n[waiting for input: bash]');
+    expect(await engine.call('y', 'wait-b')).toBe('answer=y\n[exit code: 4]');
+  });
+
+  it('drives a REPL as a person would: python3, print(6*7), exit()', async () => {
+    expect(await engine.call('/usr/bin/python3 -q', 'wait-c')).toBe(
+      '>>> \n[waiting for input: python3]',
+    );
+    expect(await engine.call('print(6*7)', 'wait-c')).toBe(
+      '42\n>>> \n[waiting for input: python3]',
+    );
+    expect(await engine.call('exit()', 'wait-c')).toBe('');
+    expect(await engine.call('echo shell again', 'wait-c')).toBe('shell again');
+  });
+
+  it('names a program reading stdin, and Ctrl-D ends its input', async () => {
+    expect(await engine.call('cat', 'wait-d')).toBe('[waiting for input: cat]');
+    expect(await engine.call('line one', 'wait-d')).toBe('line one\n[waiting for input: cat]');
+    expect(await engine.call('\u0004', 'wait-d')).toBe('');
+  });
+
+  it('delivers Ctrl-C as the keystroke', async () => {
+    expect(await engine.call('cat', 'wait-e')).toBe('[waiting for input: cat]');
+    expect(await engine.call('\u0003', 'wait-e')).toBe('[exit code: 130]');
+    expect(await engine.call('echo ok', 'wait-e')).toBe('ok');
+  });
+
+  it('delivers Ctrl-Z as the keystroke', async () => {
+    expect(await engine.call('cat', 'wait-f')).toBe('[waiting for input: cat]');
+    const stopped = await engine.call('\u001a', 'wait-f');
+    expect(stopped).toMatch(/Stopped\s+cat\n\[exit code: 148\]$/);
+    expect(await engine.call('kill %1; echo ok', 'wait-f')).toBe('ok');
+  });
+
+  it('does not mistake a pipe read for a terminal read', async () => {
+    expect(await engine.call('sleep 0.3 | cat; echo piped', 'wait-g')).toBe('piped');
+  });
+
+  it('shows a full-screen program as the text of its screen', async () => {
+    await engine.call("seq -f 'line %g' 1 100 > lines.txt", 'wait-h');
+    const screen = await engine.call('less lines.txt', 'wait-h');
+    expect(screen).toMatch(/^line 1\nline 2\n/);
+    expect(screen).toContain('line 39');
+    expect(screen).not.toContain('line 41');
+    expect(screen).toMatch(/\n\[waiting for input: less\]$/);
+    expect(await engine.call('q', 'wait-h')).toBe('');
+    expect(await engine.call('echo after less', 'wait-h')).toBe('after less');
+  });
+});
+
+describe('cancellation', () => {
+  it('resets the shell when the caller goes away mid-call', async () => {
+    await engine.call('cd /; export KEPT=1', 'cancel-a');
+    const controller = new AbortController();
+    const pending = engine.call(
+      'sleep 300 & echo $! > /tmp/jumpseat-cancel-pid; sleep 300',
+      'cancel-a',
+      controller.signal,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'CANCELLED', status: 499 });
+    expect(await engine.call('pwd; echo "[${KEPT-}]"', 'cancel-a')).toBe(`${engine.workspace}\n[]`);
+  });
+
+  it('drops a queued call whose caller went away, without touching the shell', async () => {
+    await engine.call('export KEPT=2', 'cancel-b');
+    const controller = new AbortController();
+    const running = engine.call('sleep 0.5; echo first', 'cancel-b');
+    const queued = engine.call('echo never', 'cancel-b', controller.signal);
+    controller.abort();
+    await expect(queued).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(await running).toBe('first');
+    expect(await engine.call('echo "$KEPT"', 'cancel-b')).toBe('2');
+  });
+});

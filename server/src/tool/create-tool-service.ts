@@ -1,0 +1,182 @@
+/**
+ * The engine as the API sees it: validates a command, runs it through the shell registry,
+ * words the result for the model (contract text), and keeps each call's record with the
+ * exact text the agent got.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { CallInfo, CallOutcome, Dialect, ToolDefinition } from '../../../shared/src/api.ts';
+import type { Config, DialectSettings } from '../config/config.ts';
+import {
+  JUMPSEAT_ERR_BAD_REQUEST,
+  JUMPSEAT_ERR_CANCELLED,
+  JUMPSEAT_ERR_NOT_FOUND,
+  JumpseatError,
+} from '../errors.ts';
+import { bashDialect } from '../pty/bash-dialect.ts';
+import type { ShellDialect } from '../pty/dialect.ts';
+import type { CallResult, OutputCapture } from '../session/capture.ts';
+import { CallCancelledError, type ExecutedCall, ShellRegistry } from '../session/shell-registry.ts';
+import { OutputRenderer } from './output-renderer.ts';
+import { type CallEnding, composeResult } from './result-text.ts';
+import { SpillFiles } from './spill-files.ts';
+import type { ToolService } from './tool-service.ts';
+
+/** The agent's terminal size: fixed, so output wraps the same way every time. */
+export const AGENT_COLS = 120;
+export const AGENT_ROWS = 40;
+
+export const EMPTY_COMMAND_MESSAGE = 'command must be a non-empty string';
+export const NUL_COMMAND_MESSAGE = 'command must not contain a NUL character';
+
+const DIALECTS: Partial<Record<Dialect, ShellDialect>> = { bash: bashDialect };
+
+const INPUT_DESCRIPTIONS: Record<Dialect, string> = {
+  bash: 'The bash command to run.',
+  pwsh: 'The PowerShell command to run.',
+};
+
+export interface ToolServiceOptions {
+  /** The environment shells inherit (filtered); defaults to the server's. */
+  readonly baseEnv?: NodeJS.ProcessEnv;
+}
+
+/** Throws the contract's 400 errors for a command that cannot be run. */
+export function validateCommand(command: unknown): string {
+  if (typeof command !== 'string' || command.trim() === '') {
+    throw new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, EMPTY_COMMAND_MESSAGE);
+  }
+  if (command.includes('\u0000')) {
+    throw new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, NUL_COMMAND_MESSAGE);
+  }
+  return command;
+}
+
+export function createToolService(config: Config, options: ToolServiceOptions = {}): ToolService {
+  const spill = new SpillFiles(join(config.dataDir, 'outputs'));
+  const settings = (dialect: Dialect): DialectSettings => config.dialects[dialect];
+  const registry = new ShellRegistry((dialect) => {
+    const shellDialect = DIALECTS[dialect];
+    if (!shellDialect) throw new Error(`no engine for ${dialect}`);
+    return {
+      dialect: shellDialect,
+      workspace: config.workspace,
+      baseEnv: options.baseEnv ?? process.env,
+      envPass: config.envPass,
+      cols: AGENT_COLS,
+      rows: AGENT_ROWS,
+      timeoutMs: settings(dialect).timeoutMs,
+      maxOutputChars: settings(dialect).maxOutputChars,
+      newCapture: (agent) =>
+        rendererCapture(
+          new OutputRenderer({
+            maxOutputChars: settings(dialect).maxOutputChars,
+            spill: spill.forAgent(agent),
+          }),
+        ),
+    };
+  });
+  const available = (): Dialect[] => (Object.keys(DIALECTS) as Dialect[]).sort();
+
+  return {
+    async call(agent, dialect, command, signal) {
+      if (!available().includes(dialect)) {
+        throw new JumpseatError(
+          JUMPSEAT_ERR_NOT_FOUND,
+          `unknown dialect "${dialect}"; this server runs: ${available().join(', ')}`,
+        );
+      }
+      validateCommand(command);
+      let executed: ExecutedCall;
+      try {
+        executed = await registry.execute(agent, dialect, command, signal);
+      } catch (error) {
+        if (error instanceof CallCancelledError) {
+          throw new JumpseatError(JUMPSEAT_ERR_CANCELLED, error.message);
+        }
+        throw error;
+      }
+      const { shell, result } = executed;
+      const text =
+        result.ending.kind === 'cancelled'
+          ? ''
+          : composeResult({
+              dialect,
+              output: result.output,
+              ending: wordEnding(result, settings(dialect)),
+            });
+      shell.recordCall(callRecord(shell.id, command, text, executed));
+      if (result.ending.kind === 'cancelled') {
+        throw new JumpseatError(
+          JUMPSEAT_ERR_CANCELLED,
+          'the call was cancelled; the shell was reset',
+        );
+      }
+      return text;
+    },
+    dialects: available,
+    sessions: () => registry.sessions(),
+    calls: (sessionId) => registry.find(sessionId)?.calls.slice(),
+    definitions: () => available().map((dialect) => toolDefinition(dialect, settings(dialect))),
+    close: () => registry.close(),
+  };
+}
+
+function rendererCapture(renderer: OutputRenderer): OutputCapture {
+  return {
+    write: (chunk) => renderer.push(chunk),
+    get altScreen() {
+      return renderer.altScreen;
+    },
+    finish: () => renderer.finish(),
+  };
+}
+
+function wordEnding(result: CallResult, settings: DialectSettings): CallEnding {
+  const { ending } = result;
+  switch (ending.kind) {
+    case 'completed':
+      return { kind: 'completed', exitCode: ending.exitCode };
+    case 'waiting_input':
+      return { kind: 'waiting_input', processName: ending.processName };
+    case 'timeout':
+      return { kind: 'timeout', timeoutMs: settings.timeoutMs };
+    case 'shell_exit':
+      return { kind: 'shell_exit', code: ending.code, signal: ending.signal };
+    case 'cancelled':
+      throw new Error('a cancelled call has no result text');
+  }
+}
+
+function callRecord(
+  sessionId: string,
+  command: string,
+  output: string,
+  executed: ExecutedCall,
+): CallInfo {
+  const { ending } = executed.result;
+  const outcome: CallOutcome = ending.kind;
+  return {
+    id: randomUUID(),
+    sessionId,
+    command,
+    output,
+    exitCode: ending.kind === 'completed' ? ending.exitCode : null,
+    outcome,
+    startedAt: executed.startedAt.toISOString(),
+    durationMs: executed.durationMs,
+  };
+}
+
+export function toolDefinition(dialect: Dialect, settings: DialectSettings): ToolDefinition {
+  return {
+    name: dialect,
+    description: settings.description,
+    input_schema: {
+      type: 'object',
+      properties: { command: { type: 'string', description: INPUT_DESCRIPTIONS[dialect] } },
+      required: ['command'],
+      additionalProperties: false,
+    },
+  };
+}

@@ -1,0 +1,351 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  cutAtCodePoint,
+  LONG_LINE_COMMIT_CHARS,
+  OutputRenderer,
+  type RenderedOutput,
+  type SpillTarget,
+  type SpillWriter,
+} from './output-renderer.ts';
+
+const encoder = new TextEncoder();
+const BIG = 1_000_000;
+
+function bytesOf(input: string | Uint8Array): Uint8Array {
+  return typeof input === 'string' ? encoder.encode(input) : input;
+}
+
+async function renderChunks(
+  chunks: (string | Uint8Array)[],
+  maxOutputChars = BIG,
+  spill: SpillTarget | null = null,
+): Promise<RenderedOutput> {
+  const renderer = new OutputRenderer({ maxOutputChars, spill });
+  for (const chunk of chunks) renderer.push(bytesOf(chunk));
+  return renderer.finish();
+}
+
+async function render(input: string | Uint8Array, maxOutputChars = BIG): Promise<string> {
+  return (await renderChunks([input], maxOutputChars)).text;
+}
+
+interface MemoryFile {
+  path: string;
+  text: string;
+  state: 'open' | 'finished' | 'discarded';
+}
+
+/** A SpillTarget in memory, recording what happened to each file. */
+class MemorySpill implements SpillTarget {
+  readonly files: MemoryFile[] = [];
+  open(): SpillWriter {
+    const file: MemoryFile = { path: `/spill/${this.files.length}.txt`, text: '', state: 'open' };
+    this.files.push(file);
+    return {
+      path: file.path,
+      write: (text) => {
+        file.text += text;
+      },
+      finish: async () => {
+        file.state = 'finished';
+      },
+      discard: async () => {
+        file.state = 'discarded';
+      },
+    };
+  }
+}
+
+describe('OutputRenderer: lines', () => {
+  it('removes exactly one trailing newline', async () => {
+    expect(await render('abc\r\n')).toBe('abc');
+    expect(await render('a\r\nb\r\n')).toBe('a\nb');
+    expect(await render('a\r\n\r\n')).toBe('a\n');
+    expect(await render('abc')).toBe('abc');
+    expect(await render('')).toBe('');
+  });
+
+  it('ends a line on a bare LF too', async () => {
+    expect(await render('a\nb\n')).toBe('a\nb');
+  });
+
+  it('overwrites from column 0 after CR', async () => {
+    expect(await render('abc\rX')).toBe('Xbc');
+    expect(await render('\r10%\r20%\r100%\r\n')).toBe('100%');
+    expect(await render('done 100%\rok')).toBe('okne 100%');
+  });
+
+  it('moves left on BS, never below column 0', async () => {
+    expect(await render('abc\b\bX')).toBe('aXc');
+    expect(await render('\b\bX')).toBe('X');
+    expect(await render('a😀\bX')).toBe('aX');
+  });
+
+  it('keeps TAB as one column', async () => {
+    expect(await render('a\tb')).toBe('a\tb');
+    expect(await render('abc\r\tX')).toBe('\tXc');
+  });
+
+  it('drops BEL, other C0 controls, DEL and C1 controls', async () => {
+    expect(await render('a\x07b\x00c\x7fd\x0ce\x0bf\x01g')).toBe('abcdefg');
+    expect(await render('a\u0085b\u009dc\u009cd')).toBe('abcd');
+  });
+
+  it('keeps a long line as one line', async () => {
+    const line = 'x'.repeat(100_000);
+    expect(await render(`${line}\r\n`)).toBe(line);
+  });
+
+  it('commits a line past LONG_LINE_COMMIT_CHARS so a later CR redraws only the rest', async () => {
+    const long = 'x'.repeat(LONG_LINE_COMMIT_CHARS + 10);
+    expect(await render(`${long}\rY`, 2 * LONG_LINE_COMMIT_CHARS)).toBe(`${long}Y`);
+  });
+
+  it('keeps a byte order mark at the start', async () => {
+    expect(await render('\ufeffa')).toBe('\ufeffa');
+  });
+});
+
+describe('OutputRenderer: control sequences', () => {
+  it('removes SGR colours and other CSI sequences', async () => {
+    expect(await render('\x1b[1;31mred\x1b[0m \x1b[?25lplain\x1b[?25h\x1b[2J\x1b[H')).toBe(
+      'red plain',
+    );
+  });
+
+  it('treats U+009B as CSI', async () => {
+    expect(await render('a\u009b31mb')).toBe('ab');
+  });
+
+  it('removes OSC ended by BEL or ST', async () => {
+    expect(await render('\x1b]0;title\x07a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\')).toBe('alink');
+  });
+
+  it('removes DCS, SOS, PM and APC up to ST only', async () => {
+    expect(await render('\x1bPq#0;2\x07still\x1b\\a\x1bXs\x1b\\b\x1b^p\x1b\\c\x1b_g\x1b\\d')).toBe(
+      'abcd',
+    );
+  });
+
+  it('removes two- and three-byte ESC forms', async () => {
+    expect(await render('\x1b(Ba\x1b=b\x1b7c\x1b8\x1b#8d\x1b)0e')).toBe('abcde');
+  });
+
+  it('abandons a sequence on CAN or SUB, and restarts it on ESC', async () => {
+    expect(await render('\x1b[12\x18x\x1b[3\x1ay')).toBe('xy');
+    expect(await render('\x1b[1\x1b[31mz')).toBe('z');
+    expect(await render('\x1b]0;t\x1b[31mz')).toBe('z');
+  });
+
+  it('erases in line (EL 0, 1, 2)', async () => {
+    expect(await render('abcdef\x1b[3D\x1b[K')).toBe('abc');
+    expect(await render('abcdef\x1b[3D\x1b[0K')).toBe('abc');
+    expect(await render('abcdef\x1b[3D\x1b[1K')).toBe('    ef');
+    expect(await render('abc\x1b[2Kx')).toBe('   x');
+    expect(await render('\r\x1b[2K50%\r\x1b[2K100%\r\n')).toBe('100%');
+    expect(await render('downloading 100%\r\x1b[Kdone')).toBe('done');
+  });
+
+  it('moves to an absolute column (G and `)', async () => {
+    expect(await render('abcdef\x1b[3GX')).toBe('abXdef');
+    expect(await render('abcdef\x1b[3`X')).toBe('abXdef');
+    expect(await render('\x1b[5GX')).toBe('    X');
+    expect(await render('abc\x1b[GX')).toBe('Xbc');
+  });
+
+  it('moves forward and back (C and D)', async () => {
+    expect(await render('ab\x1b[2Cc')).toBe('ab  c');
+    expect(await render('abcdef\r\x1b[2CX')).toBe('abXdef');
+    expect(await render('abcdef\x1b[DX')).toBe('abcdeX');
+    expect(await render('ab\x1b[9DX')).toBe('Xb');
+  });
+
+  it('erases characters (X) within the line', async () => {
+    expect(await render('abcdef\r\x1b[2X')).toBe('  cdef');
+    expect(await render('abcdef\x1b[3D\x1b[5X')).toBe('abc');
+  });
+
+  it('does not output what is written on the alternate screen', async () => {
+    for (const mode of ['1049', '1047', '47']) {
+      expect(
+        await render(`before\r\n\x1b[?${mode}hscreen\r\nmore\x1b[2K\x1b[?${mode}lafter\r\n`),
+      ).toBe('before\nafter');
+    }
+  });
+
+  it('keeps the main line across the alternate screen', async () => {
+    expect(await render('>>> \x1b[?1049hx\r\ny\r\x1b[K\x1b[?1049lok')).toBe('>>> ok');
+  });
+
+  it('reports whether the alternate screen is active', () => {
+    const renderer = new OutputRenderer({ maxOutputChars: BIG, spill: null });
+    expect(renderer.altScreen).toBe(false);
+    renderer.push(encoder.encode('\x1b[?1049h'));
+    expect(renderer.altScreen).toBe(true);
+    renderer.push(encoder.encode('\x1b[?1049l'));
+    expect(renderer.altScreen).toBe(false);
+  });
+});
+
+describe('OutputRenderer: decoding and chunk splits', () => {
+  it('turns invalid UTF-8 into U+FFFD', async () => {
+    expect(await render(new Uint8Array([0x61, 0xff, 0x62]))).toBe('a\ufffdb');
+    expect(await render(new Uint8Array([0x61, 0xe2, 0x82]))).toBe('a\ufffd');
+    expect(await render(new Uint8Array([0xc3, 0x28]))).toBe('\ufffd(');
+  });
+
+  it('joins UTF-8 sequences split across chunks', async () => {
+    const euro = encoder.encode('€😀');
+    const chunks = Array.from(euro, (b) => new Uint8Array([b]));
+    expect((await renderChunks(chunks)).text).toBe('€😀');
+  });
+
+  const sample =
+    'héllo \x1b[1;31mwörld\x1b[0m\r\n' +
+    '\x1b]0;title\x07\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ 😀\t€\r\n' +
+    '\r10%\r\x1b[K20%\r\x1b[2K100%\r\n' +
+    'abc\b\bX\x1b[3GY\x1bPdcs\x1b\\\x1b(B\x1b=\u009b1mq\u0085\r\n' +
+    '\x1b[?1049halt\r\nscreen\x1b[?1049lback\xff\r\n';
+
+  it('gives the same text whatever the split point', async () => {
+    const bytes = encoder.encode(sample);
+    const whole = (await renderChunks([bytes])).text;
+    expect(whole).toBe('héllo wörld\nlink 😀\t€\n100%\naXYq\nbackÿ');
+    for (let i = 0; i <= bytes.length; i++) {
+      const split = await renderChunks([bytes.subarray(0, i), bytes.subarray(i)]);
+      expect(split.text, `split at ${i}`).toBe(whole);
+    }
+    const single = await renderChunks(Array.from(bytes, (b) => new Uint8Array([b])));
+    expect(single.text).toBe(whole);
+  });
+
+  it('renders printable text with CR LF line ends back to the text (property)', async () => {
+    const printable = fc
+      .integer({ min: 0x20, max: 0x10ffff })
+      .filter((cp) => !(cp >= 0x7f && cp <= 0x9f) && !(cp >= 0xd800 && cp <= 0xdfff))
+      .map((cp) => String.fromCodePoint(cp));
+    const unit = fc.oneof(printable, fc.constantFrom('\n', '\t'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit, maxLength: 200 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        async (s, cuts) => {
+          const bytes = encoder.encode(s.replaceAll('\n', '\r\n'));
+          const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort(
+            (a, b) => a - b,
+          );
+          const chunks: Uint8Array[] = [];
+          let from = 0;
+          for (const p of points) {
+            chunks.push(bytes.subarray(from, p));
+            from = p;
+          }
+          chunks.push(bytes.subarray(from));
+          const expected = s.endsWith('\n') ? s.slice(0, -1) : s;
+          expect((await renderChunks(chunks)).text).toBe(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('OutputRenderer: head, clipping and spill', () => {
+  it('clips to maxOutputChars and says so', async () => {
+    const out = await renderChunks(['abcdefgh\r\n'], 5);
+    expect(out).toEqual({
+      text: 'abcde',
+      clipped: true,
+      totalChars: 8,
+      spillPath: null,
+      lostPrefix: false,
+    });
+  });
+
+  it('does not clip output exactly maxOutputChars long plus a trailing newline', async () => {
+    const out = await renderChunks(['abcde\r\n'], 5);
+    expect(out.text).toBe('abcde');
+    expect(out.clipped).toBe(false);
+    const longer = await renderChunks(['abcdef'], 5);
+    expect(longer.clipped).toBe(true);
+  });
+
+  it('never splits a surrogate pair when clipping', async () => {
+    const out = await renderChunks(['a😀b'], 2);
+    expect(out.text).toBe('a');
+    expect(out.clipped).toBe(true);
+    expect(cutAtCodePoint('ab😀', 3)).toBe('ab');
+    expect(cutAtCodePoint('ab😀', 4)).toBe('ab😀');
+  });
+
+  it('keeps the head of very long output', async () => {
+    const renderer = new OutputRenderer({ maxOutputChars: 16_000, spill: null });
+    const chunk = encoder.encode('y\r\n'.repeat(65_536));
+    for (let i = 0; i < 100; i++) renderer.push(chunk);
+    const out = await renderer.finish();
+    expect(out.text).toBe('y\n'.repeat(8_000));
+    expect(out.clipped).toBe(true);
+    expect(out.totalChars).toBe(2 * 65_536 * 100 - 1);
+  });
+
+  it('streams the whole output to the spill and reports its path when clipped', async () => {
+    const spill = new MemorySpill();
+    const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}\r\n`).join('');
+    const out = await renderChunks(['\x1b[32m', lines, 'tail'], 100, spill);
+    const whole = `${lines.replaceAll('\r\n', '\n')}tail`;
+    expect(out.text).toBe(whole.slice(0, 100));
+    expect(out.spillPath).toBe('/spill/0.txt');
+    expect(spill.files).toEqual([{ path: '/spill/0.txt', text: whole, state: 'finished' }]);
+  });
+
+  it('discards the spill when the output fits once its trailing newline is removed', async () => {
+    const spill = new MemorySpill();
+    const out = await renderChunks(['abcde\r\n'], 5, spill);
+    expect(out.spillPath).toBeNull();
+    expect(out.clipped).toBe(false);
+    expect(spill.files.map((f) => f.state)).toEqual(['discarded']);
+  });
+
+  it('opens no spill for output that fits', async () => {
+    const spill = new MemorySpill();
+    await renderChunks(['short\r\n'], 100, spill);
+    expect(spill.files).toEqual([]);
+  });
+
+  it('gives the result without a path when the spill cannot be opened or saved', async () => {
+    const failingOpen: SpillTarget = {
+      open: () => {
+        throw new Error('EACCES');
+      },
+    };
+    const out = await renderChunks(['abcdefgh'], 5, failingOpen);
+    expect(out).toMatchObject({ text: 'abcde', clipped: true, spillPath: null });
+    const failingFinish: SpillTarget = {
+      open: () => ({
+        path: '/x',
+        write: () => undefined,
+        finish: () => Promise.reject(new Error('ENOSPC')),
+        discard: async () => undefined,
+      }),
+    };
+    expect((await renderChunks(['abcdefgh'], 5, failingFinish)).spillPath).toBeNull();
+  });
+
+  it('carries the lost-prefix flag from the constructor or markLostPrefix', async () => {
+    const a = new OutputRenderer({ maxOutputChars: 10, spill: null, lostPrefix: true });
+    expect((await a.finish()).lostPrefix).toBe(true);
+    const b = new OutputRenderer({ maxOutputChars: 10, spill: null });
+    b.markLostPrefix();
+    expect((await b.finish()).lostPrefix).toBe(true);
+  });
+
+  it('gives the same result on a second finish and refuses data after it', async () => {
+    const renderer = new OutputRenderer({ maxOutputChars: 10, spill: null });
+    renderer.pushText('hi\r\n');
+    const first = renderer.finish();
+    expect(renderer.finish()).toBe(first);
+    expect((await first).text).toBe('hi');
+    expect(() => renderer.push(encoder.encode('x'))).toThrow(/after finish/);
+  });
+});

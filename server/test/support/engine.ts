@@ -1,0 +1,46 @@
+/**
+ * Starts the real engine (real bash, real PTYs) in a fresh data dir and workspace, for tests
+ * that speak to it in process.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Dialect } from '../../../shared/src/api.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
+import { createToolService } from '../../src/tool/create-tool-service.ts';
+import type { ToolService } from '../../src/tool/tool-service.ts';
+
+export interface TestEngine {
+  readonly tools: ToolService;
+  readonly config: Config;
+  readonly workspace: string;
+  readonly dataDir: string;
+  /** Runs one call and returns the exact result text. */
+  call(command: string, agent?: string, signal?: AbortSignal, dialect?: Dialect): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestEngineOptions {
+  readonly flags?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export function startEngine(options: TestEngineOptions = {}): TestEngine {
+  const root = mkdtempSync(join(tmpdir(), 'jumpseat-test-'));
+  const dataDir = join(root, 'data');
+  const workspace = join(root, 'workspace');
+  const config = loadConfig(['--data-dir', dataDir, ...(options.flags ?? [])], {});
+  const tools = createToolService(config, { baseEnv: options.env ?? process.env });
+  return {
+    tools,
+    config,
+    workspace: config.workspace,
+    dataDir,
+    call: (command, agent = 'agent-1', signal = new AbortController().signal, dialect = 'bash') =>
+      tools.call(agent, dialect, command, signal),
+    close: async () => {
+      await tools.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

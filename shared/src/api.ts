@@ -1,0 +1,125 @@
+/**
+ * The HTTP API's request and response shapes, defined once as JSON Schemas (TypeBox)
+ * so that the server validates and serializes with them and clients type against them.
+ */
+import { type Static, Type } from 'typebox';
+
+/** Agent ids as ARCHITECTURE.md defines them. */
+export const AGENT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+export const AGENT_ID_REGEX = new RegExp(AGENT_ID_PATTERN);
+
+export const DIALECTS = ['bash', 'pwsh'] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+export const ToolCallBody = Type.Object(
+  { command: Type.String({ description: 'The command to run.' }) },
+  { additionalProperties: false },
+);
+export type ToolCallBody = Static<typeof ToolCallBody>;
+
+export const ToolCallReply = Type.Object({ output: Type.String() });
+export type ToolCallReply = Static<typeof ToolCallReply>;
+
+export const ErrorReply = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+export type ErrorReply = Static<typeof ErrorReply>;
+
+export const SESSION_STATES = [
+  'starting',
+  'idle',
+  'running',
+  'waiting_input',
+  'human_control',
+  'exited',
+  'ended',
+] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
+export const CALL_OUTCOMES = [
+  'completed',
+  'timeout',
+  'waiting_input',
+  'shell_exit',
+  'cancelled',
+] as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const SessionInfo = Type.Object({
+  id: Type.String(),
+  agent: Type.String(),
+  dialect: Type.Union([Type.Literal('bash'), Type.Literal('pwsh')]),
+  state: Type.Union([
+    Type.Literal('starting'),
+    Type.Literal('idle'),
+    Type.Literal('running'),
+    Type.Literal('waiting_input'),
+    Type.Literal('human_control'),
+    Type.Literal('exited'),
+    Type.Literal('ended'),
+  ]),
+  command: Nullable(Type.String()),
+  since: Nullable(Type.String({ description: 'ISO time the current command started' })),
+  lastExitCode: Nullable(Type.Integer()),
+  pid: Nullable(Type.Integer()),
+  cols: Type.Integer(),
+  rows: Type.Integer(),
+  controller: Nullable(Type.String()),
+  viewers: Type.Integer(),
+  startedAt: Type.String(),
+});
+export type SessionInfo = Static<typeof SessionInfo>;
+
+export const CallInfo = Type.Object({
+  id: Type.String(),
+  sessionId: Type.String(),
+  command: Type.String(),
+  output: Type.String({ description: 'The result text exactly as the agent got it' }),
+  exitCode: Nullable(Type.Integer()),
+  outcome: Type.Union([
+    Type.Literal('completed'),
+    Type.Literal('timeout'),
+    Type.Literal('waiting_input'),
+    Type.Literal('shell_exit'),
+    Type.Literal('cancelled'),
+  ]),
+  startedAt: Type.String(),
+  durationMs: Type.Number(),
+});
+export type CallInfo = Static<typeof CallInfo>;
+
+export const ToolDefinition = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  input_schema: Type.Object({}, { additionalProperties: true }),
+});
+export type ToolDefinition = Static<typeof ToolDefinition>;
+
+export const ROLES = ['admin', 'operator', 'viewer', 'agent'] as const;
+export type RoleName = (typeof ROLES)[number];
+
+export const TokenRequest = Type.Object(
+  {
+    role: Type.Union([
+      Type.Literal('admin'),
+      Type.Literal('operator'),
+      Type.Literal('viewer'),
+      Type.Literal('agent'),
+    ]),
+    agent: Type.Optional(Type.String({ pattern: AGENT_ID_PATTERN })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type TokenRequest = Static<typeof TokenRequest>;
+
+export const TokenReply = Type.Object({
+  token: Type.String(),
+  role: Type.String(),
+  agent: Type.Optional(Type.String()),
+  name: Type.String(),
+});
+export type TokenReply = Static<typeof TokenReply>;
