@@ -23,6 +23,8 @@ const NONCE_VARIABLE = '__JUMPSEAT_NONCE';
  *   functions a command defines cannot hijack the wrapper;
  * - the command is added to history with `history -s`; the wrapper line starts with a
  *   space and HISTCONTROL keeps ignorespace, so the wrapper itself is never recorded;
+ * - the line starts with a plain `:`: after a parse error at end of input inside eval
+ *   (`echo 'unterminated`), interactive bash misparses a `{` that opens the next line;
  * - PS1 begins with an invisible mark carrying `$?` and ends with another; if a command
  *   replaces PS1, they come back. When Ctrl-C kills a job, bash drops the rest of the typed
  *   line (so `post` never runs): the first prompt mark is then how the call learns it ended,
@@ -90,7 +92,7 @@ export const bashDialect: ShellDialect = {
   },
   callLine(callNonce: string): string {
     return (
-      ` { \\__jumpseat_pre ${callNonce}; } 2>/dev/null; ! \\builtin eval -- "$__jumpseat_c";` +
+      ` \\builtin :; { \\__jumpseat_pre ${callNonce}; } 2>/dev/null; ! \\builtin eval -- "$__jumpseat_c";` +
       ` { \\__jumpseat_post "\${PIPESTATUS[0]}" ${callNonce}; } 2>/dev/null\r`
     );
   },

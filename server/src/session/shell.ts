@@ -86,7 +86,8 @@ export class Shell {
   private awaitingStart = false;
   /** Bytes between the prompt and the start mark (an echoed wrapper, a trace) are hidden. */
   private hiding = false;
-  private exitInfo: PtyExit | null = null;
+  /** The integration's ready mark was seen: what follows is the shell's display. */
+  private installed = false;
 
   constructor(private readonly options: ShellOptions) {
     this.id = options.id;
@@ -186,6 +187,23 @@ export class Shell {
     this.setState('exited');
   }
 
+  /** The visible screen as text, once every displayed byte has been parsed. */
+  async screenText(): Promise<string> {
+    await this.screen.settled();
+    return this.screen.screenText();
+  }
+
+  /** Screen and scrollback serialized, with the display offset they cover. */
+  async snapshot(): Promise<{ data: string; offset: number; cols: number; rows: number }> {
+    await this.screen.settled();
+    return {
+      data: this.screen.serialize(),
+      offset: this.screen.offset,
+      cols: this.screen.cols,
+      rows: this.screen.rows,
+    };
+  }
+
   recordCall(call: CallInfo): void {
     this.calls.push(call);
     if (this.calls.length > MAX_CALLS_KEPT) this.calls.shift();
@@ -281,7 +299,7 @@ export class Shell {
   }
 
   private onBytes(data: Buffer): void {
-    if (this.stateValue === 'starting') return; // integration set-up noise
+    if (!this.installed) return; // integration set-up noise
     if (!this.hiding) this.display(data);
     this.run?.write(data);
   }
@@ -289,6 +307,7 @@ export class Shell {
   private onMark(mark: Mark): void {
     switch (mark.event) {
       case 'R':
+        this.installed = true;
         void terminalOf(this.pty.pid).then((tty) => {
           this.ttyPath = tty ?? '';
           this.setState('idle');
@@ -341,7 +360,6 @@ export class Shell {
   }
 
   private async onPtyExit(exit: PtyExit): Promise<void> {
-    this.exitInfo = exit;
     await this.quiet();
     const rest = this.scanner.flush();
     if (rest.length) this.onBytes(rest);

@@ -52,7 +52,15 @@ export function validateCommand(command: unknown): string {
   return command;
 }
 
-export function createToolService(config: Config, options: ToolServiceOptions = {}): ToolService {
+/** The tool service plus the registry behind it, for the live hub and in-process tests. */
+export interface EngineToolService extends ToolService {
+  readonly registry: ShellRegistry;
+}
+
+export function createToolService(
+  config: Config,
+  options: ToolServiceOptions = {},
+): EngineToolService {
   const spill = new SpillFiles(join(config.dataDir, 'outputs'));
   const settings = (dialect: Dialect): DialectSettings => config.dialects[dialect];
   const registry = new ShellRegistry((dialect) => {
@@ -79,6 +87,7 @@ export function createToolService(config: Config, options: ToolServiceOptions = 
   const available = (): Dialect[] => (Object.keys(DIALECTS) as Dialect[]).sort();
 
   return {
+    registry,
     async call(agent, dialect, command, signal) {
       if (!available().includes(dialect)) {
         throw new JumpseatError(

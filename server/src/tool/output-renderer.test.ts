@@ -220,6 +220,29 @@ describe('OutputRenderer: decoding and chunk splits', () => {
     expect(single.text).toBe(whole);
   });
 
+  it('gives the same text for any split of mixed text and control sequences (property)', async () => {
+    const token = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('é', '😀', '\t', '\r', '\n', '\r\n', '\b', '\x07', '\x1b', '\x9b', '\x18'),
+      fc.constantFrom('\x1b[31m', '\x1b[K', '\x1b[1K', '\x1b[2K', '\x1b[3G', '\x1b[2C', '\x1b[2D'),
+      fc.constantFrom('\x1b[2X', '\x1b]0;t\x07', '\x1b]8;;u\x1b\\', '\x1bPq\x1b\\', '\x1b(B'),
+      fc.constantFrom('\x1b[?1049h', '\x1b[?1049l', '\x1b[?47h', '\x1b[?47l'),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(token, { maxLength: 30 }), fc.nat(), async (tokens, cut) => {
+        const bytes = encoder.encode(tokens.join(''));
+        const at = cut % (bytes.length + 1);
+        const whole = await renderChunks([bytes]);
+        const split = await renderChunks([bytes.subarray(0, at), bytes.subarray(at)]);
+        expect(split).toEqual(whole);
+        const clipped = await renderChunks([bytes.subarray(0, at), bytes.subarray(at)], 7);
+        expect(clipped.totalChars).toBe(whole.totalChars);
+        expect(clipped.text).toBe(cutAtCodePoint(whole.text, 7));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('renders printable text with CR LF line ends back to the text (property)', async () => {
     const printable = fc
       .integer({ min: 0x20, max: 0x10ffff })
@@ -289,6 +312,15 @@ describe('OutputRenderer: head, clipping and spill', () => {
     expect(out.totalChars).toBe(2 * 65_536 * 100 - 1);
   });
 
+  it('counts the whole output once the head is full and there is no spill', async () => {
+    const sample = '\x1b[1mbold\x1b[0m\tx\r\n\r50%\r100%\r\nplain\r\nlines\r\n';
+    const many = sample.repeat(5000);
+    const full = await renderChunks([many]);
+    const clipped = await renderChunks([many], 50);
+    expect(clipped.totalChars).toBe(full.totalChars);
+    expect(clipped.text).toBe(full.text.slice(0, 50));
+  });
+
   it('streams the whole output to the spill and reports its path when clipped', async () => {
     const spill = new MemorySpill();
     const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}\r\n`).join('');
@@ -342,7 +374,7 @@ describe('OutputRenderer: head, clipping and spill', () => {
 
   it('gives the same result on a second finish and refuses data after it', async () => {
     const renderer = new OutputRenderer({ maxOutputChars: 10, spill: null });
-    renderer.pushText('hi\r\n');
+    renderer.push(encoder.encode('hi\r\n'));
     const first = renderer.finish();
     expect(renderer.finish()).toBe(first);
     expect((await first).text).toBe('hi');

@@ -172,12 +172,6 @@ export class OutputRenderer {
     if (text.length > 0) this.feed(text);
   }
 
-  /** Feeds already decoded text (e.g. node-pty's string data); do not mix with `push`. */
-  pushText(text: string): void {
-    this.assertOpen();
-    this.feed(text);
-  }
-
   /** Ends the stream; later calls return the same result. */
   finish(): Promise<RenderedOutput> {
     this.result ??= this.complete();
@@ -198,14 +192,16 @@ export class OutputRenderer {
     const text = clipped
       ? cutAtCodePoint(this.head, this.maxOutputChars)
       : this.head.slice(0, totalChars);
+    const writer = this.writer;
     let spillPath: string | null = null;
-    if (this.writer !== null && clipped) {
-      spillPath = await this.writer.finish().then(
-        () => this.writer?.path ?? null,
+    if (writer !== null && clipped) {
+      // A file that could not be saved is not offered; the clip notice still stands.
+      spillPath = await writer.finish().then(
+        () => writer.path,
         () => null,
       );
-    } else if (this.writer !== null) {
-      await this.writer.discard().catch(() => undefined);
+    } else if (writer !== null) {
+      await writer.discard().catch(() => undefined);
     }
     return { text, clipped, totalChars, spillPath, lostPrefix: this.lostPrefix };
   }

@@ -125,6 +125,8 @@ class SpillFile implements SpillWriter {
     if (this.pending.length >= SPILL_BATCH_CHARS) this.flush();
   }
 
+  /** Resolves once the file is closed: every byte is with the OS, readable by the shell
+   *  (no fsync: a crash may lose the file, and that is acceptable for a convenience copy). */
   async finish(): Promise<void> {
     this.flush();
     await this.close();
@@ -145,6 +147,8 @@ class SpillFile implements SpillWriter {
     if (this.stopped || text.length === 0) return;
     const size = Buffer.byteLength(text);
     if (this.bytes + size <= this.maxBytes) {
+      // Backpressure is not awaited (the PTY must not stall on the disk); what waits in the
+      // stream is bounded by the byte cap, and a disk is far faster than a PTY anyway.
       this.stream.write(text);
       this.bytes += size;
       this.endsWithNewline = text.endsWith('\n');

@@ -7,11 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dialect } from '../../../shared/src/api.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
-import { createToolService } from '../../src/tool/create-tool-service.ts';
-import type { ToolService } from '../../src/tool/tool-service.ts';
+import { createToolService, type EngineToolService } from '../../src/tool/create-tool-service.ts';
 
 export interface TestEngine {
-  readonly tools: ToolService;
+  readonly tools: EngineToolService;
   readonly config: Config;
   readonly workspace: string;
   readonly dataDir: string;

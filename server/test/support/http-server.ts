@@ -1,0 +1,114 @@
+/**
+ * Starts the whole HTTP server (real engine, real shells) on 127.0.0.1 and a free port in a
+ * fresh data dir, for tests that speak to it over a real socket with fetch.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp, type JumpseatApp } from '../../src/api/app.ts';
+import type { LogSettings } from '../../src/api/logging.ts';
+import { TokenStore } from '../../src/auth/token-store.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
+import { createToolService } from '../../src/tool/create-tool-service.ts';
+
+export interface TestServer {
+  /** `http://127.0.0.1:PORT` without a trailing slash. */
+  readonly origin: string;
+  readonly adminToken: string;
+  readonly config: Config;
+  readonly app: JumpseatApp;
+  /** fetch against the server; `token` becomes a Bearer header. */
+  request(path: string, init?: TestRequestInit): Promise<Response>;
+  /** POSTs `body` as JSON, as the admin unless a token (or null: none) is given. */
+  post(path: string, body: unknown, token?: string | null): Promise<Response>;
+  /** Mints a token through the API as the admin. */
+  mint(request: { role: string; agent?: string; name?: string }): Promise<string>;
+  /** Closes the server (and every shell); removes the data dir unless `keepData`. */
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface TestRequestInit extends RequestInit {
+  readonly token?: string;
+}
+
+export interface TestServerOptions {
+  readonly flags?: readonly string[];
+  readonly logger?: LogSettings;
+  /** Reuse a data dir (restart tests); a fresh one otherwise. */
+  readonly dataDir?: string;
+}
+
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? join(mkdtempSync(join(tmpdir(), 'jumpseat-http-')), 'data');
+  const config = loadConfig(
+    ['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', ...(options.flags ?? [])],
+    {},
+  );
+  const tokens = TokenStore.open(config.dataDir, config.adminToken);
+  const app = buildApp({
+    config,
+    tools: createToolService(config),
+    tokens,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('server has no port');
+  const origin = `http://127.0.0.1:${address.port}`;
+
+  const request = (path: string, init: TestRequestInit = {}): Promise<Response> => {
+    const { token, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+    return fetch(`${origin}${path}`, { ...rest, headers, redirect: 'manual' });
+  };
+  const post = (
+    path: string,
+    body: unknown,
+    token: string | null = config.adminToken,
+  ): Promise<Response> =>
+    request(path, {
+      method: 'POST',
+      ...(token === null ? {} : { token }),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  return {
+    origin,
+    adminToken: config.adminToken,
+    config,
+    app,
+    request,
+    post,
+    async mint(body) {
+      const response = await post('/api/tokens', body);
+      if (response.status !== 201) throw new Error(`mint failed: ${await response.text()}`);
+      const reply: unknown = await response.json();
+      if (typeof reply !== 'object' || reply === null || !('token' in reply)) {
+        throw new Error('mint reply has no token');
+      }
+      return String(reply.token);
+    },
+    async close({ keepData = false } = {}) {
+      await app.close();
+      if (!keepData && options.dataDir === undefined) {
+        rmSync(join(dataDir, '..'), { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The `{"error": {...}}` body of a refusal. */
+export async function errorOf(response: Response): Promise<{ code: string; message: string }> {
+  const body: unknown = await response.json();
+  if (typeof body !== 'object' || body === null || !('error' in body)) {
+    throw new Error(`not an error body: ${JSON.stringify(body)}`);
+  }
+  const error: unknown = body.error;
+  if (typeof error !== 'object' || error === null) throw new Error('error is not an object');
+  return {
+    code: 'code' in error ? String(error.code) : '',
+    message: 'message' in error ? String(error.message) : '',
+  };
+}
