@@ -1,8 +1,11 @@
 /**
  * One headless xterm.js per shell: the same screen a human sees. It is the source of
  * snapshots for late joiners and of the result text while a full-screen program (one on
- * the alternate screen) waits. Writes are handed to xterm's own write buffer, which parses
- * in time slices off the call's settlement path.
+ * the alternate screen) waits. It is the costliest consumer of PTY bytes (xterm parses
+ * ~25 MB/s here), so while output streams hot its writes are held back and parsed once the
+ * stream pauses: a burst like `seq 1 1000000` then never competes with reading the PTY,
+ * and the call settles as soon as its end mark arrives. Anyone who reads the screen
+ * (snapshot, screen text) first forces what is held back through the parser.
  */
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
@@ -12,6 +15,15 @@ const { SerializeAddon } = serialize;
 
 /** Lines of history kept for snapshots: enough context for a late joiner, bounded memory. */
 export const SCREEN_SCROLLBACK_LINES = 2000;
+/** Output is held back until the stream has been quiet this long… */
+const SCREEN_QUIET_MS = 8;
+/** …or this much is held (memory bound per shell during a burst). */
+const SCREEN_HOLD_MAX_BYTES = 8 * 1024 * 1024;
+/** Below this, parsing everything costs less than looking for what can be skipped. */
+const SKIP_MIN_BYTES = 64 * 1024;
+const CR = 0x0d;
+const LF = 0x0a;
+const CRLF = Buffer.from('\r\n');
 
 export class ScreenModel {
   private readonly terminal: InstanceType<typeof Terminal>;
@@ -19,6 +31,9 @@ export class ScreenModel {
   private written = 0;
   private parsed = 0;
   private disposed = false;
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  private quietTimer: NodeJS.Timeout | undefined;
 
   constructor(cols: number, rows: number) {
     this.terminal = new Terminal({
@@ -47,16 +62,35 @@ export class ScreenModel {
   write(chunk: Uint8Array): void {
     if (this.disposed || chunk.length === 0) return;
     this.written += chunk.length;
-    const end = this.written;
-    this.terminal.write(chunk, () => {
-      this.parsed = end;
-    });
+    this.held.push(chunk);
+    this.heldBytes += chunk.length;
+    if (this.heldBytes >= SCREEN_HOLD_MAX_BYTES) {
+      this.release();
+      return;
+    }
+    clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => this.release(), SCREEN_QUIET_MS);
   }
 
   /** Resolves once every byte written so far has been parsed. */
   settled(): Promise<void> {
+    this.release();
     if (this.disposed || this.parsed === this.written) return Promise.resolve();
     return new Promise((resolve) => this.terminal.write('', () => resolve()));
+  }
+
+  /** Hands what is held back to xterm's parser. */
+  private release(): void {
+    clearTimeout(this.quietTimer);
+    if (this.disposed || this.held.length === 0) return;
+    const held = this.held.length === 1 ? (this.held[0] as Uint8Array) : Buffer.concat(this.held);
+    const data = skipScrolledOut(Buffer.from(held.buffer, held.byteOffset, held.length), this.terminal.rows);
+    this.held = [];
+    this.heldBytes = 0;
+    const end = this.written;
+    this.terminal.write(data, () => {
+      this.parsed = end;
+    });
   }
 
   resize(cols: number, rows: number): void {
@@ -87,6 +121,39 @@ export class ScreenModel {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    clearTimeout(this.quietTimer);
+    this.held = [];
     this.terminal.dispose();
   }
+}
+
+/**
+ * A burst of plain text longer than the whole buffer leaves on screen only its last lines:
+ * everything before them scrolls out of the scrollback. When the held bytes can change no
+ * terminal state but the cursor and the text (no ESC, no shift in/out, no C1 controls), the
+ * bytes before the last `scrollback + rows` complete lines are skipped: starting a new line
+ * (CR LF) and parsing the rest gives the same screen, at a fraction of the cost.
+ */
+export function skipScrolledOut(data: Buffer, rows: number): Buffer {
+  if (data.length < SKIP_MIN_BYTES || !isPlainText(data)) return data;
+  let cut = data.length;
+  for (let lines = 0; lines <= SCREEN_SCROLLBACK_LINES + rows; lines++) {
+    cut = data.lastIndexOf(LF, cut - 1);
+    if (cut <= 0) return data;
+  }
+  // Only cut after CR LF: a bare LF keeps the cursor's column, which we would not reproduce.
+  if (data[cut - 1] !== CR) return data;
+  return Buffer.concat([CRLF, data.subarray(cut + 1)]);
+}
+
+function isPlainText(data: Buffer): boolean {
+  if (data.indexOf(0x1b) !== -1 || data.indexOf(0x0e) !== -1 || data.indexOf(0x0f) !== -1) {
+    return false;
+  }
+  // C1 controls arrive UTF-8 encoded as C2 80–C2 9F.
+  for (let at = data.indexOf(0xc2); at !== -1; at = data.indexOf(0xc2, at + 1)) {
+    const next = data[at + 1] ?? 0;
+    if (next >= 0x80 && next <= 0x9f) return false;
+  }
+  return true;
 }

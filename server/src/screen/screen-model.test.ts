@@ -1,0 +1,77 @@
+/**
+ * The screen model shows what a terminal shows: skipping a plain burst's scrolled-out head
+ * must leave exactly the screen and scrollback that parsing every byte leaves.
+ */
+import headless from '@xterm/headless';
+import serialize from '@xterm/addon-serialize';
+import { describe, expect, it } from 'vitest';
+import { SCREEN_SCROLLBACK_LINES, ScreenModel, skipScrolledOut } from './screen-model.ts';
+
+function referenceScreen(data: Buffer, cols: number, rows: number): Promise<string> {
+  const terminal = new headless.Terminal({ cols, rows, scrollback: SCREEN_SCROLLBACK_LINES, allowProposedApi: true });
+  const serializer = new serialize.SerializeAddon();
+  terminal.loadAddon(serializer);
+  return new Promise((resolve) =>
+    terminal.write(data, () => {
+      resolve(serializer.serialize({ scrollback: SCREEN_SCROLLBACK_LINES }));
+      terminal.dispose();
+    }),
+  );
+}
+
+const seqBytes = (count: number) =>
+  Buffer.from(`${Array.from({ length: count }, (_, i) => `line ${i + 1} ${'x'.repeat(i % 150)}`).join('\r\n')}\r\n`);
+
+describe('skipScrolledOut', () => {
+  it('drops the head of a long plain burst', () => {
+    const data = seqBytes(20000);
+    const kept = skipScrolledOut(data, 40);
+    expect(kept.length).toBeLessThan(data.length / 4);
+    expect(kept.subarray(0, 2).toString()).toBe('\r\n');
+  });
+
+  it('keeps data with escape sequences, shift in/out, C1 controls or bare LFs whole', () => {
+    const plain = seqBytes(20000);
+    for (const extra of ['\x1b[31m', '\x0e', '\u009b', '']) {
+      const data = extra ? Buffer.concat([Buffer.from(extra), plain]) : Buffer.from(plain.toString().replaceAll('\r\n', '\n'));
+      expect(skipScrolledOut(data, 40)).toBe(data);
+    }
+  });
+
+  it('keeps a small burst whole', () => {
+    const data = seqBytes(10);
+    expect(skipScrolledOut(data, 40)).toBe(data);
+  });
+});
+
+describe('ScreenModel', () => {
+  it('shows the same screen as a terminal that parsed every byte', async () => {
+    const data = Buffer.concat([Buffer.from('\x1b[32mbefore\x1b[0m\r\n'), seqBytes(30000)]);
+    const model = new ScreenModel(120, 40);
+    model.write(data.subarray(0, 100));
+    await model.settled();
+    for (let at = 100; at < data.length; at += 65536) model.write(data.subarray(at, at + 65536));
+    await model.settled();
+    const snapshot = model.serialize();
+    model.dispose();
+    expect(snapshot).toBe(await referenceScreen(data, 120, 40));
+    expect(snapshot).toContain('line 30000');
+  });
+
+  it('reports the alternate screen and its text', async () => {
+    const model = new ScreenModel(40, 5);
+    model.write(Buffer.from('main\r\n\x1b[?1049h\x1b[Hfull screen\r\nsecond'));
+    await model.settled();
+    expect(model.altScreen).toBe(true);
+    expect(model.screenText()).toBe('full screen\nsecond');
+    model.dispose();
+  });
+
+  it('counts every byte written in its offset', async () => {
+    const model = new ScreenModel(40, 5);
+    model.write(Buffer.from('abc'));
+    model.write(Buffer.from('é'));
+    expect(model.offset).toBe(5);
+    model.dispose();
+  });
+});
