@@ -113,7 +113,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function report(name: string, ratio: number, target: number, detail: string): boolean {
   const ok = ratio <= target;
-  console.log(`${name}: ratio ${ratio.toFixed(3)} (target <= ${target}) ${ok ? 'OK' : 'MISSED'}  ${detail}`);
+  console.log(
+    `${name}: ratio ${ratio.toFixed(3)} (target <= ${target}) ${ok ? 'OK' : 'MISSED'}  ${detail}`,
+  );
   return ok;
 }
 
@@ -124,14 +126,19 @@ async function main(): Promise<void> {
     // 1. Round trip of a trivial call against starting a bash per call.
     await call(server, 'bench-true', 'true');
     const trueTimes: number[] = [];
-    for (let i = 0; i < TRUE_CALLS; i++) trueTimes.push(await timed(() => call(server, 'bench-true', 'true')));
+    for (let i = 0; i < TRUE_CALLS; i++)
+      trueTimes.push(await timed(() => call(server, 'bench-true', 'true')));
     const spawnTimes: number[] = [];
     for (let i = 0; i < SPAWN_RUNS; i++) spawnTimes.push(await timed(spawnBashTrue));
     const tool = median(trueTimes);
     const baseline = median(spawnTimes);
     results.push(
-      report('bash("true") over HTTP vs spawn bash -c true', tool / baseline, 0.5,
-        `(median ${tool.toFixed(2)} ms vs ${baseline.toFixed(2)} ms)`),
+      report(
+        'bash("true") over HTTP vs spawn bash -c true',
+        tool / baseline,
+        0.5,
+        `(median ${tool.toFixed(2)} ms vs ${baseline.toFixed(2)} ms)`,
+      ),
     );
 
     // 2. Throughput: a million lines through the tool against a raw PTY.
@@ -144,8 +151,12 @@ async function main(): Promise<void> {
     const seqTool = median(seqTimes);
     const seqRaw = median(rawTimes);
     results.push(
-      report(`${SEQ_COMMAND} through the tool vs raw node-pty bash`, seqTool / seqRaw, 1.5,
-        `(median ${seqTool.toFixed(0)} ms vs ${seqRaw.toFixed(0)} ms)`),
+      report(
+        `${SEQ_COMMAND} through the tool vs raw node-pty bash`,
+        seqTool / seqRaw,
+        1.5,
+        `(median ${seqTool.toFixed(0)} ms vs ${seqRaw.toFixed(0)} ms)`,
+      ),
     );
 
     // 3. Memory per idle shell.
@@ -156,8 +167,12 @@ async function main(): Promise<void> {
     const after = rssKiB(server.child.pid as number);
     const perShellMiB = (after - before) / IDLE_SHELLS / 1024;
     results.push(
-      report(`server memory per idle shell (${IDLE_SHELLS} shells)`, perShellMiB / 8, 1,
-        `(${perShellMiB.toFixed(2)} MiB per shell against 8 MiB; RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB)`),
+      report(
+        `server memory per idle shell (${IDLE_SHELLS} shells)`,
+        perShellMiB / 8,
+        1,
+        `(${perShellMiB.toFixed(2)} MiB per shell against 8 MiB; RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB)`,
+      ),
     );
   } finally {
     server.child.kill('SIGTERM');

@@ -6,8 +6,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MARK_IDENT } from './marks.ts';
 import type { DialectContext, ShellDialect, ShellLaunch } from './dialect.ts';
+import { MARK_IDENT } from './marks.ts';
 
 const NONCE_VARIABLE = '__JUMPSEAT_NONCE';
 

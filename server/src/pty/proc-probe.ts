@@ -4,7 +4,7 @@
  * name), and which processes belong to a shell's tree so that a reset can end them all.
  * Linux only; every read tolerates processes vanishing underneath it.
  */
-import { readdir, readFile, readlink, open } from 'node:fs/promises';
+import { open, readdir, readFile, readlink } from 'node:fs/promises';
 
 /** Syscall numbers that can block on terminal input, per architecture. */
 interface SyscallTable {

@@ -2,7 +2,7 @@
  * Ends a shell and everything it started: its descendants and every process of its
  * session (jobs that were reparented when the shell died), confirmed gone through /proc.
  */
-import { readStat, descendants, sessionMembers } from './proc-probe.ts';
+import { descendants, readStat, sessionMembers } from './proc-probe.ts';
 
 /** Time programs get to exit on SIGHUP (flush, restore the terminal) before SIGKILL. */
 const HANGUP_GRACE_MS = 40;

@@ -2,13 +2,19 @@
  * The screen model shows what a terminal shows: skipping a plain burst's scrolled-out head
  * must leave exactly the screen and scrollback that parsing every byte leaves.
  */
-import headless from '@xterm/headless';
+
 import serialize from '@xterm/addon-serialize';
+import headless from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
 import { SCREEN_SCROLLBACK_LINES, ScreenModel, skipScrolledOut } from './screen-model.ts';
 
 function referenceScreen(data: Buffer, cols: number, rows: number): Promise<string> {
-  const terminal = new headless.Terminal({ cols, rows, scrollback: SCREEN_SCROLLBACK_LINES, allowProposedApi: true });
+  const terminal = new headless.Terminal({
+    cols,
+    rows,
+    scrollback: SCREEN_SCROLLBACK_LINES,
+    allowProposedApi: true,
+  });
   const serializer = new serialize.SerializeAddon();
   terminal.loadAddon(serializer);
   return new Promise((resolve) =>
@@ -20,7 +26,9 @@ function referenceScreen(data: Buffer, cols: number, rows: number): Promise<stri
 }
 
 const seqBytes = (count: number) =>
-  Buffer.from(`${Array.from({ length: count }, (_, i) => `line ${i + 1} ${'x'.repeat(i % 150)}`).join('\r\n')}\r\n`);
+  Buffer.from(
+    `${Array.from({ length: count }, (_, i) => `line ${i + 1} ${'x'.repeat(i % 150)}`).join('\r\n')}\r\n`,
+  );
 
 describe('skipScrolledOut', () => {
   it('drops the head of a long plain burst', () => {
@@ -33,7 +41,9 @@ describe('skipScrolledOut', () => {
   it('keeps data with escape sequences, shift in/out, C1 controls or bare LFs whole', () => {
     const plain = seqBytes(20000);
     for (const extra of ['\x1b[31m', '\x0e', '\u009b', '']) {
-      const data = extra ? Buffer.concat([Buffer.from(extra), plain]) : Buffer.from(plain.toString().replaceAll('\r\n', '\n'));
+      const data = extra
+        ? Buffer.concat([Buffer.from(extra), plain])
+        : Buffer.from(plain.toString().replaceAll('\r\n', '\n'));
       expect(skipScrolledOut(data, 40)).toBe(data);
     }
   });

@@ -7,8 +7,9 @@
  * and the call settles as soon as its end mark arrives. Anyone who reads the screen
  * (snapshot, screen text) first forces what is held back through the parser.
  */
-import headless from '@xterm/headless';
+
 import serialize from '@xterm/addon-serialize';
+import headless from '@xterm/headless';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serialize;
@@ -84,7 +85,10 @@ export class ScreenModel {
     clearTimeout(this.quietTimer);
     if (this.disposed || this.held.length === 0) return;
     const held = this.held.length === 1 ? (this.held[0] as Uint8Array) : Buffer.concat(this.held);
-    const data = skipScrolledOut(Buffer.from(held.buffer, held.byteOffset, held.length), this.terminal.rows);
+    const data = skipScrolledOut(
+      Buffer.from(held.buffer, held.byteOffset, held.length),
+      this.terminal.rows,
+    );
     this.held = [];
     this.heldBytes = 0;
     const end = this.written;

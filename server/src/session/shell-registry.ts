@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Dialect, SessionInfo } from '../../../shared/src/api.ts';
+import { JUMPSEAT_ERR_SHUTTING_DOWN, JumpseatError } from '../errors.ts';
 import type { CallResult } from './capture.ts';
 import { Shell, type ShellOptions } from './shell.ts';
 
@@ -76,7 +77,8 @@ export class ShellRegistry {
     signal: AbortSignal,
   ): Promise<ExecutedCall> {
     if (signal.aborted) throw new CallCancelledError();
-    if (this.closed) throw new Error('the server is shutting down');
+    if (this.closed)
+      throw new JumpseatError(JUMPSEAT_ERR_SHUTTING_DOWN, 'the server is shutting down');
     const shell = this.liveShell(key, agent, dialect);
     const startedAt = new Date();
     try {

@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 async function screenOf(agent: string): Promise<string> {
-  const info = engine.tools.registry.sessions().find((s) => s.agent === agent && s.state !== 'exited');
+  const info = engine.tools.registry
+    .sessions()
+    .find((s) => s.agent === agent && s.state !== 'exited');
   const shell = engine.tools.registry.find(info?.id ?? '');
   return (await shell?.snapshot())?.data ?? '';
 }
@@ -26,7 +28,10 @@ const WRAPPER_TRACES = /__jumpseat|7717;|PIPESTATUS|builtin eval|builtin :/;
 
 describe('sturdiness', () => {
   it('survives prompt variables and PROMPT_COMMAND', async () => {
-    await engine.call("PS1='custom> '; PS2=''; PS4='TRACE '; PROMPT_COMMAND='echo from-pc'", 'sturdy-a');
+    await engine.call(
+      "PS1='custom> '; PS2=''; PS4='TRACE '; PROMPT_COMMAND='echo from-pc'",
+      'sturdy-a',
+    );
     expect(await engine.call('echo ok', 'sturdy-a')).toBe('ok');
     expect(await engine.call('echo again', 'sturdy-a')).toBe('again');
     expect(await screenOf('sturdy-a')).toContain('custom> ');
@@ -45,7 +50,9 @@ describe('sturdiness', () => {
   it('works under set -u, with an ERR trap, and after stty echo', async () => {
     await engine.call("set -u; trap 'echo ERR-trapped' ERR", 'sturdy-c');
     expect(await engine.call('false', 'sturdy-c')).toBe('ERR-trapped\n[exit code: 1]');
-    expect(await engine.call('echo "${UNSET_VAR}"', 'sturdy-c')).toMatch(/UNSET_VAR: unbound variable/);
+    expect(await engine.call('echo "${UNSET_VAR}"', 'sturdy-c')).toMatch(
+      /UNSET_VAR: unbound variable/,
+    );
     await engine.call('stty echo', 'sturdy-c');
     expect(await engine.call('echo after-echo', 'sturdy-c')).toBe('after-echo');
     expect(await engine.call('echo twice', 'sturdy-c')).toBe('twice');
@@ -57,31 +64,44 @@ describe('sturdiness', () => {
     await engine.call('HISTCONTROL=', 'sturdy-d');
     await engine.call('echo second-entry', 'sturdy-d');
     const history = await engine.call('history', 'sturdy-d');
-    expect(history).toMatch(/echo first-entry[\s\S]*HISTCONTROL=[\s\S]*echo second-entry[\s\S]*history$/);
+    expect(history).toMatch(
+      /echo first-entry[\s\S]*HISTCONTROL=[\s\S]*echo second-entry[\s\S]*history$/,
+    );
     expect(history).not.toMatch(WRAPPER_TRACES);
     expect(await engine.call('history -c; echo cleared', 'sturdy-d')).toBe('cleared');
     expect(await engine.call('echo works', 'sturdy-d')).toBe('works');
   });
 
   it('keeps variables declared by a command (declare, arrays, functions, aliases)', async () => {
-    await engine.call('declare -A map=([k]=v); arr=(1 2 3); greet() { echo "hi $1"; }; alias ll="echo aliased"', 'sturdy-e');
-    expect(await engine.call('echo "${map[k]} ${arr[2]}"; greet you', 'sturdy-e')).toBe('v 3\nhi you');
+    await engine.call(
+      'declare -A map=([k]=v); arr=(1 2 3); greet() { echo "hi $1"; }; alias ll="echo aliased"',
+      'sturdy-e',
+    );
+    expect(await engine.call('echo "${map[k]} ${arr[2]}"; greet you', 'sturdy-e')).toBe(
+      'v 3\nhi you',
+    );
   });
 
   it('is not hijacked by functions named like the commands the wrapper uses', async () => {
-    await engine.call('eval() { echo hijacked; }; printf() { echo hijacked; }; read() { echo hijacked; }', 'sturdy-f');
+    await engine.call(
+      'eval() { echo hijacked; }; printf() { echo hijacked; }; read() { echo hijacked; }',
+      'sturdy-f',
+    );
     expect(await engine.call('echo safe', 'sturdy-f')).toBe('safe');
   });
 
   it('keeps working while a background job keeps printing', async () => {
-    await engine.call('(for i in $(seq 1 40); do echo tick; sleep 0.05; done) >/dev/tty &', 'sturdy-g');
+    await engine.call(
+      '(for i in $(seq 1 40); do echo tick; sleep 0.05; done) >/dev/tty &',
+      'sturdy-g',
+    );
     const output = await engine.call('echo done-marker', 'sturdy-g');
     expect(output).toContain('done-marker');
     expect(output).not.toMatch(WRAPPER_TRACES);
     expect(await engine.call('true', 'sturdy-g')).not.toMatch(WRAPPER_TRACES);
   });
 
-  it('keeps marks when a command redirects the shell\'s own output', async () => {
+  it("keeps marks when a command redirects the shell's own output", async () => {
     await engine.call('exec 3>&1 >/dev/null', 'sturdy-h');
     expect(await engine.call('echo hidden; echo shown >&3', 'sturdy-h')).toBe('shown');
   });
@@ -102,12 +122,15 @@ describe('isolation, concurrency and order', () => {
 
   it('runs different agents concurrently (one waits on a file only the other creates)', async () => {
     const flag = `flag-${Date.now()}`;
-    const waiting = engine.call(`while [ ! -e ${flag} ]; do sleep 0.02; done; echo saw-flag`, 'conc-a');
+    const waiting = engine.call(
+      `while [ ! -e ${flag} ]; do sleep 0.02; done; echo saw-flag`,
+      'conc-a',
+    );
     expect(await engine.call(`touch ${flag}; echo made`, 'conc-b')).toBe('made');
     expect(await waiting).toBe('saw-flag');
   });
 
-  it('runs one agent\'s calls strictly in arrival order', async () => {
+  it("runs one agent's calls strictly in arrival order", async () => {
     await engine.call('rm -f order.log', 'fifo');
     const calls = Array.from({ length: 8 }, (_, i) =>
       engine.call(`sleep 0.0${8 - i}; echo ${i} >> order.log; echo ${i}`, 'fifo'),

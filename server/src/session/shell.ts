@@ -153,7 +153,8 @@ export class Shell {
   async execute(command: string, signal: AbortSignal): Promise<CallResult> {
     await this.ready;
     if (this.run) throw new Error('a call is already running on this shell');
-    if (!this.alive) throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    if (!this.alive)
+      throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
     const run = new CallRun({
       capture: this.options.newCapture(this.agent),
       timeoutMs: this.options.timeoutMs,

@@ -42,5 +42,7 @@ function shown(text: string): string {
   const visible = head.replace(/[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]/g, (c) =>
     c === '\x7f' ? '^?' : `^${String.fromCharCode(c.charCodeAt(0) + 64)}`,
   );
-  return more > 0 ? `${visible}\r\n… (${more} more line${more === 1 ? '' : 's'} not shown)` : visible;
+  return more > 0
+    ? `${visible}\r\n… (${more} more line${more === 1 ? '' : 's'} not shown)`
+    : visible;
 }

@@ -27,7 +27,6 @@ export interface TestEngineOptions {
 export function startEngine(options: TestEngineOptions = {}): TestEngine {
   const root = mkdtempSync(join(tmpdir(), 'jumpseat-test-'));
   const dataDir = join(root, 'data');
-  const workspace = join(root, 'workspace');
   const config = loadConfig(['--data-dir', dataDir, ...(options.flags ?? [])], {});
   const tools = createToolService(config, { baseEnv: options.env ?? process.env });
   return {

@@ -1,0 +1,64 @@
+/**
+ * Builds the HTTP server: Fastify with TypeBox schemas and one named plugin per concern
+ * (errors, body, auth, lifecycle, agent, supervisor, tokens, login, dashboard).
+ */
+import fastifyCookie from '@fastify/cookie';
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import type { TokenStore } from '../auth/token-store.ts';
+import type { Config } from '../config/config.ts';
+import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
+import type { ToolService } from '../tool/tool-service.ts';
+import { agentApi } from './agent-api.ts';
+import { authHook } from './auth-hook.ts';
+import { dashboard } from './dashboard.ts';
+import { BODY_LIMIT_BYTES, errorReplies } from './error-replies.ts';
+import { jsonBody } from './json-body.ts';
+import { lifecycle } from './lifecycle.ts';
+import { type LogSettings, loggerOptions } from './logging.ts';
+import { login } from './login.ts';
+import { describeSchemaErrors } from './schema-errors.ts';
+import { supervisorApi } from './supervisor-api.ts';
+import { tokenApi } from './token-api.ts';
+
+export interface AppOptions {
+  readonly config: Config;
+  readonly tools: ToolService;
+  readonly tokens: TokenStore;
+  /** Overrides `config.logLevel`; a destination captures the log lines (tests). */
+  readonly logger?: LogSettings;
+}
+
+/**
+ * Longer than any valid agent id on purpose: an over-long id still reaches the route and is
+ * told what an agent id is, instead of a bare "no route".
+ */
+const MAX_URL_PARAM_CHARS = 1024;
+
+export function buildApp(options: AppOptions) {
+  const { config, tools, tokens } = options;
+  const app = Fastify({
+    logger: loggerOptions(options.logger ?? { level: config.logLevel }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Fastify's own 503 body is not our error shape; the lifecycle plugin answers instead.
+    return503OnClosing: false,
+    schemaErrorFormatter: (errors, part) =>
+      new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, describeSchemaErrors(errors, part)),
+    routerOptions: { maxParamLength: MAX_URL_PARAM_CHARS },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+
+  app.register(errorReplies);
+  app.register(jsonBody);
+  app.register(fastifyCookie);
+  app.register(lifecycle, { tools });
+  app.register(authHook, { tokens });
+  app.register(agentApi, { tools });
+  app.register(supervisorApi, { tools });
+  app.register(tokenApi, { tokens });
+  app.register(login, { tokens });
+  app.register(dashboard, { tools });
+  return app;
+}
+
+export type JumpseatApp = ReturnType<typeof buildApp>;

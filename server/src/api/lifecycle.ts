@@ -1,0 +1,42 @@
+/**
+ * Ties the engine's life to the server's: no new work once closing starts, every shell ended
+ * when the server closes, and a health check that needs no token.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+import { JUMPSEAT_ERR_SHUTTING_DOWN, JumpseatError } from '../errors.ts';
+import type { ToolService } from '../tool/tool-service.ts';
+
+export interface LifecycleOptions {
+  readonly tools: ToolService;
+}
+
+const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (app, { tools }) => {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // Requests on kept-alive connections still arrive while closing; refuse them in our shape.
+  app.addHook('onRequest', async () => {
+    if (closing) throw new JumpseatError(JUMPSEAT_ERR_SHUTTING_DOWN, 'jumpseat is shutting down');
+  });
+  app.addHook('onClose', async () => {
+    await tools.close();
+  });
+
+  app.get(
+    '/healthz',
+    {
+      schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } },
+      config: { public: true },
+    },
+    async () => ({ ok: true }),
+  );
+};
+
+export const lifecycle = fp(lifecyclePlugin, {
+  name: 'jumpseat-lifecycle',
+  fastify: '5.x',
+  dependencies: ['jumpseat-errors'],
+});

@@ -1,0 +1,72 @@
+/**
+ * The minted tokens' file in the data directory (`tokens.json`, mode 600): hashes and roles,
+ * never a token. Written whole and renamed into place, so a crash never leaves half a file.
+ */
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { AGENT_ID_PATTERN, ROLES } from '../../../shared/src/api.ts';
+import { errorCode, SECRET_FILE_MODE } from '../config/admin-token.ts';
+import { ConfigError } from '../config/config-error.ts';
+
+export const TOKENS_FILE_NAME = 'tokens.json';
+const TOKENS_FILE_VERSION = 1;
+
+const TokenRecord = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  /** Hex SHA-256 of the token. */
+  sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  role: Type.Enum(ROLES),
+  agent: Type.Optional(Type.String({ pattern: AGENT_ID_PATTERN })),
+  name: Type.String(),
+  createdAt: Type.String(),
+});
+export type TokenRecord = Static<typeof TokenRecord>;
+
+const TokensFile = Type.Object({
+  version: Type.Literal(TOKENS_FILE_VERSION),
+  tokens: Type.Array(TokenRecord),
+});
+
+export function tokensFilePath(dataDir: string): string {
+  return join(dataDir, TOKENS_FILE_NAME);
+}
+
+/** The saved records; none when the file does not exist yet. */
+export function loadTokenRecords(dataDir: string): TokenRecord[] {
+  const path = tokensFilePath(dataDir);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return [];
+    throw new ConfigError(`tokens file "${path}" cannot be read (${errorCode(error)})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`tokens file "${path}" is not valid JSON; fix or delete it`);
+  }
+  if (!Value.Check(TokensFile, parsed)) {
+    throw new ConfigError(`tokens file "${path}" has an unexpected shape; fix or delete it`);
+  }
+  const agentless = parsed.tokens.find(
+    (record) => (record.role === 'agent') !== (record.agent !== undefined),
+  );
+  if (agentless !== undefined) {
+    throw new ConfigError(`tokens file "${path}": token ${agentless.id} has a role/agent mismatch`);
+  }
+  return parsed.tokens;
+}
+
+export function saveTokenRecords(dataDir: string, records: readonly TokenRecord[]): void {
+  const path = tokensFilePath(dataDir);
+  const temporary = `${path}.${process.pid}.tmp`;
+  const text = `${JSON.stringify({ version: TOKENS_FILE_VERSION, tokens: records }, null, 2)}\n`;
+  writeFileSync(temporary, text, { mode: SECRET_FILE_MODE });
+  // The mode given to writeFileSync only applies when the file is created.
+  chmodSync(temporary, SECRET_FILE_MODE);
+  renameSync(temporary, path);
+}

@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConfigError } from '../config/config-error.ts';
+import { JumpseatError } from '../errors.ts';
+import { TokenStore } from './token-store.ts';
+
+// Counts comparisons while keeping the real implementation: the store must compare against
+// every known hash, whichever one matches.
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>();
+  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
+const { timingSafeEqual } = await import('node:crypto');
+
+const ADMIN = 'admin-secret-token';
+let dataDir: string;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'jumpseat-tokens-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+describe('verify', () => {
+  it('knows the admin token from configuration', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    expect(store.verify(ADMIN)).toEqual({ role: 'admin', name: 'admin', tokenId: 'admin' });
+  });
+
+  it.each([
+    ['a wrong token', 'admin-secret-tokeN'],
+    ['a prefix of the token', 'admin-secret'],
+    ['an empty string', ''],
+    ['a token with a space', 'admin secret'],
+    ['a non-ASCII token', 'admin-secret-tokén'],
+    ['an oversized token', 'x'.repeat(5000)],
+  ])('refuses %s', (_what, presented) => {
+    expect(TokenStore.open(dataDir, ADMIN).verify(presented)).toBeUndefined();
+  });
+
+  it('compares against every known hash whichever token is presented', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    const minted = ['a1', 'a2', 'a3'].map((agent) => store.mint({ role: 'agent', agent }).token);
+    for (const presented of [ADMIN, minted[0] ?? '', minted[2] ?? '', 'js_unknown']) {
+      vi.mocked(timingSafeEqual).mockClear();
+      store.verify(presented);
+      expect(vi.mocked(timingSafeEqual)).toHaveBeenCalledTimes(4);
+    }
+  });
+});
+
+describe('mint', () => {
+  it('returns a js_ token of 32 random bytes for the role', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    const { token, principal } = store.mint({ role: 'agent', agent: 'a1' });
+    expect(token).toMatch(/^js_[A-Za-z0-9_-]{43}$/);
+    expect(principal).toMatchObject({ role: 'agent', agent: 'a1', name: 'agent:a1' });
+    expect(store.verify(token)).toEqual(principal);
+  });
+
+  it('names tokens by role unless a name is given', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    expect(store.mint({ role: 'viewer' }).principal.name).toBe('viewer');
+    expect(store.mint({ role: 'operator', name: 'Ana' }).principal.name).toBe('Ana');
+  });
+
+  it('mints different tokens every time', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    const tokens = new Set(Array.from({ length: 20 }, () => store.mint({ role: 'viewer' }).token));
+    expect(tokens.size).toBe(20);
+  });
+
+  it('requires an agent id for role agent', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    expect(() => store.mint({ role: 'agent' })).toThrow(
+      new JumpseatError(
+        { code: 'BAD_REQUEST', status: 400 },
+        'role "agent" requires "agent" (the agent id)',
+      ),
+    );
+  });
+
+  it('refuses an agent id for the other roles', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    expect(() => store.mint({ role: 'operator', agent: 'a1' })).toThrow(
+      '"agent" is only allowed with role "agent", not "operator"',
+    );
+  });
+});
+
+describe('persistence', () => {
+  it('keeps minted tokens across restarts as SHA-256 hashes only, mode 600', () => {
+    const first = TokenStore.open(dataDir, ADMIN);
+    const { token, principal } = first.mint({ role: 'agent', agent: 'a1', name: 'ci' });
+    const file = join(dataDir, 'tokens.json');
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(token.slice(3));
+    expect(text).toContain(sha256Hex(token));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const second = TokenStore.open(dataDir, ADMIN);
+    expect(second.verify(token)).toEqual(principal);
+  });
+
+  it('takes the admin token from configuration only, never from the file', () => {
+    TokenStore.open(dataDir, ADMIN).mint({ role: 'viewer' });
+    const restarted = TokenStore.open(dataDir, 'a-new-admin-token');
+    expect(restarted.verify(ADMIN)).toBeUndefined();
+    expect(restarted.verify('a-new-admin-token')?.role).toBe('admin');
+  });
+
+  it('refuses a tokens file that is not JSON', () => {
+    writeFileSync(join(dataDir, 'tokens.json'), '{oops');
+    expect(() => TokenStore.open(dataDir, ADMIN)).toThrow(ConfigError);
+    expect(() => TokenStore.open(dataDir, ADMIN)).toThrow(
+      `tokens file "${join(dataDir, 'tokens.json')}" is not valid JSON; fix or delete it`,
+    );
+  });
+
+  it('refuses a tokens file whose agent token lost its agent', () => {
+    const record = {
+      id: 'x',
+      sha256: sha256Hex('t'),
+      role: 'agent',
+      name: 'n',
+      createdAt: '2025-01-01T00:00:00.000Z',
+    };
+    writeFileSync(join(dataDir, 'tokens.json'), JSON.stringify({ version: 1, tokens: [record] }));
+    expect(() => TokenStore.open(dataDir, ADMIN)).toThrow('token x has a role/agent mismatch');
+  });
+});

@@ -1,0 +1,291 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_DESCRIPTIONS } from '../tool/contract-text.ts';
+import { type Config, loadConfig } from './config.ts';
+import { ConfigError, HelpRequested } from './config-error.ts';
+import { FLAGS } from './flags.ts';
+
+let root: string;
+let dataDir: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'jumpseat-config-'));
+  dataDir = join(root, 'data');
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** Loads with a throwaway data dir unless the test gives one. */
+function load(argv: string[] = [], env: NodeJS.ProcessEnv = {}): Config {
+  const withDataDir = argv.includes('--data-dir') || 'JUMPSEAT_DATA_DIR' in env;
+  return loadConfig(withDataDir ? argv : ['--data-dir', dataDir, ...argv], env, root);
+}
+
+function errorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+function modeOf(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+describe('defaults', () => {
+  it('serves 127.0.0.1:7400 with the contract defaults for both dialects', () => {
+    const config = load();
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(7400);
+    expect(config.logLevel).toBe('off');
+    expect(config.envPass).toEqual([]);
+    expect(config.dialects).toEqual({
+      bash: {
+        timeoutMs: 300000,
+        maxOutputChars: 16000,
+        clip: 'head',
+        description: DEFAULT_DESCRIPTIONS.bash,
+      },
+      pwsh: {
+        timeoutMs: 300000,
+        maxOutputChars: 16000,
+        clip: 'head',
+        description: DEFAULT_DESCRIPTIONS.pwsh,
+      },
+    });
+  });
+
+  it('pins the default tool descriptions of TOOL-CONTRACT.md', () => {
+    const config = load();
+    expect(config.dialects.bash.description).toBe(
+      'Run commands in a persistent bash shell. State, including the current directory and exported environment variables, persists across calls for this agent.',
+    );
+    expect(config.dialects.pwsh.description).toBe(
+      'Run commands in a persistent PowerShell shell. State, including the current directory and exported environment variables, persists across calls for this agent.',
+    );
+  });
+
+  it('keeps state in ./.jumpseat resolved against the working directory, mode 700', () => {
+    const config = loadConfig([], {}, root);
+    expect(config.dataDir).toBe(join(root, '.jumpseat'));
+    expect(modeOf(config.dataDir)).toBe(0o700);
+  });
+
+  it('creates <data-dir>/workspace when no workspace is given', () => {
+    const config = load();
+    expect(config.workspace).toBe(join(dataDir, 'workspace'));
+    expect(statSync(config.workspace).isDirectory()).toBe(true);
+  });
+});
+
+describe('flags and variables', () => {
+  const cases: [
+    flag: string,
+    env: string,
+    value: string,
+    read: (c: Config) => unknown,
+    want: unknown,
+  ][] = [
+    ['--host', 'JUMPSEAT_HOST', '0.0.0.0', (c) => c.host, '0.0.0.0'],
+    ['--port', 'JUMPSEAT_PORT', '0', (c) => c.port, 0],
+    ['--port', 'JUMPSEAT_PORT', '65535', (c) => c.port, 65535],
+    ['--timeout-ms', 'JUMPSEAT_TIMEOUT_MS', '1500', (c) => c.dialects.pwsh.timeoutMs, 1500],
+    [
+      '--max-output-chars',
+      'JUMPSEAT_MAX_OUTPUT_CHARS',
+      '10',
+      (c) => c.dialects.bash.maxOutputChars,
+      10,
+    ],
+    ['--clip', 'JUMPSEAT_CLIP', 'head-tail', (c) => c.dialects.pwsh.clip, 'head-tail'],
+    ['--bash-timeout-ms', 'JUMPSEAT_BASH_TIMEOUT_MS', '7', (c) => c.dialects.bash.timeoutMs, 7],
+    ['--pwsh-timeout-ms', 'JUMPSEAT_PWSH_TIMEOUT_MS', '8', (c) => c.dialects.pwsh.timeoutMs, 8],
+    [
+      '--bash-max-output-chars',
+      'JUMPSEAT_BASH_MAX_OUTPUT_CHARS',
+      '9',
+      (c) => c.dialects.bash.maxOutputChars,
+      9,
+    ],
+    [
+      '--pwsh-max-output-chars',
+      'JUMPSEAT_PWSH_MAX_OUTPUT_CHARS',
+      '11',
+      (c) => c.dialects.pwsh.maxOutputChars,
+      11,
+    ],
+    [
+      '--env-pass',
+      'JUMPSEAT_ENV_PASS',
+      'AWS_KEY,GH_TOKEN',
+      (c) => c.envPass,
+      ['AWS_KEY', 'GH_TOKEN'],
+    ],
+    ['--log', 'JUMPSEAT_LOG', 'info', (c) => c.logLevel, 'info'],
+  ];
+
+  it.each(cases)('%s sets the value', (flag, _env, value, read, want) => {
+    expect(read(load([flag, value]))).toEqual(want);
+  });
+
+  it.each(cases)('%s falls back to %s', (_flag, env, value, read, want) => {
+    expect(read(load([], { [env]: value }))).toEqual(want);
+  });
+
+  it.each(cases)('%s wins over %s', (flag, env, value, read, want) => {
+    expect(read(load([flag, value], { [env]: 'not valid for anything' }))).toEqual(want);
+  });
+
+  it('accepts --flag=value as well as --flag value', () => {
+    expect(load(['--port=8123']).port).toBe(8123);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(load([], { JUMPSEAT_PORT: '', JUMPSEAT_TOKEN: '' }).port).toBe(7400);
+  });
+
+  it('lets a per-dialect setting override the general one, whatever its source', () => {
+    const config = load(['--timeout-ms', '1000', '--max-output-chars', '50'], {
+      JUMPSEAT_PWSH_TIMEOUT_MS: '2000',
+      JUMPSEAT_BASH_MAX_OUTPUT_CHARS: '60',
+    });
+    expect(config.dialects.bash).toMatchObject({ timeoutMs: 1000, maxOutputChars: 60 });
+    expect(config.dialects.pwsh).toMatchObject({ timeoutMs: 2000, maxOutputChars: 50 });
+  });
+
+  it('reads repeated --env-pass flags and comma lists, without duplicates', () => {
+    const config = load(['--env-pass', 'A_KEY, B_TOKEN', '--env-pass=A_KEY', '--env-pass', 'C,']);
+    expect(config.envPass).toEqual(['A_KEY', 'B_TOKEN', 'C']);
+  });
+
+  it('resolves --data-dir and --workspace against the working directory', () => {
+    mkdirSync(join(root, 'ws'));
+    const config = loadConfig(['--data-dir', 'd', '--workspace', 'ws'], {}, root);
+    expect(config.dataDir).toBe(join(root, 'd'));
+    expect(config.workspace).toBe(join(root, 'ws'));
+  });
+
+  it('uses an explicit workspace as it is and creates no default one', () => {
+    const workspace = join(root, 'mine');
+    mkdirSync(workspace);
+    const config = load(['--workspace', workspace]);
+    expect(config.workspace).toBe(workspace);
+    expect(existsSync(join(dataDir, 'workspace'))).toBe(false);
+  });
+
+  it('documents every flag in --help, and --help creates nothing', () => {
+    let help: HelpRequested | undefined;
+    try {
+      load(['--help', '--port', 'nonsense']);
+    } catch (error) {
+      if (error instanceof HelpRequested) help = error;
+    }
+    expect(help).toBeDefined();
+    for (const name of Object.keys(FLAGS)) expect(help?.usage).toContain(`--${name}`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe('invalid values', () => {
+  const cases: [argv: string[], env: NodeJS.ProcessEnv, message: string][] = [
+    [['--timeout-ms', 'abc'], {}, '--timeout-ms must be a positive integer (got "abc")'],
+    [['--timeout-ms', '0'], {}, '--timeout-ms must be a positive integer (got "0")'],
+    [['--timeout-ms=-5'], {}, '--timeout-ms must be a positive integer (got "-5")'],
+    [['--timeout-ms', '1.5'], {}, '--timeout-ms must be a positive integer (got "1.5")'],
+    [['--timeout-ms', '1e3'], {}, '--timeout-ms must be a positive integer (got "1e3")'],
+    [
+      ['--timeout-ms', '2147483648'],
+      {},
+      '--timeout-ms must be at most 2147483647 (got "2147483648")',
+    ],
+    [[], { JUMPSEAT_TIMEOUT_MS: 'x' }, 'JUMPSEAT_TIMEOUT_MS must be a positive integer (got "x")'],
+    [['--max-output-chars', '0'], {}, '--max-output-chars must be a positive integer (got "0")'],
+    [['--bash-timeout-ms', ' 5'], {}, '--bash-timeout-ms must be a positive integer (got " 5")'],
+    [
+      ['--pwsh-max-output-chars', 'lots'],
+      {},
+      '--pwsh-max-output-chars must be a positive integer (got "lots")',
+    ],
+    [['--port', '65536'], {}, '--port must be an integer from 0 to 65535 (got "65536")'],
+    [['--port=-1'], {}, '--port must be an integer from 0 to 65535 (got "-1")'],
+    [['--port', 'http'], {}, '--port must be an integer from 0 to 65535 (got "http")'],
+    [
+      [],
+      { JUMPSEAT_PORT: '7400x' },
+      'JUMPSEAT_PORT must be an integer from 0 to 65535 (got "7400x")',
+    ],
+    [['--clip', 'tail'], {}, '--clip must be one of "head", "head-tail" (got "tail")'],
+    [
+      ['--log', 'loud'],
+      {},
+      '--log must be one of "off", "fatal", "error", "warn", "info", "debug", "trace" (got "loud")',
+    ],
+    [['--host', ''], {}, '--host must be a host name or IP address (got "")'],
+    [['--data-dir', ''], {}, '--data-dir must not be empty'],
+    [['--env-pass', 'A,1B'], {}, '--env-pass must list variable names (got "1B")'],
+    [
+      ['--env-pass', 'JUMPSEAT_TOKEN'],
+      {},
+      '--env-pass cannot pass JUMPSEAT_TOKEN: the admin token never reaches a shell',
+    ],
+    [['--nope'], {}, 'unknown flag --nope (see --help)'],
+    [['-x'], {}, 'unknown flag -x (see --help)'],
+    [['serve'], {}, 'unexpected argument "serve": jumpseat takes only flags (see --help)'],
+    [['--port'], {}, '--port needs a value'],
+    [
+      ['--port', '--host', 'x'],
+      {},
+      '--port needs a value (write --port=VALUE for one starting with "-")',
+    ],
+    [['--help=yes'], {}, '--help does not take a value'],
+    [
+      ['--token=js_secret'],
+      {},
+      '--token is not accepted: every process can read command lines; use JUMPSEAT_TOKEN or --token-file',
+    ],
+    [[], { JUMPSEAT_TOKEN: 'has space' }, 'JUMPSEAT_TOKEN must be printable ASCII without spaces'],
+  ];
+
+  it.each(cases)('%j %j → %s', (argv, env, message) => {
+    const error = errorOf(() => load(argv, env));
+    expect(error.message).toBe(message);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('never echoes a token given as a flag', () => {
+    expect(errorOf(() => load(['--token=js_secret'])).message).not.toContain('js_secret');
+  });
+
+  it('creates nothing when a value is invalid', () => {
+    errorOf(() => load(['--timeout-ms', 'abc']));
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('refuses a workspace that does not exist', () => {
+    const missing = join(root, 'missing');
+    expect(errorOf(() => load(['--workspace', missing])).message).toBe(
+      `--workspace "${missing}" does not exist`,
+    );
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('refuses a workspace that is a file, naming the variable it came from', () => {
+    const file = join(root, 'file');
+    writeFileSync(file, '');
+    expect(errorOf(() => load([], { JUMPSEAT_WORKSPACE: file })).message).toBe(
+      `JUMPSEAT_WORKSPACE "${file}" is not a directory`,
+    );
+  });
+
+  it('refuses a data dir that is a file', () => {
+    const file = join(root, 'file');
+    writeFileSync(file, '');
+    expect(errorOf(() => load(['--data-dir', file])).message).toBe(
+      `--data-dir "${file}" is not a directory`,
+    );
+  });
+});

@@ -1,0 +1,199 @@
+/**
+ * Start-up configuration: flags, then JUMPSEAT_* variables, then defaults, validated at once
+ * so a bad value stops the server before anything starts, with one line naming the flag.
+ */
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Dialect } from '../../../shared/src/api.ts';
+import { DEFAULT_DESCRIPTIONS } from '../tool/contract-text.ts';
+import {
+  type AdminTokenInputs,
+  type AdminTokenSource,
+  givenAdminToken,
+  storedAdminToken,
+} from './admin-token.ts';
+import { ConfigError, HelpRequested } from './config-error.ts';
+import { type FlagName, parseArgsOptions, usage } from './flags.ts';
+import { parseFlagError } from './parse-flag-error.ts';
+import {
+  ensureDirectory,
+  existingDirectory,
+  type FlagValues,
+  got,
+  nonEmpty,
+  oneOf,
+  positiveInteger,
+  readHost,
+  readPort,
+  readSetting,
+  type Setting,
+} from './setting-values.ts';
+
+export { DEFAULT_HOST, DEFAULT_PORT } from './setting-values.ts';
+
+export const CLIP_MODES = ['head', 'head-tail'] as const;
+export type ClipMode = (typeof CLIP_MODES)[number];
+
+export const LOG_LEVELS = ['off', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The model-facing tool settings of one dialect (TOOL-CONTRACT.md, "Configuration"). */
+export interface DialectSettings {
+  readonly timeoutMs: number;
+  readonly maxOutputChars: number;
+  readonly clip: ClipMode;
+  readonly description: string;
+}
+
+export interface Config {
+  readonly host: string;
+  /** 0 asks the system for a free port; the bound one is on the server address. */
+  readonly port: number;
+  /** Absolute; exists after loadConfig. */
+  readonly dataDir: string;
+  /** Absolute; an existing directory after loadConfig. */
+  readonly workspace: string;
+  /** Never print or log it; only the login URL of the banner shows it, on purpose. */
+  readonly adminToken: string;
+  readonly adminTokenSource: AdminTokenSource;
+  readonly dialects: { readonly bash: DialectSettings; readonly pwsh: DialectSettings };
+  /** Variable names let through the shell-environment secret filter. */
+  readonly envPass: readonly string[];
+  readonly logLevel: LogLevel;
+}
+
+export const DEFAULT_DATA_DIR = './.jumpseat';
+export const WORKSPACE_DIR_NAME = 'workspace';
+export const DEFAULT_TIMEOUT_MS = 300_000;
+export const DEFAULT_MAX_OUTPUT_CHARS = 16_000;
+/** Timers fire at once for delays above 2^31-1 ms (~24.8 days), so no timeout may exceed it. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+/** The data directory holds token files: owner only. */
+const DATA_DIR_MODE = 0o700;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function loadConfig(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string = process.cwd(),
+): Config {
+  const values = parseFlags(argv);
+  const read = (name: FlagName): Setting | undefined => readSetting(values, env, name);
+
+  // Everything pure first, so a bad value leaves no directory or file behind.
+  const host = readHost(read('host'));
+  const port = readPort(read('port'));
+  const timeoutMs = positiveInteger(read('timeout-ms'), DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  const maxOutputChars = positiveInteger(
+    read('max-output-chars'),
+    DEFAULT_MAX_OUTPUT_CHARS,
+    Number.MAX_SAFE_INTEGER,
+  );
+  const clip = oneOf(read('clip'), CLIP_MODES, 'head');
+  const logLevel = oneOf(read('log'), LOG_LEVELS, 'off');
+  const envPass = readEnvPass(values, env);
+  // A per-dialect value is the more specific statement, so it wins whatever its source.
+  const dialect = (name: Dialect): DialectSettings => ({
+    timeoutMs: positiveInteger(read(`${name}-timeout-ms`), timeoutMs, MAX_TIMEOUT_MS),
+    maxOutputChars: positiveInteger(
+      read(`${name}-max-output-chars`),
+      maxOutputChars,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    clip,
+    description: DEFAULT_DESCRIPTIONS[name],
+  });
+  const dialects = { bash: dialect('bash'), pwsh: dialect('pwsh') };
+
+  const dataDirSetting = read('data-dir') ?? { raw: DEFAULT_DATA_DIR, source: '--data-dir' };
+  const dataDir = resolve(cwd, nonEmpty(dataDirSetting));
+  const workspaceSetting = read('workspace');
+  const workspace =
+    workspaceSetting === undefined
+      ? join(dataDir, WORKSPACE_DIR_NAME)
+      : existingDirectory(workspaceSetting, cwd);
+  const given = givenAdminToken(adminTokenInputs(values, env, cwd));
+
+  ensureDirectory(dataDir, dataDirSetting.source, DATA_DIR_MODE);
+  const admin = given ?? storedAdminToken(dataDir);
+  if (workspaceSetting === undefined) ensureDirectory(workspace, '--workspace');
+
+  return {
+    host,
+    port,
+    dataDir,
+    workspace,
+    adminToken: admin.token,
+    adminTokenSource: admin.source,
+    dialects,
+    envPass,
+    logLevel,
+  };
+}
+
+function parseFlags(argv: readonly string[]): FlagValues {
+  let values: FlagValues;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: parseArgsOptions(),
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    // Asking for help wins over a typo elsewhere on the line.
+    if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequested(usage());
+    throw new ConfigError(parseFlagError(error));
+  }
+  if (values.help === true) throw new HelpRequested(usage());
+  return values;
+}
+
+/** `--env-pass` may repeat and each value may list several names separated by commas. */
+function readEnvPass(values: FlagValues, env: NodeJS.ProcessEnv): string[] {
+  const flags = values['env-pass'];
+  const settings: Setting[] = Array.isArray(flags)
+    ? flags.filter((raw) => typeof raw === 'string').map((raw) => ({ raw, source: '--env-pass' }))
+    : [readSetting(values, env, 'env-pass')].filter((setting) => setting !== undefined);
+  const names = new Set<string>();
+  for (const setting of settings) {
+    for (const name of setting.raw.split(',').map((part) => part.trim())) {
+      if (name === '') continue;
+      if (!ENV_NAME.test(name)) {
+        throw new ConfigError(
+          `${setting.source} must list variable names ${got({ ...setting, raw: name })}`,
+        );
+      }
+      if (name === 'JUMPSEAT_TOKEN') {
+        throw new ConfigError(
+          `${setting.source} cannot pass JUMPSEAT_TOKEN: the admin token never reaches a shell`,
+        );
+      }
+      names.add(name);
+    }
+  }
+  return [...names];
+}
+
+/** A token file (flag first, as flags win) or JUMPSEAT_TOKEN; both variables is ambiguous. */
+function adminTokenInputs(
+  values: FlagValues,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): AdminTokenInputs {
+  const flagFile = values['token-file'];
+  const envToken = env.JUMPSEAT_TOKEN === '' ? undefined : env.JUMPSEAT_TOKEN;
+  const envFile = env.JUMPSEAT_TOKEN_FILE === '' ? undefined : env.JUMPSEAT_TOKEN_FILE;
+  if (typeof flagFile === 'string') {
+    const path = nonEmpty({ raw: flagFile, source: '--token-file' });
+    return { tokenFile: { path: resolve(cwd, path), source: '--token-file' } };
+  }
+  if (envFile !== undefined && envToken !== undefined) {
+    throw new ConfigError('set either JUMPSEAT_TOKEN or JUMPSEAT_TOKEN_FILE, not both');
+  }
+  if (envFile !== undefined) {
+    return { tokenFile: { path: resolve(cwd, envFile), source: 'JUMPSEAT_TOKEN_FILE' } };
+  }
+  return envToken === undefined ? {} : { envToken };
+}

@@ -1,0 +1,105 @@
+/**
+ * The command-line flags and their environment variables, declared once: the parser options,
+ * the variable each flag falls back to, and the usage text all come from this table.
+ */
+import type { ParseArgsConfig } from 'node:util';
+
+interface FlagSpec {
+  /** The environment variable read when the flag is absent. */
+  readonly env?: string;
+  /** Placeholder for the value in the usage text; flags without one are switches. */
+  readonly value?: string;
+  readonly multiple?: boolean;
+  readonly short?: string;
+  readonly help: string;
+}
+
+export const FLAGS = {
+  host: { env: 'JUMPSEAT_HOST', value: 'HOST', help: 'address to listen on (127.0.0.1)' },
+  port: {
+    env: 'JUMPSEAT_PORT',
+    value: 'PORT',
+    help: 'port to listen on; 0 picks a free one (7400)',
+  },
+  'token-file': {
+    env: 'JUMPSEAT_TOKEN_FILE',
+    value: 'FILE',
+    help: 'file holding the admin token (else JUMPSEAT_TOKEN, else <data-dir>/admin-token)',
+  },
+  'data-dir': { env: 'JUMPSEAT_DATA_DIR', value: 'DIR', help: 'state directory (./.jumpseat)' },
+  workspace: {
+    env: 'JUMPSEAT_WORKSPACE',
+    value: 'DIR',
+    help: 'directory shells start in; must exist (<data-dir>/workspace, created)',
+  },
+  'timeout-ms': {
+    env: 'JUMPSEAT_TIMEOUT_MS',
+    value: 'MS',
+    help: 'wall-clock limit of one call (300000)',
+  },
+  'max-output-chars': {
+    env: 'JUMPSEAT_MAX_OUTPUT_CHARS',
+    value: 'N',
+    help: 'output characters returned before clipping (16000)',
+  },
+  clip: { env: 'JUMPSEAT_CLIP', value: 'MODE', help: 'head | head-tail (head)' },
+  'bash-timeout-ms': { env: 'JUMPSEAT_BASH_TIMEOUT_MS', value: 'MS', help: 'bash only' },
+  'pwsh-timeout-ms': { env: 'JUMPSEAT_PWSH_TIMEOUT_MS', value: 'MS', help: 'pwsh only' },
+  'bash-max-output-chars': { env: 'JUMPSEAT_BASH_MAX_OUTPUT_CHARS', value: 'N', help: 'bash only' },
+  'pwsh-max-output-chars': { env: 'JUMPSEAT_PWSH_MAX_OUTPUT_CHARS', value: 'N', help: 'pwsh only' },
+  'env-pass': {
+    env: 'JUMPSEAT_ENV_PASS',
+    value: 'NAME[,NAME...]',
+    multiple: true,
+    help: 'variables let through the shell-environment secret filter',
+  },
+  log: {
+    env: 'JUMPSEAT_LOG',
+    value: 'LEVEL',
+    help: 'off | fatal | error | warn | info | debug | trace (off)',
+  },
+  help: { short: 'h', help: 'print this help and exit' },
+} as const satisfies Record<string, FlagSpec>;
+
+export type FlagName = keyof typeof FLAGS;
+
+function spec(name: FlagName): FlagSpec {
+  return FLAGS[name];
+}
+
+/** The `node:util` parseArgs options for FLAGS. */
+export function parseArgsOptions(): NonNullable<ParseArgsConfig['options']> {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const name of Object.keys(FLAGS) as FlagName[]) {
+    const flag = spec(name);
+    options[name] = {
+      type: flag.value === undefined ? 'boolean' : 'string',
+      ...(flag.multiple ? { multiple: true } : {}),
+      ...(flag.short === undefined ? {} : { short: flag.short }),
+    };
+  }
+  return options;
+}
+
+export function envNameOf(name: FlagName): string | undefined {
+  return spec(name).env;
+}
+
+export function usage(): string {
+  const rows = (Object.keys(FLAGS) as FlagName[]).map((name) => {
+    const flag = spec(name);
+    const left = `  --${name}${flag.value === undefined ? '' : ` ${flag.value}`}`;
+    const env = flag.env === undefined ? '' : ` [${flag.env}]`;
+    return `${left.padEnd(40)}${flag.help}${env}`;
+  });
+  return [
+    'Usage: jumpseat [flags]',
+    '',
+    'Serves persistent bash/pwsh shells to AI agents over HTTP.',
+    'Flags win over their environment variables. The admin token is read from',
+    'JUMPSEAT_TOKEN or a token file, never from the command line.',
+    '',
+    ...rows,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,153 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+/** Starting node with tsx and the engine takes about a second; leave room for slow machines. */
+const START_DEADLINE_MS = 20_000;
+
+let root: string;
+let child: ChildProcess | undefined;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'jumpseat-start-'));
+});
+afterEach(() => {
+  if (child?.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  child = undefined;
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** The server's environment: ours without any JUMPSEAT_* setting, plus `extra`. */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('JUMPSEAT_')),
+  );
+  return { ...env, ...extra };
+}
+
+interface Started {
+  readonly process: ChildProcess;
+  readonly lines: string[];
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+function start(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Started {
+  const started = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts', ...args], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = started;
+  const lines: string[] = [];
+  let pending = '';
+  let stderr = '';
+  started.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const parts = pending.split('\n');
+    pending = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  started.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => started.on('exit', resolve));
+  return { process: started, lines, stderr: () => stderr, exited };
+}
+
+/** Resolves once the banner's two lines are out (or fails when the process dies first). */
+async function banner(started: Started): Promise<[string, string]> {
+  const deadline = Date.now() + START_DEADLINE_MS;
+  while (started.lines.length < 2) {
+    if (started.process.exitCode !== null) {
+      throw new Error(`server exited ${started.process.exitCode}: ${started.stderr()}`);
+    }
+    if (Date.now() > deadline) throw new Error(`no banner; stderr: ${started.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return [started.lines[0] ?? '', started.lines[1] ?? ''];
+}
+
+describe('npm start', () => {
+  it('prints the real port and a login URL that logs in, and exits 0 on SIGTERM', async () => {
+    const dataDir = join(root, 'data');
+    const started = start(['--port', '0', '--data-dir', dataDir]);
+    const [listening, login] = await banner(started);
+
+    const match = /^jumpseat listening on http:\/\/127\.0\.0\.1:(\d+)\/$/.exec(listening);
+    expect(match).not.toBeNull();
+    const port = Number(match?.[1]);
+    expect(port).toBeGreaterThan(0);
+    const base = `http://127.0.0.1:${port}/`;
+    expect(await (await fetch(`${base}healthz`)).json()).toEqual({ ok: true });
+
+    const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    expect(login).toBe(`login: ${base}login?token=${encodeURIComponent(adminToken)}`);
+    const response = await fetch(login.slice('login: '.length), { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('set-cookie')).toContain(`jumpseat_token=${adminToken};`);
+
+    started.process.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+    expect(started.stderr()).toBe('');
+  });
+
+  it('uses JUMPSEAT_TOKEN and keeps it from the shells it starts', async () => {
+    const token = 'js_from_the_environment';
+    const started = start(
+      ['--port', '0', '--data-dir', join(root, 'data')],
+      cleanEnv({ JUMPSEAT_TOKEN: token }),
+    );
+    const [listening, login] = await banner(started);
+    expect(login).toMatch(new RegExp(`/login\\?token=${token}$`));
+    const base = listening.slice('jumpseat listening on '.length);
+    const response = await fetch(`${base}api/agents/a1/bash`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: JSON.stringify({ command: 'echo "${JUMPSEAT_TOKEN:-unset}"' }),
+    });
+    expect(await response.json()).toEqual({ output: 'unset' });
+    started.process.kill('SIGINT');
+    expect(await started.exited).toBe(0);
+  });
+
+  it('exits 2 on a bad flag with one line naming it, starting nothing', async () => {
+    const dataDir = join(root, 'data');
+    const started = start(['--data-dir', dataDir, '--timeout-ms', 'abc']);
+    expect(await started.exited).toBe(2);
+    expect(started.stderr()).toBe(
+      'jumpseat: --timeout-ms must be a positive integer (got "abc")\n',
+    );
+    expect(started.lines).toEqual([]);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('exits 2 on an unknown flag', async () => {
+    const started = start(['--data-dir', join(root, 'data'), '--verbose']);
+    expect(await started.exited).toBe(2);
+    expect(started.stderr()).toBe('jumpseat: unknown flag --verbose (see --help)\n');
+  });
+
+  it('prints the usage for --help and exits 0', async () => {
+    const started = start(['--help']);
+    expect(await started.exited).toBe(0);
+    expect(started.lines[0]).toBe('Usage: jumpseat [flags]');
+  });
+
+  it('exits 1 with one line when the port is taken', async () => {
+    const first = start(['--port', '0', '--data-dir', join(root, 'one')]);
+    const [listening] = await banner(first);
+    const port = /:(\d+)\/$/.exec(listening)?.[1] ?? '';
+    const second = start(['--port', port, '--data-dir', join(root, 'two')]);
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toMatch(
+      new RegExp(`^jumpseat: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\\n$`),
+    );
+    first.process.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  });
+});
