@@ -15,6 +15,11 @@ const SPAWN_RUNS = 200;
 const SEQ_RUNS = 5;
 const SEQ_COMMAND = 'seq 1 1000000';
 const IDLE_SHELLS = 50;
+/** A short per-call deadline for the timeout figure (the server runs with it for bash). */
+const TIMEOUT_MS = 1000;
+const TIMEOUT_RUNS = 5;
+/** The issue's bound: the tree is ended within half a second of the deadline. */
+const TIMEOUT_LIMIT_MS = 500;
 /** Time for the server to settle (GC, lazy allocations) before a memory reading. */
 const SETTLE_MS = 1500;
 
@@ -25,12 +30,12 @@ interface Server {
   readonly root: string;
 }
 
-async function startServer(): Promise<Server> {
+async function startServer(flags: readonly string[] = []): Promise<Server> {
   const root = mkdtempSync(join(tmpdir(), 'jumpseat-bench-'));
   const token = 'bench-token-0123456789abcdef';
   const child = spawn(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', 'server/src/main.ts', '--port', '0', '--data-dir', root],
+    ['--import', 'tsx', 'server/src/main.ts', '--port', '0', '--data-dir', root, ...flags],
     { env: { ...process.env, JUMPSEAT_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -39,6 +44,13 @@ async function startServer(): Promise<Server> {
     if (match?.[1]) return { url: match[1], token, child, root };
   }
   throw new Error('the server exited before printing its address');
+}
+
+async function stopServer(server: Server): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+  rmSync(server.root, { recursive: true, force: true });
 }
 
 async function call(server: Server, agent: string, command: string): Promise<string> {
@@ -159,7 +171,29 @@ async function main(): Promise<void> {
       ),
     );
 
-    // 3. Memory per idle shell.
+    // 3. How long after its deadline a timed-out call answers, its process tree ended.
+    const short = await startServer(['--timeout-ms', String(TIMEOUT_MS)]);
+    const overshoots: number[] = [];
+    try {
+      await call(short, 'bench-timeout', 'true');
+      for (let i = 0; i < TIMEOUT_RUNS; i++) {
+        const elapsed = await timed(() => call(short, 'bench-timeout', 'sleep 30 & sleep 30'));
+        overshoots.push(elapsed - TIMEOUT_MS);
+      }
+    } finally {
+      await stopServer(short);
+    }
+    const overshoot = median(overshoots);
+    results.push(
+      report(
+        'timeout answered after the deadline, tree ended',
+        overshoot / TIMEOUT_LIMIT_MS,
+        1,
+        `(median ${overshoot.toFixed(0)} ms past a ${TIMEOUT_MS} ms deadline against ${TIMEOUT_LIMIT_MS} ms)`,
+      ),
+    );
+
+    // 4. Memory per idle shell.
     await sleep(SETTLE_MS);
     const before = rssKiB(server.child.pid as number);
     for (let i = 0; i < IDLE_SHELLS; i++) await call(server, `bench-idle-${i}`, 'true');
@@ -175,9 +209,7 @@ async function main(): Promise<void> {
       ),
     );
   } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => server.child.once('exit', resolve));
-    rmSync(server.root, { recursive: true, force: true });
+    await stopServer(server);
   }
   console.log(`${results.filter(Boolean).length} of ${results.length} figures within target`);
 }

@@ -49,9 +49,9 @@ describe('the environment a shell starts with', () => {
 
 describe('waiting for a password', () => {
   it('sees a silent read from /dev/tty as waiting, and types the answer into it', async () => {
-    expect(await engine.call("read -s -p 'Password: ' pw </dev/tty; echo; echo \"len=${#pw}\"", 'pw')).toBe(
-      'Password: \n[waiting for input: bash]',
-    );
+    expect(
+      await engine.call('read -s -p \'Password: \' pw </dev/tty; echo; echo "len=${#pw}"', 'pw'),
+    ).toBe('Password: \n[waiting for input: bash]');
     // The command's own `echo` ends the silent prompt's line, as on a terminal.
     expect(await engine.call('hunter22', 'pw')).toBe('\nlen=8');
   });
@@ -60,7 +60,9 @@ describe('waiting for a password', () => {
 describe('saved outputs', () => {
   it('are kept when the shell is reset', async () => {
     const output = await engine.call('seq 1 100; sleep 30', 'spill');
-    const path = (output.match(/\[full output saved to (\/[^\]]+)\]/) as RegExpMatchArray)[1] as string;
+    const path = (
+      output.match(/\[full output saved to (\/[^\]]+)\]/) as RegExpMatchArray
+    )[1] as string;
     expect(output).toMatch(/^Your command timed out after 2 seconds/);
     expect(existsSync(path)).toBe(true);
     expect(await engine.call(`head -3 '${path}'`, 'spill')).toBe('1\n2\n3');
