@@ -49,7 +49,7 @@ describe('command delivery', () => {
     );
   });
 
-  it('runs quotes, backslashes, $\'…\', newlines and Unicode exactly as given', async () => {
+  it("runs quotes, backslashes, $'…', newlines and Unicode exactly as given", async () => {
     expect(await engine.call(`echo "dq \\"x\\"" 'sq "y"' $'ansi\\tz' back\\\\slash`)).toBe(
       'dq "x" sq "y" ansi\tz back\\slash',
     );
@@ -58,7 +58,9 @@ describe('command delivery', () => {
   });
 
   it('never waits at a continuation prompt for an unfinished command', async () => {
-    expect(await engine.call("echo 'unterminated")).toMatch(/unexpected EOF[\s\S]*\[exit code: 2\]$/);
+    expect(await engine.call("echo 'unterminated")).toMatch(
+      /unexpected EOF[\s\S]*\[exit code: 2\]$/,
+    );
     expect(await engine.call('echo next')).toBe('next');
   });
 
@@ -97,7 +99,9 @@ describe('markers', () => {
 
 describe('secrets', () => {
   it('keeps KEY, SECRET, TOKEN, PASSWORD and JUMPSEAT_ variables out of the shell', async () => {
-    const names = await engine.call("env | cut -d= -f1 | grep -iE 'key|secret|token|password|jumpseat' | sort");
+    const names = await engine.call(
+      "env | cut -d= -f1 | grep -iE 'key|secret|token|password|jumpseat' | sort",
+    );
     expect(names).toBe('PASSED_TOKEN');
     expect(await engine.call('echo "$PLAIN_SETTING"')).toBe('visible');
   });

@@ -25,7 +25,8 @@ afterAll(async () => {
 
 /** Running or sleeping; a zombie (killed, not yet reaped by init) counts as ended. */
 const alive = (pid: string) =>
-  existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  existsSync(`/proc/${pid}`) &&
+  !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 /** The pids a command echoed with `echo $!` (an interactive shell also prints `[1] PID`). */
 const echoedPids = (output: string) => output.match(/^\d+$/gm) ?? [];
 
