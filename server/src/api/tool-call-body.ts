@@ -4,7 +4,7 @@
  */
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 // The engine refuses the same commands; one wording for both, the contract's.
-import { EMPTY_COMMAND_MESSAGE, NUL_COMMAND_MESSAGE } from '../tool/create-tool-service.ts';
+import { EMPTY_COMMAND_MESSAGE, NUL_COMMAND_MESSAGE } from '../tool/contract-text.ts';
 
 /** Why `body` is not a valid tool call, or undefined when it is. */
 export function toolCallBodyProblem(body: unknown): string | undefined {

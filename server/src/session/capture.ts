@@ -10,6 +10,9 @@ export interface CapturedOutput {
   readonly totalChars: number;
   readonly spillPath: string | null;
   readonly lostPrefix: boolean;
+  /** Head-tail clipping: characters left out between head and tail, and where the tail starts. */
+  readonly omittedChars?: number;
+  readonly tailStart?: number | null;
 }
 
 export interface OutputCapture {

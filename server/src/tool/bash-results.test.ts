@@ -13,14 +13,17 @@ const CLIP_NOTICE =
 
 let engine: TestEngine;
 let small: TestEngine;
+let headTail: TestEngine;
 
 beforeAll(() => {
   engine = startEngine();
   small = startEngine({ flags: ['--max-output-chars', '100'] });
+  headTail = startEngine({ flags: ['--max-output-chars', '100', '--clip', 'head-tail'] });
 });
 afterAll(async () => {
   await engine.close();
   await small.close();
+  await headTail.close();
 });
 
 describe('output as a terminal shows it', () => {
@@ -138,5 +141,24 @@ describe('clipping', () => {
     const output = await small.call('seq 1 5000');
     const path = (output.match(/\[full output saved to (\/.+)\]$/) as RegExpMatchArray)[1];
     expect(await small.call(`grep -n '^4999$' '${path}'`)).toBe('4999:4999');
+  });
+});
+
+describe('head-tail clipping (beyond: --clip head-tail)', () => {
+  it('keeps the first and last parts with the notice and the omitted count between', async () => {
+    const output = await headTail.call('seq 1 10000; false');
+    const full = Array.from({ length: 10000 }, (_, i) => String(i + 1)).join('\n');
+    const match = output.match(/\n\[full output saved to (\/[^\]]+)\]\n\[exit code: 1\]$/);
+    expect(match).not.toBeNull();
+    const path = (match as RegExpMatchArray)[1] as string;
+    expect(output).toBe(
+      `${full.slice(0, 50)}\n${CLIP_NOTICE}\n[… ${full.length - 100} characters omitted …]\n` +
+        `${full.slice(-50)}\n[full output saved to ${path}]\n[exit code: 1]`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe(`${full}\n`);
+  });
+
+  it('leaves output that fits untouched', async () => {
+    expect(await headTail.call('seq 1 5')).toBe('1\n2\n3\n4\n5');
   });
 });

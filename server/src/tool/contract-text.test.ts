@@ -6,6 +6,7 @@ import {
   fullOutputSavedLine,
   humanUsedLine,
   LOST_PREFIX_NOTICE,
+  omittedCharsLine,
   resetLine,
   SHELL_EXITED_LINE,
   shellExitedWithCodeLine,
@@ -67,5 +68,10 @@ describe('contract text', () => {
       '[full output saved to /data/spill/a1/x.txt]',
     );
     expect(humanUsedLine('ls; git status')).toBe('[a human used this shell: ls; git status]');
+  });
+
+  it('gives the head-tail omitted line with the count', () => {
+    expect(omittedCharsLine(16)).toBe('[… 16 characters omitted …]');
+    expect(omittedCharsLine(1234567)).toBe('[… 1234567 characters omitted …]');
   });
 });

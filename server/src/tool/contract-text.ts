@@ -70,7 +70,18 @@ export function fullOutputSavedLine(path: string): string {
   return `[full output saved to ${path}]`;
 }
 
+/** *Beyond* the contract's fixed strings (head-tail clipping is ours): stands on its own
+ *  line between the clip notice and the tail; `count` is in UTF-16 units, like the clip. */
+export function omittedCharsLine(count: number): string {
+  return `[… ${count} characters omitted …]`;
+}
+
 /** `summary` must already be one line of at most 500 characters (see result-text.ts). */
 export function humanUsedLine(summary: string): string {
   return `[a human used this shell: ${summary}]`;
 }
+
+/** The 400 message for a command that is not a string with something other than white space. */
+export const EMPTY_COMMAND_MESSAGE = 'command must be a non-empty string';
+/** The 400 message for a command holding a NUL character (no shell can receive one). */
+export const NUL_COMMAND_MESSAGE = 'command must not contain a NUL character';

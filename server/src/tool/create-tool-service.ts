@@ -17,6 +17,7 @@ import { bashDialect } from '../pty/bash-dialect.ts';
 import type { ShellDialect } from '../pty/dialect.ts';
 import type { CallResult, OutputCapture } from '../session/capture.ts';
 import { CallCancelledError, type ExecutedCall, ShellRegistry } from '../session/shell-registry.ts';
+import { EMPTY_COMMAND_MESSAGE, NUL_COMMAND_MESSAGE } from './contract-text.ts';
 import { OutputRenderer } from './output-renderer.ts';
 import { type CallEnding, composeResult } from './result-text.ts';
 import { SpillFiles } from './spill-files.ts';
@@ -25,9 +26,6 @@ import type { ToolService } from './tool-service.ts';
 /** The agent's terminal size: fixed, so output wraps the same way every time. */
 export const AGENT_COLS = 120;
 export const AGENT_ROWS = 40;
-
-export const EMPTY_COMMAND_MESSAGE = 'command must be a non-empty string';
-export const NUL_COMMAND_MESSAGE = 'command must not contain a NUL character';
 
 const DIALECTS: Partial<Record<Dialect, ShellDialect>> = { bash: bashDialect };
 
@@ -79,6 +77,7 @@ export function createToolService(
         rendererCapture(
           new OutputRenderer({
             maxOutputChars: settings(dialect).maxOutputChars,
+            clip: settings(dialect).clip,
             spill: spill.forAgent(agent),
           }),
         ),

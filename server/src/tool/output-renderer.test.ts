@@ -283,6 +283,8 @@ describe('OutputRenderer: head, clipping and spill', () => {
       totalChars: 8,
       spillPath: null,
       lostPrefix: false,
+      omittedChars: 0,
+      tailStart: null,
     });
   });
 
@@ -379,5 +381,209 @@ describe('OutputRenderer: head, clipping and spill', () => {
     expect(renderer.finish()).toBe(first);
     expect((await first).text).toBe('hi');
     expect(() => renderer.push(encoder.encode('x'))).toThrow(/after finish/);
+  });
+});
+
+async function renderHeadTail(
+  chunks: (string | Uint8Array)[],
+  maxOutputChars: number,
+  spill: SpillTarget | null = null,
+): Promise<RenderedOutput> {
+  const renderer = new OutputRenderer({ maxOutputChars, spill, clip: 'head-tail' });
+  for (const chunk of chunks) renderer.push(bytesOf(chunk));
+  return renderer.finish();
+}
+
+/** The head-tail clip of a whole rendering, worked out independently of the renderer. */
+function expectedHeadTail(whole: string, max: number): Partial<RenderedOutput> {
+  if (whole.length <= max) return { text: whole, tailStart: null, omittedChars: 0 };
+  const high = (i: number) => /[\ud800-\udbff]/.test(whole.charAt(i));
+  const low = (i: number) => /[\udc00-\udfff]/.test(whole.charAt(i));
+  const headMax = Math.floor(max / 2);
+  const headEnd = headMax > 0 && high(headMax - 1) ? headMax - 1 : headMax;
+  const tailFrom = whole.length - (max - headMax);
+  const tailStart = low(tailFrom) ? tailFrom + 1 : tailFrom;
+  return {
+    text: whole.slice(0, headEnd) + whole.slice(tailStart),
+    tailStart: headEnd,
+    omittedChars: tailStart - headEnd,
+  };
+}
+
+/** A SpillTarget that takes everything and keeps nothing, for long streams. */
+const nullSpill: SpillTarget = {
+  open: () => ({
+    path: '/spill/null.txt',
+    write: () => undefined,
+    finish: async () => undefined,
+    discard: async () => undefined,
+  }),
+};
+
+describe('OutputRenderer: head-tail clipping', () => {
+  it('keeps the first floor(max/2) and the last max - floor(max/2) characters', async () => {
+    expect(await renderHeadTail(['abcdefghijklmnopqrstuvwxyz\r\n'], 10)).toEqual({
+      text: 'abcdevwxyz',
+      clipped: true,
+      totalChars: 26,
+      spillPath: null,
+      lostPrefix: false,
+      omittedChars: 16,
+      tailStart: 5,
+    });
+    expect(await renderHeadTail(['abcdefghijklmnopqrstuvwxyz'], 7)).toMatchObject({
+      text: 'abcwxyz',
+      tailStart: 3,
+      omittedChars: 19,
+    });
+  });
+
+  it('gives output that fits whole, with no tail, as in head mode', async () => {
+    const fits = await renderHeadTail(['a\r\nbcd\r\n'], 5);
+    expect(fits).toMatchObject({
+      text: 'a\nbcd',
+      clipped: false,
+      omittedChars: 0,
+      tailStart: null,
+    });
+    const exact = await renderHeadTail(['abcde\r\n'], 5);
+    expect(exact).toMatchObject({ text: 'abcde', clipped: false, tailStart: null });
+    expect((await renderHeadTail(['abcdef'], 5)).clipped).toBe(true);
+  });
+
+  it('removes exactly one trailing newline before taking the tail', async () => {
+    const out = await renderHeadTail([`${'a'.repeat(20)}xy\r\n\r\n`], 10);
+    expect(out).toMatchObject({ text: 'aaaaaaaxy\n', totalChars: 23, tailStart: 5 });
+    expect((await renderHeadTail([`${'a'.repeat(20)}xy\n`], 10)).text).toBe('aaaaaaaaxy');
+  });
+
+  it('never splits a surrogate pair at the head cut', async () => {
+    expect(await renderHeadTail(['ab😀cdefghij'], 6)).toMatchObject({
+      text: 'abhij',
+      tailStart: 2,
+      omittedChars: 7,
+      totalChars: 12,
+    });
+  });
+
+  it('never splits a surrogate pair at the tail cut', async () => {
+    expect(await renderHeadTail(['abcdefgh😀yz'], 6)).toMatchObject({
+      text: 'abcyz',
+      tailStart: 3,
+      omittedChars: 7,
+      totalChars: 12,
+    });
+    // The same with a trailing newline, where the kept tail begins exactly inside the pair.
+    expect(await renderHeadTail(['abcdefg😀yz\r\n'], 6)).toMatchObject({
+      text: 'abcyz',
+      omittedChars: 6,
+    });
+    expect(await renderHeadTail(['abcdefgh😀y\r\n'], 6)).toMatchObject({
+      text: 'abc😀y',
+      omittedChars: 5,
+    });
+  });
+
+  it('shows carriage-return redraws near both cuts in their final state', async () => {
+    const input =
+      'downloading [###       ]  30%\rdownloading [##########] 100%\r\n' +
+      'line\r\n'.repeat(100) +
+      'eta 9s [=         ]  10%\r\x1b[Keta 0s [==========] 100%';
+    const whole = await renderChunks([input]);
+    const bytes = encoder.encode(input);
+    for (let i = 0; i <= bytes.length; i += 7) {
+      const out = await renderHeadTail([bytes.subarray(0, i), bytes.subarray(i)], 40);
+      expect(out, `split at ${i}`).toMatchObject({
+        text: 'downloading [#######0s [==========] 100%',
+        tailStart: 20,
+        omittedChars: whole.totalChars - 40,
+      });
+    }
+  });
+
+  it('saves the whole output to the spill file and reports its path', async () => {
+    const spill = new MemorySpill();
+    const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}\r\n`).join('');
+    const out = await renderHeadTail(['\x1b[32m', lines, 'tail'], 100, spill);
+    const whole = `${lines.replaceAll('\r\n', '\n')}tail`;
+    expect(out).toMatchObject({ ...expectedHeadTail(whole, 100), spillPath: '/spill/0.txt' });
+    expect(spill.files).toEqual([{ path: '/spill/0.txt', text: whole, state: 'finished' }]);
+  });
+
+  it('gives the same head and tail with or without a spill, whatever the splits (property)', async () => {
+    const token = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('é', '😀', '😀😀', '\t', '\r', '\n', '\r\n', '\r\n\r\n', '\b', '\x1b'),
+      fc.constantFrom('\x1b[31m', '\x1b[K', '\x1b[2K', '\x1b[3G', '\x1b[2C', '\x1b[2D', '\x1b[2X'),
+      fc.constantFrom('\x1b]0;t\x07', '\x1b[?1049h', '\x1b[?1049l', '\r 50%\r100%\r\n'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(token, { maxLength: 40 }),
+        fc.nat(),
+        fc.integer({ min: 0, max: 12 }),
+        async (tokens, cut, max) => {
+          const bytes = encoder.encode(tokens.join(''));
+          const at = cut % (bytes.length + 1);
+          const chunks = [bytes.subarray(0, at), bytes.subarray(at)];
+          const whole = await renderChunks([bytes]);
+          const expected = {
+            ...expectedHeadTail(whole.text, max),
+            clipped: whole.totalChars > max,
+            totalChars: whole.totalChars,
+          };
+          expect(await renderHeadTail(chunks, max)).toMatchObject(expected);
+          const spill = new MemorySpill();
+          expect(await renderHeadTail(chunks, max, spill)).toMatchObject(expected);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps head mode as the default and as the explicit choice', async () => {
+    const input = ['abcdefghijklmnopqrstuvwxyz\r\n'];
+    const explicit = new OutputRenderer({ maxOutputChars: 10, spill: null, clip: 'head' });
+    for (const chunk of input) explicit.push(bytesOf(chunk));
+    expect(await explicit.finish()).toEqual(await renderChunks(input, 10));
+  });
+
+  it.each([
+    ['without a spill', null],
+    ['with a spill', nullSpill],
+  ])(
+    'retains little of a 50 MB stream of lines (%s) and gives its start and end',
+    async (_, spill) => {
+      const max = 16_000;
+      const renderer = new OutputRenderer({ maxOutputChars: max, spill, clip: 'head-tail' });
+      const chunk = encoder.encode('y\r\n'.repeat(64 * 1024));
+      const chunks = Math.ceil((50 * 1024 * 1024) / chunk.length);
+      let retained = 0;
+      for (let i = 0; i < chunks; i++) {
+        renderer.push(chunk);
+        retained = Math.max(retained, renderer.retainedChars());
+      }
+      expect(retained).toBeLessThanOrEqual(3 * max);
+      const out = await renderer.finish();
+      expect(out.text).toBe('y\n'.repeat(4_000) + '\ny'.repeat(4_000));
+      expect(out.tailStart).toBe(8_000);
+      expect(out.totalChars).toBe(2 * 64 * 1024 * chunks - 1);
+      expect(out.omittedChars).toBe(out.totalChars - max);
+    },
+  );
+
+  it('retains little of a 50 MB line without a newline', async () => {
+    const max = 16_000;
+    const renderer = new OutputRenderer({ maxOutputChars: max, spill: null, clip: 'head-tail' });
+    const chunk = encoder.encode('y'.repeat(256 * 1024));
+    let retained = 0;
+    for (let i = 0; i < 200; i++) {
+      renderer.push(chunk);
+      retained = Math.max(retained, renderer.retainedChars());
+    }
+    expect(retained).toBeLessThanOrEqual(LONG_LINE_COMMIT_CHARS + 3 * max);
+    const out = await renderer.finish();
+    expect(out.text).toBe('y'.repeat(max));
+    expect(out.omittedChars).toBe(200 * 256 * 1024 - max);
   });
 });

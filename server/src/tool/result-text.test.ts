@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clipNotice, LOST_PREFIX_NOTICE, resetLine } from './contract-text.ts';
+import { OutputRenderer } from './output-renderer.ts';
 import {
   type CallEnding,
   composeResult,
@@ -81,6 +82,76 @@ describe('composeResult: clipping and lost prefix', () => {
 
   it('gives no saved-file line without a clip notice', () => {
     expect(compose('abc', ok, { spillPath: '/p' })).toBe('abc');
+  });
+});
+
+describe('composeResult: head-tail clipping', () => {
+  const headTail = { clipped: true, tailStart: 5, omittedChars: 16 };
+
+  it('puts the clip notice and the omitted count on lines of their own between head and tail', () => {
+    expect(compose('abcdeVWXYZ', ok, headTail)).toBe(
+      `abcde\n${BASH_CLIP}\n[… 16 characters omitted …]\nVWXYZ`,
+    );
+    expect(
+      composeResult({ dialect: 'pwsh', output: output('abcdeVWXYZ', headTail), ending: ok }),
+    ).toBe(`abcde\n${PWSH_CLIP}\n[… 16 characters omitted …]\nVWXYZ`);
+  });
+
+  it('puts the saved-file line after the tail and before the exit status', () => {
+    expect(
+      compose(
+        'abcdeVWXYZ',
+        { kind: 'completed', exitCode: 1 },
+        { ...headTail, spillPath: '/s/a.txt' },
+      ),
+    ).toBe(
+      `abcde\n${BASH_CLIP}\n[… 16 characters omitted …]\nVWXYZ\n[full output saved to /s/a.txt]\n[exit code: 1]`,
+    );
+  });
+
+  it('gives the exit status after the tail when there is no saved file', () => {
+    expect(compose('abcdeVWXYZ', { kind: 'completed', exitCode: 2 }, headTail)).toBe(
+      `abcde\n${BASH_CLIP}\n[… 16 characters omitted …]\nVWXYZ\n[exit code: 2]`,
+    );
+  });
+
+  it('adds exactly one newline around the notice lines whatever head and tail end with', () => {
+    expect(compose('ab\n\ncd', ok, { clipped: true, tailStart: 3, omittedChars: 4 })).toBe(
+      `ab\n\n${BASH_CLIP}\n[… 4 characters omitted …]\n\ncd`,
+    );
+  });
+
+  it('keeps the lost-prefix notice first and gives the clip notice once', () => {
+    expect(compose('abcdeVWXYZ', ok, { ...headTail, lostPrefix: true, spillPath: '/p' })).toBe(
+      `${LOST}\nabcde\n${BASH_CLIP}\n[… 16 characters omitted …]\nVWXYZ\n[full output saved to /p]`,
+    );
+  });
+
+  it('applies head-tail to a timeout partial output', () => {
+    expect(
+      compose(
+        'abcdeVWXYZ',
+        { kind: 'timeout', timeoutMs: 300_000 },
+        { ...headTail, spillPath: '/p' },
+      ),
+    ).toBe(
+      `${TIMEOUT_300}\nabcde\n${BASH_CLIP}\n[… 16 characters omitted …]\nVWXYZ\n[full output saved to /p]\n${BASH_RESET}`,
+    );
+  });
+
+  it('words a head-tail rendering of the renderer', async () => {
+    const renderer = new OutputRenderer({ maxOutputChars: 10, spill: null, clip: 'head-tail' });
+    renderer.push(new TextEncoder().encode('one\r\ntwo\r\nthree\r\nfour\r\n'));
+    const rendered = await renderer.finish();
+    expect(composeResult({ dialect: 'bash', output: rendered, ending: ok })).toBe(
+      `one\nt\n${BASH_CLIP}\n[… 8 characters omitted …]\n\nfour`,
+    );
+  });
+
+  it('renders head mode as before when the head-tail fields say head', () => {
+    expect(compose('abc', ok, { clipped: true, tailStart: null, omittedChars: 0 })).toBe(
+      `abc${BASH_CLIP}`,
+    );
   });
 });
 

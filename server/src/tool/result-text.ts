@@ -9,6 +9,7 @@ import {
   fullOutputSavedLine,
   humanUsedLine,
   LOST_PREFIX_NOTICE,
+  omittedCharsLine,
   resetLine,
   SHELL_EXITED_LINE,
   shellExitedWithCodeLine,
@@ -31,8 +32,11 @@ export type CallEnding =
 
 export interface ResultInput {
   dialect: Dialect;
-  /** What OutputRenderer.finish() gave; only text, clipped, spillPath and lostPrefix count. */
-  output: Pick<RenderedOutput, 'text' | 'clipped' | 'spillPath' | 'lostPrefix'>;
+  /** What OutputRenderer.finish() gave. The head-tail fields are optional: the session's
+   *  CapturedOutput does not declare them, and a full-screen program's screen is always
+   *  clipped at the head. */
+  output: Pick<RenderedOutput, 'text' | 'clipped' | 'spillPath' | 'lostPrefix'> &
+    Partial<Pick<RenderedOutput, 'omittedChars' | 'tailStart'>>;
   ending: CallEnding;
   /** What a human ran in this shell since the last result; null or absent: nobody did. */
   humanSummary?: string | null;
@@ -45,15 +49,25 @@ function joinLines(before: string, after: string): string {
   return `${before}\n${after}`;
 }
 
-/** The output with its notices: lost-prefix notice, text, clip notice, saved-file line. */
+/**
+ * The output with its notices: lost-prefix notice, text, clip notice, saved-file line. A
+ * head-tail clip puts the notice and the omitted count on lines of their own between head
+ * and tail, each part joined by exactly one newline whatever it ends with, so the head and
+ * the tail read back exactly; the saved-file line then follows the tail.
+ */
 export function outputText(output: ResultInput['output'], dialect: Dialect): string {
-  let text = output.lostPrefix ? `${LOST_PREFIX_NOTICE}\n${output.text}` : output.text;
-  if (output.clipped || output.lostPrefix) {
-    text += clipNotice(dialect);
-    // The path is what the notice's "this file" refers to, so it only ever follows it.
-    if (output.spillPath !== null) text += `\n${fullOutputSavedLine(output.spillPath)}`;
+  const prefix = output.lostPrefix ? `${LOST_PREFIX_NOTICE}\n` : '';
+  // The path is what the notice's "this file" refers to, so it only ever follows it.
+  const saved = output.spillPath === null ? '' : `\n${fullOutputSavedLine(output.spillPath)}`;
+  const { tailStart } = output;
+  if (tailStart != null) {
+    const head = output.text.slice(0, tailStart);
+    const tail = output.text.slice(tailStart);
+    const omitted = omittedCharsLine(output.omittedChars ?? 0);
+    return `${prefix}${head}\n${clipNotice(dialect)}\n${omitted}\n${tail}${saved}`;
   }
-  return text;
+  const text = prefix + output.text;
+  return output.clipped || output.lostPrefix ? text + clipNotice(dialect) + saved : text;
 }
 
 /** Escape sequences a human's keystrokes may carry (arrows: CSI, SS3), dropped whole. */
