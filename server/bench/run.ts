@@ -193,21 +193,27 @@ async function main(): Promise<void> {
       ),
     );
 
-    // 4. Memory per idle shell.
-    await sleep(SETTLE_MS);
-    const before = rssKiB(server.child.pid as number);
-    for (let i = 0; i < IDLE_SHELLS; i++) await call(server, `bench-idle-${i}`, 'true');
-    await sleep(SETTLE_MS);
-    const after = rssKiB(server.child.pid as number);
-    const perShellMiB = (after - before) / IDLE_SHELLS / 1024;
-    results.push(
-      report(
-        `server memory per idle shell (${IDLE_SHELLS} shells)`,
-        perShellMiB / 8,
-        1,
-        `(${perShellMiB.toFixed(2)} MiB per shell against 8 MiB; RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB)`,
-      ),
-    );
+    // 4. Memory per idle shell, on a fresh server so earlier bursts do not hide growth.
+    const fresh = await startServer();
+    try {
+      await call(fresh, 'bench-idle-warm', 'true');
+      await sleep(SETTLE_MS);
+      const before = rssKiB(fresh.child.pid as number);
+      for (let i = 0; i < IDLE_SHELLS; i++) await call(fresh, `bench-idle-${i}`, 'true');
+      await sleep(SETTLE_MS);
+      const after = rssKiB(fresh.child.pid as number);
+      const perShellMiB = (after - before) / IDLE_SHELLS / 1024;
+      results.push(
+        report(
+          `server memory per idle shell (${IDLE_SHELLS} shells)`,
+          perShellMiB / 8,
+          1,
+          `(${perShellMiB.toFixed(2)} MiB per shell against 8 MiB; RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB)`,
+        ),
+      );
+    } finally {
+      await stopServer(fresh);
+    }
   } finally {
     await stopServer(server);
   }

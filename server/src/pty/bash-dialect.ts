@@ -23,6 +23,7 @@ const NONCE_VARIABLE = '__JUMPSEAT_NONCE';
  *   functions a command defines cannot hijack the wrapper;
  * - the command is added to history with `history -s`; the wrapper line starts with a
  *   space and HISTCONTROL keeps ignorespace, so the wrapper itself is never recorded;
+ * - the call's nonce is the first line of the command file, not part of the typed line;
  * - the line starts with a plain `:`: after a parse error at end of input inside eval
  *   (`echo 'unterminated`), interactive bash misparses a `{` that opens the next line;
  * - PS1 begins with an invisible mark carrying `$?` and ends with another; if a command
@@ -48,10 +49,13 @@ __jumpseat_mark() { builtin printf '\\e]${MARK_IDENT};%s;%s;%s\\a' "$__jumpseat_
 __jumpseat_pre() {
   __jumpseat_x=\${-//[^x]/}
   builtin set +x
-  IFS= builtin read -r -d '' __jumpseat_c <"$__jumpseat_d/command"
+  {
+    IFS= builtin read -r __jumpseat_k
+    IFS= builtin read -r -d '' __jumpseat_c
+  } <"$__jumpseat_d/command"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$__jumpseat_c"
   [[ -n $__jumpseat_x ]] && __jumpseat_c="{ builtin set -x; } 2>/dev/null;$__jumpseat_c"
-  __jumpseat_mark S "$1"
+  __jumpseat_mark S "$__jumpseat_k"
   builtin return 0
 }
 __jumpseat_post() {
@@ -64,7 +68,7 @@ __jumpseat_post() {
   esac
   [[ \${PS1-} == *"$__jumpseat_ps"* ]] || PS1=$__jumpseat_ps\${PS1-}
   [[ $PS1 == *"$__jumpseat_pe" ]] || PS1=$PS1$__jumpseat_pe
-  __jumpseat_mark E "$2;$1"
+  __jumpseat_mark E "$__jumpseat_k;$1"
   [[ -n $__jumpseat_x ]] && builtin set -x
   builtin return 0
 }
@@ -90,12 +94,14 @@ export const bashDialect: ShellDialect = {
   commandFile(context: DialectContext): string {
     return join(context.privateDir, 'command');
   },
-  callLine(callNonce: string): string {
-    return (
-      ` \\builtin :; { \\__jumpseat_pre ${callNonce}; } 2>/dev/null; ! \\builtin eval -- "$__jumpseat_c";` +
-      ` { \\__jumpseat_post "\${PIPESTATUS[0]}" ${callNonce}; } 2>/dev/null\r`
-    );
+  commandFileContent(callNonce: string, command: string): string {
+    return `${callNonce}\n${command}`;
   },
+  // Short on purpose: readline handles every typed byte (~5 µs each here), so the per-call
+  // nonce travels in the command file instead of on this line.
+  callLine:
+    ' \\:;{ \\__jumpseat_pre;} 2>/dev/null;! \\builtin eval -- "$__jumpseat_c";' +
+    '{ \\__jumpseat_post "${PIPESTATUS[0]}";} 2>/dev/null\r',
 };
 
 function shellQuote(text: string): string {

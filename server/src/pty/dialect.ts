@@ -27,8 +27,10 @@ export interface ShellDialect {
    * the shell has started; the integration prints the `R` mark when it is ready.
    */
   install(context: DialectContext): Promise<string>;
-  /** Path of the file a call's command is written to before its line is typed. */
+  /** Path of the file a call is written to before its line is typed. */
   commandFile(context: DialectContext): string;
-  /** The fixed line typed to run the command in `commandFile` under this call's nonce. */
-  callLine(callNonce: string): string;
+  /** What that file holds for one call: its nonce and its command, exactly as given. */
+  commandFileContent(callNonce: string, command: string): string;
+  /** The fixed line typed to run the call in `commandFile`. */
+  readonly callLine: string;
 }

@@ -261,14 +261,18 @@ export class Shell {
 
   private typeCommand(command: string): void {
     const nonce = randomBytes(12).toString('hex');
-    writeFileSync(this.options.dialect.commandFile(this.context), command, { mode: 0o600 });
+    writeFileSync(
+      this.options.dialect.commandFile(this.context),
+      this.options.dialect.commandFileContent(nonce, command),
+      { mode: 0o600 },
+    );
     this.foreground = { nonce, command };
     this.currentCommand = command;
     this.currentSince = new Date();
     this.awaitingStart = true;
     if (this.promptShown) this.hiding = true;
     this.setState('running');
-    this.pty.write(this.options.dialect.callLine(nonce));
+    this.pty.write(this.options.dialect.callLine);
   }
 
   private typeInput(command: string, run: CallRun): void {
