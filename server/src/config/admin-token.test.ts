@@ -1,17 +1,9 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { configErrorOf, fileModeOf as modeOf } from '../../test/support/config-errors.ts';
 import { type Config, loadConfig } from './config.ts';
-import { ConfigError } from './config-error.ts';
 
 // The admin token as loadConfig finds it: a token file, JUMPSEAT_TOKEN, or the generated one.
 
@@ -29,17 +21,7 @@ function load(argv: string[] = [], env: NodeJS.ProcessEnv = {}): Config {
 }
 
 function messageOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
-
-function modeOf(path: string): number {
-  return statSync(path).mode & 0o777;
+  return configErrorOf(run).message;
 }
 
 describe('admin token', () => {

@@ -2,9 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  configErrorOf as errorOf,
+  fileModeOf as modeOf,
+} from '../../test/support/config-errors.ts';
 import { DEFAULT_DESCRIPTIONS } from '../tool/contract-text.ts';
 import { type Config, loadConfig } from './config.ts';
-import { ConfigError, HelpRequested } from './config-error.ts';
+import { HelpRequested } from './config-error.ts';
 import { FLAGS } from './flags.ts';
 
 let root: string;
@@ -20,20 +24,6 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 function load(argv: string[] = [], env: NodeJS.ProcessEnv = {}): Config {
   const withDataDir = argv.includes('--data-dir') || 'JUMPSEAT_DATA_DIR' in env;
   return loadConfig(withDataDir ? argv : ['--data-dir', dataDir, ...argv], env, root);
-}
-
-function errorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
-
-function modeOf(path: string): number {
-  return statSync(path).mode & 0o777;
 }
 
 describe('defaults', () => {
