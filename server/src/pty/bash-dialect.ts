@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import type { DialectContext, ShellDialect, ShellLaunch } from './dialect.ts';
 import { MARK_IDENT } from './marks.ts';
 
-const NONCE_VARIABLE = '__JUMPSEAT_NONCE';
-
 /**
  * The integration. Notes on its choices:
+ * - the shell nonce is written here (a mode-600 file in a mode-700 directory), never put in
+ *   the environment: bash's /proc/<pid>/environ would keep showing it after an unset;
+ * - sourcing it again restores everything, so the engine can repair a shell whose
+ *   functions or variables a command removed;
  * - marks go to /dev/tty, so `exec >file` in a command cannot swallow them;
  * - `pre` and `post` run inside `{ …; } 2>/dev/null`, so `set -x` never traces them, and
  *   xtrace is switched off around them and back on only for the user's command;
@@ -23,7 +25,9 @@ const NONCE_VARIABLE = '__JUMPSEAT_NONCE';
  *   functions a command defines cannot hijack the wrapper;
  * - the command is added to history with `history -s`; the wrapper line starts with a
  *   space and HISTCONTROL keeps ignorespace, so the wrapper itself is never recorded;
- * - the call's nonce is the first line of the command file, not part of the typed line;
+ * - the call's nonce is the first line of the command file, not part of the typed line; `pre`
+ *   empties the file once read, so the engine can tell whether a call line that printed no
+ *   start mark ran the command (never run it twice) or never got that far (safe to retry);
  * - the line starts with a plain `:`: after a parse error at end of input inside eval
  *   (`echo 'unterminated`), interactive bash misparses a `{` that opens the next line;
  * - PS1 begins with an invisible mark carrying `$?` and ends with another; if a command
@@ -33,11 +37,8 @@ const NONCE_VARIABLE = '__JUMPSEAT_NONCE';
  */
 function integrationScript(context: DialectContext): string {
   const dir = shellQuote(context.privateDir);
-  return `# jumpseat shell integration for bash; sourced once at start.
-if [[ -z \${__jumpseat_loaded-} ]]; then
-__jumpseat_loaded=1
-__jumpseat_n=\${${NONCE_VARIABLE}-}
-builtin unset ${NONCE_VARIABLE}
+  return `# jumpseat shell integration for bash; sourced at start, and again if a command broke it.
+__jumpseat_n=${context.nonce}
 __jumpseat_d=${dir}
 __jumpseat_ps='\\[\\e]${MARK_IDENT};'"$__jumpseat_n"';p;$?\\a\\]'
 __jumpseat_pe='\\[\\e]${MARK_IDENT};'"$__jumpseat_n"';P;\\a\\]'
@@ -53,6 +54,7 @@ __jumpseat_pre() {
     IFS= builtin read -r __jumpseat_k
     IFS= builtin read -r -d '' __jumpseat_c
   } <"$__jumpseat_d/command"
+  : >"$__jumpseat_d/command"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$__jumpseat_c"
   [[ -n $__jumpseat_x ]] && __jumpseat_c="{ builtin set -x; } 2>/dev/null;$__jumpseat_c"
   __jumpseat_mark S "$__jumpseat_k"
@@ -73,17 +75,16 @@ __jumpseat_post() {
   builtin return 0
 }
 __jumpseat_mark R ''
-fi
 `;
 }
 
 export const bashDialect: ShellDialect = {
   name: 'bash',
-  launch(context: DialectContext): ShellLaunch {
+  launch(_context: DialectContext): ShellLaunch {
     return {
       file: 'bash',
       args: ['--noprofile', '--norc', '-i'],
-      env: { [NONCE_VARIABLE]: context.nonce, HISTCONTROL: 'ignorespace', HISTFILE: '' },
+      env: { HISTCONTROL: 'ignorespace', HISTFILE: '' },
     };
   },
   async install(context: DialectContext): Promise<string> {

@@ -8,7 +8,7 @@ import type { Dialect } from '../../../shared/src/api.ts';
 export interface ShellLaunch {
   readonly file: string;
   readonly args: readonly string[];
-  /** Variables the integration needs at start (the nonce); the shell removes them. */
+  /** Variables the dialect needs at start. */
   readonly env: Readonly<Record<string, string>>;
 }
 
@@ -24,7 +24,8 @@ export interface ShellDialect {
   launch(context: DialectContext): ShellLaunch;
   /**
    * Writes the integration files into the private dir and returns the text to type once
-   * the shell has started; the integration prints the `R` mark when it is ready.
+   * the shell has started; the integration prints the `R` mark when it is ready. Typing the
+   * same text again later re-installs it (repairs a shell a command broke).
    */
   install(context: DialectContext): Promise<string>;
   /** Path of the file a call is written to before its line is typed. */

@@ -71,6 +71,11 @@ export class CallRun {
     void this.settle({ kind: 'shell_exit', code, signal });
   }
 
+  /** The shell cannot run calls any more (its integration is gone): reset it and say so. */
+  shellBroken(): void {
+    void this.settle({ kind: 'shell_exit', code: null, signal: null }, this.options.reset);
+  }
+
   /** The caller went away: the shell is reset, the result discarded. */
   async cancel(): Promise<void> {
     if (this.settling) return;

@@ -90,6 +90,21 @@ describe('sturdiness', () => {
     expect(await engine.call('echo safe', 'sturdy-f')).toBe('safe');
   });
 
+  it('repairs a shell whose integration a command removed, without running a call twice', async () => {
+    await engine.call('unset -f __jumpseat_pre __jumpseat_post', 'sturdy-j');
+    expect(await engine.call('echo ran >> runs.log; cat runs.log', 'sturdy-j')).toBe('ran');
+    expect(await engine.call('echo again', 'sturdy-j')).toBe('again');
+  });
+
+  it('resets a shell whose marks a command made unrecognisable, and says so', async () => {
+    await engine.call('unset __jumpseat_n', 'sturdy-k');
+    expect(await engine.call('echo lost >> lost.log', 'sturdy-k')).toBe(
+      '[shell exited]\nThe persistent bash shell was reset; the next bash call starts from the ' +
+        'workspace with a fresh current directory and environment.',
+    );
+    expect(await engine.call('cat lost.log; echo fresh', 'sturdy-k')).toBe('lost\nfresh');
+  });
+
   it('keeps working while a background job keeps printing', async () => {
     await engine.call(
       '(for i in $(seq 1 40); do echo tick; sleep 0.05; done) >/dev/tty &',

@@ -4,7 +4,7 @@
  * the capture of the call in flight. One call at a time: queueing is the registry's job.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallInfo, SessionInfo, SessionState } from '../../../shared/src/api.ts';
@@ -29,6 +29,8 @@ const EXIT_QUIET_MS = 20;
 const EXIT_FLUSH_LIMIT_MS = 250;
 /** Status reported when an interrupted call's prompt mark carries no number (128 + SIGINT). */
 const INTERRUPTED_STATUS = 130;
+/** Re-installations of the integration tried for one call before the shell is reset. */
+const MAX_REPAIRS = 1;
 /** Calls kept per shell for the supervisor API (durable history is the store's job). */
 const MAX_CALLS_KEPT = 500;
 
@@ -88,6 +90,11 @@ export class Shell {
   private hiding = false;
   /** The integration's ready mark was seen: what follows is the shell's display. */
   private installed = false;
+  /** A prompt is still to come for the last command (or the installation): its mark is expected. */
+  private promptDue = true;
+  /** Times the integration was re-installed for the call being started. */
+  private repairs = 0;
+  private installLine = '';
 
   constructor(private readonly options: ShellOptions) {
     this.id = options.id;
@@ -250,7 +257,8 @@ export class Shell {
     }, START_TIMEOUT_MS);
     this.ready.finally(() => clearTimeout(timer)).catch(() => undefined);
     try {
-      this.pty.write(await this.options.dialect.install(this.context));
+      this.installLine = await this.options.dialect.install(this.context);
+      this.pty.write(this.installLine);
     } catch (error) {
       this.failStart(
         new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, `shell set-up failed: ${String(error)}`),
@@ -312,6 +320,7 @@ export class Shell {
   private onMark(mark: Mark): void {
     switch (mark.event) {
       case 'R':
+        if (this.installed) break; // a repair re-installed the integration
         this.installed = true;
         void terminalOf(this.pty.pid).then((tty) => {
           this.ttyPath = tty ?? '';
@@ -320,11 +329,14 @@ export class Shell {
         });
         break;
       case 'p':
+        if (this.promptDue) this.promptDue = false;
         // A prompt after the start mark but with no end mark: an interrupt made bash drop
         // the rest of the call line. This mark, printed before the prompt text, carries $?.
-        if (this.foreground && !this.awaitingStart) {
-          this.commandEnded(Number(mark.data) || INTERRUPTED_STATUS);
+        else if (this.foreground && !this.awaitingStart) {
+          this.commandEnded(Number(mark.data) || INTERRUPTED_STATUS, false);
         }
+        // A prompt nobody expected while a call line was typed: it ran without a start mark.
+        else if (this.foreground) this.callLineFailed();
         break;
       case 'P':
         this.promptShown = true;
@@ -333,6 +345,7 @@ export class Shell {
       case 'S':
         if (mark.data !== this.foreground?.nonce) break;
         this.awaitingStart = false;
+        this.repairs = 0;
         this.hiding = false;
         this.promptShown = false;
         this.display(commandEcho(this.foreground.command));
@@ -341,13 +354,33 @@ export class Shell {
       case 'E': {
         const [nonce, status] = mark.data.split(';');
         if (nonce !== this.foreground?.nonce) break;
-        this.commandEnded(Number(status));
+        this.commandEnded(Number(status), true);
         break;
       }
     }
   }
 
-  private commandEnded(exitCode: number): void {
+  /**
+   * The call line ran but the call never started: a command removed part of the integration.
+   * If the command file is still unread the command did not run, so re-install and retype
+   * once; otherwise (it ran, its marks were lost) or on a second failure, reset the shell.
+   */
+  private callLineFailed(): void {
+    const file = this.options.dialect.commandFile(this.context);
+    const unread = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    if (unread > 0 && this.repairs < MAX_REPAIRS) {
+      this.repairs++;
+      this.promptDue = true;
+      this.pty.write(this.installLine);
+      this.pty.write(this.options.dialect.callLine);
+      return;
+    }
+    this.run?.shellBroken();
+  }
+
+  /** `promptToCome`: the prompt for the next command is still to be printed. */
+  private commandEnded(exitCode: number, promptToCome: boolean): void {
+    this.promptDue = promptToCome;
     this.foreground = null;
     this.lastExitCode = exitCode;
     this.currentCommand = null;

@@ -108,5 +108,11 @@ describe('secrets', () => {
 
   it('leaves no nonce in the environment of the shell or its children', async () => {
     expect(await engine.call('env | grep -ci nonce')).toBe('0\n[exit code: 1]');
+    // What the shell was started with, which `unset` cannot remove, holds none either.
+    expect(
+      await engine.call(
+        "tr '\\0' '\\n' </proc/$$/environ | grep -ciE '^[^=]*(nonce|jumpseat)[^=]*='",
+      ),
+    ).toBe('0\n[exit code: 1]');
   });
 });
