@@ -77,6 +77,14 @@ describe('ScreenModel', () => {
     model.dispose();
   });
 
+  it('gives screen lines without the blanks a program painted to their end', async () => {
+    const model = new ScreenModel(40, 5);
+    model.write(Buffer.from('\x1b[?1049h\x1b[H~\x1b[44m      \x1b[0m\r\nnext   '));
+    await model.settled();
+    expect(model.screenText()).toBe('~\nnext');
+    model.dispose();
+  });
+
   it('counts every byte written in its offset', async () => {
     const model = new ScreenModel(40, 5);
     model.write(Buffer.from('abc'));

@@ -111,7 +111,8 @@ export class ScreenModel {
     const lines: string[] = [];
     for (let y = 0; y < this.terminal.rows; y++) {
       const line = buffer.getLine(buffer.viewportY + y);
-      lines.push(line ? line.translateToString(true) : '');
+      // Full-screen programs paint blanks to the line's end; they are not text for a reader.
+      lines.push(line ? line.translateToString(true).trimEnd() : '');
     }
     while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     return lines.join('\n');
