@@ -1,8 +1,8 @@
 /**
- * bash: `bash --noprofile --norc -i` with a small integration sourced at start. A call's
- * command is written to a private file and run by a fixed wrapper line, so no byte of the
- * command passes through readline (tabs, ESC, ^C, ^U stay literal) and the wrapper never
- * reaches history, xtrace output or the screen.
+ * bash: `bash --noprofile --norc --noediting -i` with a small integration sourced at start.
+ * A call's command is written to a private file and run by a fixed wrapper line, so no byte
+ * of the command passes through a line editor (tabs, ESC, ^C, ^U stay literal) and the
+ * wrapper never reaches history, xtrace output or the screen.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -83,7 +83,11 @@ export const bashDialect: ShellDialect = {
   launch(_context: DialectContext): ShellLaunch {
     return {
       file: 'bash',
-      args: ['--noprofile', '--norc', '-i'],
+      // --noediting: the call line reaches bash in one read instead of byte by byte through
+      // readline (0.2 ms instead of 0.8 ms per call here), and no byte is ever interpreted by
+      // a line editor. `set -o emacs` switches readline on at run time for a human at the
+      // keyboard, and `set +o emacs` off again.
+      args: ['--noprofile', '--norc', '--noediting', '-i'],
       env: { HISTCONTROL: 'ignorespace', HISTFILE: '' },
     };
   },
@@ -98,8 +102,8 @@ export const bashDialect: ShellDialect = {
   commandFileContent(callNonce: string, command: string): string {
     return `${callNonce}\n${command}`;
   },
-  // Short on purpose: readline handles every typed byte (~5 µs each here), so the per-call
-  // nonce travels in the command file instead of on this line.
+  // Short on purpose: fewer bytes through the terminal (and through readline, should a human
+  // have switched it on), so the per-call nonce travels in the command file instead.
   callLine:
     ' \\:;{ \\__jumpseat_pre;} 2>/dev/null;! \\builtin eval -- "$__jumpseat_c";' +
     '{ \\__jumpseat_post "${PIPESTATUS[0]}";} 2>/dev/null\r',
