@@ -74,7 +74,8 @@ export async function descendants(rootPid: number): Promise<number[]> {
   return found;
 }
 
-/** Every process whose session is `sid` (found by scanning /proc). */
+/** Every live process whose session is `sid` (found by scanning /proc); zombies, which no
+ *  signal reaches, are left out. */
 export async function sessionMembers(sid: number): Promise<number[]> {
   const entries = await readdir('/proc').catch(() => [] as string[]);
   const members: number[] = [];
@@ -83,7 +84,7 @@ export async function sessionMembers(sid: number): Promise<number[]> {
       .filter((name) => /^\d+$/.test(name))
       .map(async (name) => {
         const stat = await readStat(Number(name));
-        if (stat && stat.session === sid) members.push(stat.pid);
+        if (stat && stat.session === sid && stat.state !== 'Z') members.push(stat.pid);
       }),
   );
   return members;

@@ -12,9 +12,13 @@ const CONFIRM_LIMIT_MS = 400;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The session the shell leads (the shell itself while it lives, and its jobs, reparented or
+ * not) plus whatever those started in sessions of their own. The shell's pid is never taken
+ * on trust: once the shell is reaped, that number may belong to an unrelated process.
+ */
 async function treeOf(shellPid: number): Promise<Set<number>> {
   const pids = new Set<number>();
-  for (const pid of await descendants(shellPid)) pids.add(pid);
   for (const pid of await sessionMembers(shellPid)) {
     for (const member of await descendants(pid)) pids.add(member);
   }
@@ -43,6 +47,7 @@ function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
  */
 export async function endProcessTree(shellPid: number): Promise<number[]> {
   const first = await treeOf(shellPid);
+  if (first.size === 0) return [];
   signalAll(first, 'SIGHUP');
   await sleep(HANGUP_GRACE_MS);
   const deadline = Date.now() + CONFIRM_LIMIT_MS;

@@ -32,7 +32,7 @@ export class ScreenModel {
   private written = 0;
   private parsed = 0;
   private disposed = false;
-  private held: Uint8Array[] = [];
+  private held: Buffer[] = [];
   private heldBytes = 0;
   private quietTimer: NodeJS.Timeout | undefined;
 
@@ -60,7 +60,7 @@ export class ScreenModel {
     return this.written;
   }
 
-  write(chunk: Uint8Array): void {
+  write(chunk: Buffer): void {
     if (this.disposed || chunk.length === 0) return;
     this.written += chunk.length;
     this.held.push(chunk);
@@ -69,8 +69,9 @@ export class ScreenModel {
       this.release();
       return;
     }
-    clearTimeout(this.quietTimer);
-    this.quietTimer = setTimeout(() => this.release(), SCREEN_QUIET_MS);
+    // One timer per burst, pushed back on every chunk (no new timer per chunk).
+    if (this.quietTimer) this.quietTimer.refresh();
+    else this.quietTimer = setTimeout(() => this.release(), SCREEN_QUIET_MS);
   }
 
   /** Resolves once every byte written so far has been parsed. */
@@ -83,12 +84,10 @@ export class ScreenModel {
   /** Hands what is held back to xterm's parser. */
   private release(): void {
     clearTimeout(this.quietTimer);
+    this.quietTimer = undefined;
     if (this.disposed || this.held.length === 0) return;
-    const held = this.held.length === 1 ? (this.held[0] as Uint8Array) : Buffer.concat(this.held);
-    const data = skipScrolledOut(
-      Buffer.from(held.buffer, held.byteOffset, held.length),
-      this.terminal.rows,
-    );
+    const held = this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held);
+    const data = skipScrolledOut(held, this.terminal.rows);
     this.held = [];
     this.heldBytes = 0;
     const end = this.written;

@@ -54,6 +54,13 @@ export interface DisplayChunk {
   readonly data: Buffer;
 }
 
+/**
+ * The prompt's life between two commands: `due` after a command ended (its prompt is still
+ * to come), `drawing` from the prompt's first mark, `shown` from its last, `none` once the
+ * next command started.
+ */
+type PromptPhase = 'due' | 'drawing' | 'shown' | 'none';
+
 interface ForegroundCommand {
   readonly nonce: string;
   readonly command: string;
@@ -82,19 +89,17 @@ export class Shell {
   private currentCommand: string | null = null;
   private currentSince: Date | null = null;
   private lastExitCode: number | null = null;
-  /** The prompt for the next command is on screen. */
-  private promptShown = false;
+  /** Where the shell is in printing its prompt (the installation's first prompt is due). */
+  private prompt: PromptPhase = 'due';
   /** A call line was typed and its start mark has not arrived yet. */
   private awaitingStart = false;
-  /** Bytes between the prompt and the start mark (an echoed wrapper, a trace) are hidden. */
-  private hiding = false;
   /** The integration's ready mark was seen: what follows is the shell's display. */
   private installed = false;
-  /** A prompt is still to come for the last command (or the installation): its mark is expected. */
-  private promptDue = true;
   /** Times the integration was re-installed for the call being started. */
   private repairs = 0;
   private installLine = '';
+  /** Ending the process tree, once started: a reset and the PTY's exit share it. */
+  private treeEnded: Promise<void> | null = null;
 
   constructor(private readonly options: ShellOptions) {
     this.id = options.id;
@@ -167,10 +172,7 @@ export class Shell {
       timeoutMs: this.options.timeoutMs,
       maxOutputChars: this.options.maxOutputChars,
       probe: () => findWaitingReader(this.pty.pid, this.ttyPath),
-      screenText: async () => {
-        await this.screen.settled();
-        return this.screen.screenText();
-      },
+      screenText: () => this.screenText(),
       reset: () => this.reset(),
     });
     this.run = run;
@@ -191,8 +193,16 @@ export class Shell {
 
   /** Ends the whole process tree; the shell is then `exited`. */
   async reset(): Promise<void> {
-    await endProcessTree(this.pty.pid);
+    await this.endTree();
     this.setState('exited');
+  }
+
+  private endTree(): Promise<void> {
+    this.treeEnded ??= endProcessTree(this.pty.pid).then(
+      () => undefined,
+      () => undefined,
+    );
+    return this.treeEnded;
   }
 
   /** The visible screen as text, once every displayed byte has been parsed. */
@@ -278,7 +288,6 @@ export class Shell {
     this.currentCommand = command;
     this.currentSince = new Date();
     this.awaitingStart = true;
-    if (this.promptShown) this.hiding = true;
     this.setState('running');
     this.pty.write(this.options.dialect.callLine);
   }
@@ -317,6 +326,11 @@ export class Shell {
     this.run?.write(data);
   }
 
+  /** Bytes between the prompt and the start mark (an echoed wrapper, a trace) are hidden. */
+  private get hiding(): boolean {
+    return this.awaitingStart && this.prompt === 'shown';
+  }
+
   private onMark(mark: Mark): void {
     switch (mark.event) {
       case 'R':
@@ -328,33 +342,34 @@ export class Shell {
           this.markReady();
         });
         break;
-      case 'p':
-        if (this.promptDue) this.promptDue = false;
+      case 'p': {
+        const expected = this.prompt === 'due';
+        this.prompt = 'drawing';
+        if (expected || !this.foreground) break;
         // A prompt after the start mark but with no end mark: an interrupt made bash drop
         // the rest of the call line. This mark, printed before the prompt text, carries $?.
-        else if (this.foreground && !this.awaitingStart) {
-          this.commandEnded(Number(mark.data) || INTERRUPTED_STATUS, false);
-        }
+        if (!this.awaitingStart) this.commandEnded(Number(mark.data) || INTERRUPTED_STATUS);
         // A prompt nobody expected while a call line was typed: it ran without a start mark.
-        else if (this.foreground) this.callLineFailed();
+        else this.callLineFailed();
         break;
+      }
       case 'P':
-        this.promptShown = true;
-        if (this.awaitingStart) this.hiding = true;
+        // Only the prompt being drawn: after a repair, the failed prompt's end does not count.
+        if (this.prompt === 'drawing') this.prompt = 'shown';
         break;
       case 'S':
         if (mark.data !== this.foreground?.nonce) break;
         this.awaitingStart = false;
         this.repairs = 0;
-        this.hiding = false;
-        this.promptShown = false;
+        this.prompt = 'none';
         this.display(commandEcho(this.foreground.command));
         this.run?.start();
         break;
       case 'E': {
         const [nonce, status] = mark.data.split(';');
         if (nonce !== this.foreground?.nonce) break;
-        this.commandEnded(Number(status), true);
+        this.commandEnded(Number(status));
+        this.prompt = 'due';
         break;
       }
     }
@@ -370,7 +385,7 @@ export class Shell {
     const unread = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
     if (unread > 0 && this.repairs < MAX_REPAIRS) {
       this.repairs++;
-      this.promptDue = true;
+      this.prompt = 'due';
       this.pty.write(this.installLine);
       this.pty.write(this.options.dialect.callLine);
       return;
@@ -378,9 +393,7 @@ export class Shell {
     this.run?.shellBroken();
   }
 
-  /** `promptToCome`: the prompt for the next command is still to be printed. */
-  private commandEnded(exitCode: number, promptToCome: boolean): void {
-    this.promptDue = promptToCome;
+  private commandEnded(exitCode: number): void {
     this.foreground = null;
     this.lastExitCode = exitCode;
     this.currentCommand = null;
@@ -409,7 +422,7 @@ export class Shell {
     );
     // Jobs the shell left behind belong to its tree: the reset the result announces ends
     // them before the agent reads it.
-    await endProcessTree(this.pty.pid).catch(() => undefined);
+    await this.endTree();
     this.setState('exited');
     this.run?.shellExited(exit.code, exit.signal);
   }
