@@ -3,7 +3,7 @@
  * for a read on the terminal, keeps the deadline, and settles exactly once with how it
  * ended. Completion is event-driven: the end mark settles it in the tick it is scanned.
  */
-import type { CallEnding, CallResult, CapturedOutput, OutputCapture } from './capture.ts';
+import type { CallEnding, CallResult, OutputCapture } from './capture.ts';
 
 /** First look at /proc after the command starts: most commands finish before this. */
 const FIRST_PROBE_MS = 15;
@@ -25,7 +25,6 @@ export interface CallRunOptions {
   readonly probe: () => Promise<WaitingProcess | null>;
   /** The text of the current screen, used while a full-screen program waits. */
   readonly screenText: () => Promise<string>;
-  readonly maxOutputChars: number;
   /** Ends the shell's whole process tree (deadline or cancellation). */
   readonly reset: () => Promise<void>;
 }
@@ -111,30 +110,11 @@ export class CallRun {
     clearTimeout(this.probeTimer);
     clearTimeout(this.deadlineTimer);
     if (before) await before().catch(() => undefined);
-    let output: CapturedOutput;
-    if (ending.kind === 'waiting_input' && this.options.capture.altScreen) {
-      await this.options.capture.finish();
-      output = clipScreen(await this.options.screenText(), this.options.maxOutputChars);
-    } else {
-      output = await this.options.capture.finish();
-    }
-    this.resolve({ ending, output });
+    // A full-screen program that waits is shown as its screen, as a person would see it.
+    const screen =
+      ending.kind === 'waiting_input' && this.options.capture.altScreen
+        ? await this.options.screenText()
+        : undefined;
+    this.resolve({ ending, output: await this.options.capture.finish(screen) });
   }
-}
-
-/** A full-screen program's screen as captured output (a screen is small; clip anyway). */
-function clipScreen(text: string, max: number): CapturedOutput {
-  const clipped = text.length > max;
-  let cut = max;
-  if (clipped) {
-    const code = text.charCodeAt(max - 1);
-    if (code >= 0xd800 && code <= 0xdbff) cut = max - 1;
-  }
-  return {
-    text: clipped ? text.slice(0, cut) : text,
-    clipped,
-    totalChars: text.length,
-    spillPath: null,
-    lostPrefix: false,
-  };
 }

@@ -4,22 +4,34 @@
  * depends on how results are worded.
  */
 
+/** A call's output, rendered and clipped, as the result text is built from it. */
 export interface CapturedOutput {
+  /** The output, one trailing newline removed, cut to `maxOutputChars` UTF-16 units: its
+   *  start, or for head-tail its start and then its end (from `tailStart`). */
   readonly text: string;
+  /** The output (after the newline removal) was longer than `maxOutputChars`. */
   readonly clipped: boolean;
+  /** Length of the whole output after the newline removal, in UTF-16 units. */
   readonly totalChars: number;
+  /** File holding the whole output; set only when `clipped` and the file was saved. */
   readonly spillPath: string | null;
+  /** The engine knows the start of the output is missing. */
   readonly lostPrefix: boolean;
-  /** Head-tail clipping: characters left out between head and tail, and where the tail starts. */
-  readonly omittedChars?: number;
-  readonly tailStart?: number | null;
+  /** UTF-16 units left out between head and tail; 0 unless head-tail clipped. */
+  readonly omittedChars: number;
+  /** Index in `text` where the tail begins; null unless head-tail clipped. */
+  readonly tailStart: number | null;
 }
 
 export interface OutputCapture {
   write(chunk: Uint8Array): void;
   /** True while the captured stream has switched to the alternate screen. */
   readonly altScreen: boolean;
-  finish(): Promise<CapturedOutput>;
+  /**
+   * Ends the capture. With `screen`, the text of a full-screen program's screen, the output
+   * is that screen (clipped by the same rules) instead of what the stream carried.
+   */
+  finish(screen?: string): Promise<CapturedOutput>;
 }
 
 /** Makes the capture for one call of `agent` (spill files are kept per agent). */

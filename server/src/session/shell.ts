@@ -44,7 +44,6 @@ export interface ShellOptions {
   readonly cols: number;
   readonly rows: number;
   readonly timeoutMs: number;
-  readonly maxOutputChars: number;
   readonly newCapture: CaptureFactory;
 }
 
@@ -170,7 +169,6 @@ export class Shell {
     const run = new CallRun({
       capture: this.options.newCapture(this.agent),
       timeoutMs: this.options.timeoutMs,
-      maxOutputChars: this.options.maxOutputChars,
       probe: () => findWaitingReader(this.pty.pid, this.ttyPath),
       screenText: () => this.screenText(),
       reset: () => this.reset(),

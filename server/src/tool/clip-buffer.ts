@@ -3,6 +3,7 @@
  * mode a rolling tail — in bounded memory, and streams the whole output to a spill file once
  * it outgrows the clip, so nothing is lost from the start however long the output runs.
  */
+import type { CapturedOutput } from '../session/capture.ts';
 import { isHighSurrogate, isLowSurrogate } from './terminal-line.ts';
 
 /** Where the whole rendering goes once it is longer than the clip. */
@@ -25,23 +26,8 @@ export interface SpillWriter {
 /** `head` keeps the start of a long output; `head-tail` keeps its start and its end. */
 export type OutputClipMode = 'head' | 'head-tail';
 
-export interface RenderedOutput {
-  /** The output, one trailing newline removed, cut to `maxOutputChars` UTF-16 units: its
-   *  start, or for head-tail its start and then its end (from `tailStart`). */
-  text: string;
-  /** The output (after the newline removal) was longer than `maxOutputChars`. */
-  clipped: boolean;
-  /** Length of the whole output after the newline removal, in UTF-16 units. */
-  totalChars: number;
-  /** File holding the whole output; set only when `clipped` and the file was saved. */
-  spillPath: string | null;
-  /** The engine knows the start of the output is missing. */
-  lostPrefix: boolean;
-  /** UTF-16 units left out between head and tail; 0 unless head-tail clipped. */
-  omittedChars: number;
-  /** Index in `text` where the tail begins; null unless head-tail clipped. */
-  tailStart: number | null;
-}
+/** What the clip buffer gives: the session's CapturedOutput, under the name this folder uses. */
+export type RenderedOutput = CapturedOutput;
 
 /** Head kept beyond the clip, in UTF-16 units: one for the trailing newline that is removed,
  *  one to see whether the cut would split a surrogate pair. */
@@ -179,6 +165,13 @@ export class ClipBuffer {
     if (this.tail.length >= TAIL_TRIM_FACTOR * this.tailKeep) {
       this.tail = this.tail.slice(-this.tailKeep);
     }
+  }
+
+  /** Closes and removes the spill file, if one was opened: nothing will offer it. */
+  async discard(): Promise<void> {
+    const writer = this.writer;
+    this.writer = null;
+    await writer?.discard().catch(() => undefined);
   }
 
   private openSpill(): void {

@@ -72,7 +72,6 @@ export function createToolService(
       cols: AGENT_COLS,
       rows: AGENT_ROWS,
       timeoutMs: settings(dialect).timeoutMs,
-      maxOutputChars: settings(dialect).maxOutputChars,
       newCapture: (agent) =>
         rendererCapture(
           new OutputRenderer({
@@ -136,7 +135,7 @@ function rendererCapture(renderer: OutputRenderer): OutputCapture {
     get altScreen() {
       return renderer.altScreen;
     },
-    finish: () => renderer.finish(),
+    finish: (screen) => renderer.finish(screen),
   };
 }
 

@@ -587,3 +587,22 @@ describe('OutputRenderer: head-tail clipping', () => {
     expect(out.omittedChars).toBe(200 * 256 * 1024 - max);
   });
 });
+
+describe('OutputRenderer: a full-screen program waiting', () => {
+  it('gives the screen text instead of the stream, clipped by the same rules', async () => {
+    const spill = new MemorySpill();
+    const renderer = new OutputRenderer({ maxOutputChars: 10, spill });
+    renderer.push(bytesOf(`${'x'.repeat(50)}\r\n\x1b[?1049h`));
+    // The emoji spans the 10th and 11th UTF-16 units: the cut moves before it.
+    const output = await renderer.finish('screen ab😀 line two');
+    expect(output).toMatchObject({ text: 'screen ab', clipped: true, spillPath: null });
+    // The stream's own spill file is not offered, so it is removed.
+    expect(spill.files.map((file) => file.state)).toEqual(['discarded']);
+  });
+
+  it('keeps the start and the end of a long screen in head-tail mode', async () => {
+    const renderer = new OutputRenderer({ maxOutputChars: 10, spill: null, clip: 'head-tail' });
+    const output = await renderer.finish('abcdefghij-klmnopqrstuvwxyz');
+    expect(output).toMatchObject({ text: 'abcdevwxyz', tailStart: 5, omittedChars: 17 });
+  });
+});

@@ -62,6 +62,7 @@ function firstParam(params: string): number {
 }
 
 export class OutputRenderer {
+  private readonly options: OutputRendererOptions;
   private readonly clip: ClipBuffer;
   private readonly line: TerminalLine;
   private readonly decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
@@ -76,6 +77,7 @@ export class OutputRenderer {
     if (!Number.isInteger(options.maxOutputChars) || options.maxOutputChars < 0) {
       throw new RangeError('maxOutputChars must be a non-negative integer');
     }
+    this.options = options;
     const clip = new ClipBuffer({
       maxOutputChars: options.maxOutputChars,
       clip: options.clip ?? 'head',
@@ -102,9 +104,13 @@ export class OutputRenderer {
     if (text.length > 0) this.feed(text);
   }
 
-  /** Ends the stream; later calls return the same result. */
-  finish(): Promise<RenderedOutput> {
-    this.result ??= this.complete();
+  /**
+   * Ends the stream; later calls return the same result. With `screen` (a full-screen
+   * program's screen text) the output is that text, clipped by the same rules, and what the
+   * stream carried is dropped, spill file included.
+   */
+  finish(screen?: string): Promise<RenderedOutput> {
+    this.result ??= screen === undefined ? this.complete() : this.completeWithScreen(screen);
     return this.result;
   }
 
@@ -116,6 +122,17 @@ export class OutputRenderer {
 
   private assertOpen(): void {
     if (this.result !== null) throw new Error('OutputRenderer: data pushed after finish()');
+  }
+
+  private async completeWithScreen(screen: string): Promise<RenderedOutput> {
+    await this.clip.discard();
+    const clip = new ClipBuffer({
+      maxOutputChars: this.options.maxOutputChars,
+      clip: this.options.clip ?? 'head',
+      spill: null,
+    });
+    clip.append(screen);
+    return clip.finish(this.lostPrefix);
   }
 
   private async complete(): Promise<RenderedOutput> {

@@ -21,7 +21,15 @@ const TIMEOUT_300 =
   'Your command timed out after 300 seconds or experienced an OOM error. Below is partial output:';
 
 function output(text: string, extra: Partial<ResultInput['output']> = {}): ResultInput['output'] {
-  return { text, clipped: false, spillPath: null, lostPrefix: false, ...extra };
+  return {
+    text,
+    clipped: false,
+    spillPath: null,
+    lostPrefix: false,
+    omittedChars: 0,
+    tailStart: null,
+    ...extra,
+  };
 }
 
 function compose(

@@ -32,11 +32,8 @@ export type CallEnding =
 
 export interface ResultInput {
   dialect: Dialect;
-  /** What OutputRenderer.finish() gave. The head-tail fields are optional: the session's
-   *  CapturedOutput does not declare them, and a full-screen program's screen is always
-   *  clipped at the head. */
-  output: Pick<RenderedOutput, 'text' | 'clipped' | 'spillPath' | 'lostPrefix'> &
-    Partial<Pick<RenderedOutput, 'omittedChars' | 'tailStart'>>;
+  /** What OutputRenderer.finish() gave (its length is not needed here). */
+  output: Omit<RenderedOutput, 'totalChars'>;
   ending: CallEnding;
   /** What a human ran in this shell since the last result; null or absent: nobody did. */
   humanSummary?: string | null;
@@ -63,7 +60,7 @@ export function outputText(output: ResultInput['output'], dialect: Dialect): str
   if (tailStart != null) {
     const head = output.text.slice(0, tailStart);
     const tail = output.text.slice(tailStart);
-    const omitted = omittedCharsLine(output.omittedChars ?? 0);
+    const omitted = omittedCharsLine(output.omittedChars);
     return `${prefix}${head}\n${clipNotice(dialect)}\n${omitted}\n${tail}${saved}`;
   }
   const text = prefix + output.text;
