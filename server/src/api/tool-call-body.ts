@@ -3,8 +3,10 @@
  * an agent's model reads one precise sentence about what to change.
  */
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
-// The engine refuses the same commands; one wording for both, the contract's.
-import { EMPTY_COMMAND_MESSAGE, NUL_COMMAND_MESSAGE } from '../tool/contract-text.ts';
+// The engine refuses the same commands by the same rule; here they only gain the detail of
+// what the JSON held instead of a string.
+import { commandProblem } from '../tool/command-rules.ts';
+import { EMPTY_COMMAND_MESSAGE } from '../tool/contract-text.ts';
 
 /** Why `body` is not a valid tool call, or undefined when it is. */
 export function toolCallBodyProblem(body: unknown): string | undefined {
@@ -19,9 +21,7 @@ export function toolCallBodyProblem(body: unknown): string | undefined {
   if (!('command' in body)) return `${EMPTY_COMMAND_MESSAGE} (it is missing)`;
   const command = body.command;
   if (typeof command !== 'string') return `${EMPTY_COMMAND_MESSAGE} (got ${jsonType(command)})`;
-  if (command.includes('\u0000')) return NUL_COMMAND_MESSAGE;
-  if (command.trim() === '') return EMPTY_COMMAND_MESSAGE;
-  return undefined;
+  return commandProblem(command);
 }
 
 export function checkToolCallBody(body: unknown): void {

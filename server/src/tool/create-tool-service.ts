@@ -7,17 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { CallInfo, CallOutcome, Dialect, ToolDefinition } from '../../../shared/src/api.ts';
 import type { Config, DialectSettings } from '../config/config.ts';
-import {
-  JUMPSEAT_ERR_BAD_REQUEST,
-  JUMPSEAT_ERR_CANCELLED,
-  JUMPSEAT_ERR_NOT_FOUND,
-  JumpseatError,
-} from '../errors.ts';
+import { JUMPSEAT_ERR_CANCELLED, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import { bashDialect } from '../pty/bash-dialect.ts';
 import type { ShellDialect } from '../pty/dialect.ts';
 import type { CallResult, OutputCapture } from '../session/capture.ts';
 import { CallCancelledError, type ExecutedCall, ShellRegistry } from '../session/shell-registry.ts';
-import { EMPTY_COMMAND_MESSAGE, NUL_COMMAND_MESSAGE } from './contract-text.ts';
+import { validateCommand } from './command-rules.ts';
 import { OutputRenderer } from './output-renderer.ts';
 import { type CallEnding, composeResult } from './result-text.ts';
 import { SpillFiles } from './spill-files.ts';
@@ -37,17 +32,6 @@ const INPUT_DESCRIPTIONS: Record<Dialect, string> = {
 export interface ToolServiceOptions {
   /** The environment shells inherit (filtered); defaults to the server's. */
   readonly baseEnv?: NodeJS.ProcessEnv;
-}
-
-/** Throws the contract's 400 errors for a command that cannot be run. */
-export function validateCommand(command: unknown): string {
-  if (typeof command !== 'string' || command.trim() === '') {
-    throw new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, EMPTY_COMMAND_MESSAGE);
-  }
-  if (command.includes('\u0000')) {
-    throw new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, NUL_COMMAND_MESSAGE);
-  }
-  return command;
 }
 
 /** The tool service plus the registry behind it, for the live hub and in-process tests. */
