@@ -105,6 +105,17 @@ describe('sturdiness', () => {
     expect(await engine.call('cat lost.log; echo fresh', 'sturdy-k')).toBe('lost\nfresh');
   });
 
+  it('does not take the prompt for input a program left unread as a failed call line', async () => {
+    // A slow PROMPT_COMMAND makes sure the next call line is typed before bash reads the
+    // Enter that `read -n 1` left behind (and answers it with a prompt of its own).
+    await engine.call("PROMPT_COMMAND='sleep 0.3'", 'sturdy-l');
+    expect(await engine.call('read -n 1 key; echo "key=$key"', 'sturdy-l')).toBe(
+      '[waiting for input: bash]',
+    );
+    expect(await engine.call('x', 'sturdy-l')).toBe('key=x');
+    expect(await engine.call('echo next >> next.log; cat next.log', 'sturdy-l')).toBe('next');
+  });
+
   it('keeps working while a background job keeps printing', async () => {
     await engine.call(
       '(for i in $(seq 1 40); do echo tick; sleep 0.05; done) >/dev/tty &',

@@ -29,6 +29,8 @@ const EXIT_QUIET_MS = 20;
 const EXIT_FLUSH_LIMIT_MS = 250;
 /** Status reported when an interrupted call's prompt mark carries no number (128 + SIGINT). */
 const INTERRUPTED_STATUS = 130;
+/** Spacing of the looks at a shell whose call line may have run without starting. */
+const CALL_LINE_CHECK_MS = 20;
 /** Re-installations of the integration tried for one call before the shell is reset. */
 const MAX_REPAIRS = 1;
 /** Calls kept per shell for the supervisor API (durable history is the store's job). */
@@ -96,6 +98,8 @@ export class Shell {
   private installed = false;
   /** Times the integration was re-installed for the call being started. */
   private repairs = 0;
+  /** Pending look at whether a call line ran without starting (see checkCallLine). */
+  private lineCheck: NodeJS.Timeout | undefined;
   private installLine = '';
   /** Ending the process tree, once started: a reset and the PTY's exit share it. */
   private treeEnded: Promise<void> | null = null;
@@ -246,6 +250,7 @@ export class Shell {
   /** Frees everything; ends the process tree if it still runs. */
   async dispose(): Promise<void> {
     if (this.alive) await this.reset();
+    clearTimeout(this.lineCheck);
     this.disposables.dispose();
     this.screen.dispose();
     this.onDisplay.clear();
@@ -347,8 +352,11 @@ export class Shell {
         // A prompt after the start mark but with no end mark: an interrupt made bash drop
         // the rest of the call line. This mark, printed before the prompt text, carries $?.
         if (!this.awaitingStart) this.commandEnded(Number(mark.data) || INTERRUPTED_STATUS);
-        // A prompt nobody expected while a call line was typed: it ran without a start mark.
-        else this.callLineFailed();
+        // A prompt nobody expected while a call line waits to start: either the line ran and
+        // failed, or the prompt answers input left over from a program (the Enter after
+        // `q` in less) and our line is still to be read. Only the shell back at reading the
+        // terminal, the line still not started, tells the two apart.
+        else this.checkCallLine();
         break;
       }
       case 'P':
@@ -371,6 +379,28 @@ export class Shell {
         break;
       }
     }
+  }
+
+  /** Looks, until the call starts, for the shell reading the terminal with the line unstarted. */
+  private checkCallLine(): void {
+    if (this.lineCheck !== undefined) return;
+    let sightings = 0;
+    const check = async (): Promise<void> => {
+      const reader = await findWaitingReader(this.pty.pid, this.ttyPath).catch(() => null);
+      if (!this.awaitingStart || !this.foreground || !this.alive) {
+        this.lineCheck = undefined;
+        return;
+      }
+      // Twice in a row, as for waiting input: the start mark may still be on its way to us.
+      sightings = reader?.pid === this.pty.pid ? sightings + 1 : 0;
+      if (sightings >= 2) {
+        this.lineCheck = undefined;
+        this.callLineFailed();
+        return;
+      }
+      this.lineCheck = setTimeout(() => void check(), CALL_LINE_CHECK_MS);
+    };
+    this.lineCheck = setTimeout(() => void check(), CALL_LINE_CHECK_MS);
   }
 
   /**
