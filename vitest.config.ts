@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // shells are started); browser tests live in e2e/ and run under Playwright.
 export default defineConfig({
   test: {
-    include: ['server/**/*.test.ts', 'shared/**/*.test.ts'],
+    include: ['server/**/*.test.ts', 'shared/**/*.test.ts', 'web/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -1,6 +1,6 @@
 /**
  * Builds the HTTP server: Fastify with TypeBox schemas and one named plugin per concern
- * (errors, body, auth, lifecycle, agent, supervisor, tokens, login, dashboard).
+ * (errors, body, auth, lifecycle, agent, supervisor, tokens, login, web app).
  */
 import fastifyCookie from '@fastify/cookie';
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
@@ -11,7 +11,6 @@ import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import type { ToolService } from '../tool/tool-service.ts';
 import { agentApi } from './agent-api.ts';
 import { authHook } from './auth-hook.ts';
-import { dashboard } from './dashboard.ts';
 import { BODY_LIMIT_BYTES, errorReplies } from './error-replies.ts';
 import { jsonBody } from './json-body.ts';
 import { lifecycle } from './lifecycle.ts';
@@ -20,6 +19,7 @@ import { login } from './login.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
+import { webApp } from './web-app.ts';
 
 export interface AppOptions {
   readonly config: Config;
@@ -57,7 +57,7 @@ export function buildApp(options: AppOptions) {
   app.register(supervisorApi, { tools });
   app.register(tokenApi, { tokens });
   app.register(login, { tokens });
-  app.register(dashboard, { tools });
+  app.register(webApp);
   return app;
 }
 
