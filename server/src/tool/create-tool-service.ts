@@ -95,6 +95,7 @@ export function createToolService(
               dialect,
               output: result.output,
               ending: wordEnding(result, settings(dialect)),
+              humanSummary: result.humanSummary,
             });
       shell.recordCall(callRecord(shell.id, command, text, executed));
       if (result.ending.kind === 'cancelled') {
