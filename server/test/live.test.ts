@@ -4,6 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
+import {
+  MAX_OUTPUT_FRAME_BYTES,
+  VIEWER_MAX_BUFFERED_BYTES,
+} from '../src/live/viewer-connection.ts';
 import { errorOf, startServer, type TestServer } from './support/http-server.ts';
 import { LiveClient } from './support/live-client.ts';
 
@@ -12,7 +16,7 @@ let operatorToken: string;
 let viewerToken: string;
 
 beforeAll(async () => {
-  server = await startServer({ flags: ['--timeout-ms', '4000'] });
+  server = await startServer({ flags: ['--timeout-ms', '6000'] });
   operatorToken = await server.mint({ role: 'operator', name: 'Olive' });
   viewerToken = await server.mint({ role: 'viewer', name: 'Vic' });
 });
@@ -142,6 +146,66 @@ describe('joining a shell', () => {
     expect((await client.next('snapshot')).reason).toBe('expired');
     expect(await client.screenText()).toContain('kept');
     await client.close();
+  });
+});
+
+describe('a stalled viewer', () => {
+  // Its own server: 10 MB through two viewers in this one process takes seconds, far from
+  // the 6 s deadline the other tests use.
+  let roomy: TestServer;
+  beforeAll(async () => {
+    roomy = await startServer({ flags: ['--timeout-ms', '120000'] });
+  });
+  afterAll(async () => {
+    await roomy.close();
+  });
+
+  it('never holds more than its bound, does not slow anyone, and is resynced when it reads again', async () => {
+    const call = async (agent: string, command: string) => {
+      const response = await roomy.post(`/api/agents/${agent}/bash`, { command });
+      return (await response.json()) as { output: string };
+    };
+    await call('stall', 'true');
+    const [session] = (await (
+      await roomy.request('/api/sessions', { token: roomy.adminToken })
+    ).json()) as SessionInfo[];
+    const url = `${roomy.origin.replace('http', 'ws')}/api/sessions/${session?.id}/live`;
+    const stalled = { client: await LiveClient.connect(url, { token: roomy.adminToken }) };
+    const steady = { client: await LiveClient.connect(url, { token: roomy.adminToken }) };
+    await stalled.client.next('snapshot');
+    await steady.client.next('snapshot');
+    // The stalled client stops reading its socket: the kernel buffers fill, then the server's.
+    const raw = (stalled.client.socket as unknown as { _socket: import('node:net').Socket })
+      ._socket;
+    raw.pause();
+    let maxBuffered = 0;
+    const sampler = setInterval(() => {
+      for (const socket of roomy.app.websocketServer.clients) {
+        maxBuffered = Math.max(maxBuffered, socket.bufferedAmount);
+      }
+    }, 5);
+    const result = await call(
+      'stall',
+      "yes 'a stalled viewer must not hold this line of text' | head -n 200000; seq 1 20 | sed 's/^/tail /'",
+    );
+    clearInterval(sampler);
+    expect(result.output).toMatch(/^a stalled viewer must not hold this line of text\n/);
+    expect(result.output).toContain('[full output saved to ');
+    await steady.client.next('call_finished');
+    expect(steady.client.problems).toEqual([]);
+    expect(maxBuffered).toBeGreaterThan(VIEWER_MAX_BUFFERED_BYTES / 2);
+    expect(maxBuffered).toBeLessThanOrEqual(VIEWER_MAX_BUFFERED_BYTES + MAX_OUTPUT_FRAME_BYTES);
+    raw.resume();
+    const resync = await stalled.client.next('snapshot', (m) => m.reason === 'resync');
+    expect(resync.offset).toBeGreaterThan(0);
+    await stalled.client.until(
+      () => stalled.client.position === steady.client.position,
+      'the stalled viewer to catch up',
+    );
+    expect(await stalled.client.screenText()).toBe(await steady.client.screenText());
+    expect(await steady.client.screenText()).toContain('tail 20');
+    await stalled.client.close();
+    await steady.client.close();
   });
 });
 
@@ -279,8 +343,8 @@ describe('take-over', () => {
     await call('paused', 'true');
     const { client } = await watch('paused', operatorToken);
     await client.next('snapshot');
-    // The server's timeout is 4 s; the command runs 5 s, 4.5 of them under the human.
-    const running = call('paused', 'sleep 5; echo finished');
+    // The server's timeout is 6 s; the command runs 7 s, 6.5 of them under the human.
+    const running = call('paused', 'sleep 7; echo finished');
     await client.next('call_started');
     client.send({ type: 'take_control' });
     await client.next('control', (m) => m.controller !== null);

@@ -33,10 +33,25 @@ const MAX_WS_PAYLOAD_BYTES = 4 * 1024 * 1024;
  */
 export const websocketSupport = fp(
   async (app) => {
-    await app.register(websocket, { options: { maxPayload: MAX_WS_PAYLOAD_BYTES } });
+    await app.register(websocket, {
+      options: { maxPayload: MAX_WS_PAYLOAD_BYTES },
+      // Closing says goodbye to every client, but a client that stopped reading never answers
+      // the close handshake; the server must not wait ws's 30 s for it.
+      preClose: function closeClients(done) {
+        for (const client of this.websocketServer.clients) {
+          client.close(WS_GOING_AWAY, 'jumpseat is shutting down');
+          setTimeout(() => client.terminate(), WS_CLOSE_GRACE_MS).unref();
+        }
+        done();
+      },
+    });
   },
   { name: 'jumpseat-websocket', fastify: '5.x' },
 );
+/** Close code for a server going down (RFC 6455). */
+const WS_GOING_AWAY = 1001;
+/** How long a closing client gets to answer the close handshake. */
+const WS_CLOSE_GRACE_MS = 500;
 /** Connections are pinged this often; one that did not answer the last ping is dropped. */
 const HEARTBEAT_MS = 30_000;
 const MAX_SESSION_ID_CHARS = 200;

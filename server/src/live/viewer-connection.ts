@@ -57,17 +57,18 @@ export class ViewerConnection {
     const end = offset + data.length;
     if (end <= this.position) return true;
     if (offset > this.position) return false;
-    if (offset === this.position && frame) this.socket.send(frame, { binary: true });
-    else {
-      for (let at = this.position; at < end; at += MAX_OUTPUT_FRAME_BYTES) {
-        const piece = data.subarray(
-          at - offset,
-          Math.min(end, at + MAX_OUTPUT_FRAME_BYTES) - offset,
-        );
-        this.socket.send(encodeOutputFrame(at, piece), { binary: true });
-      }
+    if (offset === this.position && frame) {
+      this.socket.send(frame, { binary: true });
+      this.position = end;
+      return true;
     }
-    this.position = end;
+    // A catch-up or a trimmed frame: sent in pieces, and only while the buffer has room.
+    while (this.position < end && !this.checkBehind()) {
+      const pieceEnd = Math.min(end, this.position + MAX_OUTPUT_FRAME_BYTES);
+      const piece = data.subarray(this.position - offset, pieceEnd - offset);
+      this.socket.send(encodeOutputFrame(this.position, piece), { binary: true });
+      this.position = pieceEnd;
+    }
     return true;
   }
 
