@@ -2,6 +2,8 @@
  * The live protocol against a real server: snapshots, output frames, resumes, roles, and the
  * take-over semantics as an agent sees them over HTTP.
  */
+import { execFileSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
 import {
@@ -336,6 +338,34 @@ describe('take-over', () => {
     expect((await call('answer', 'echo "n=$n"')).output).toBe(
       '[a human used this shell: Bob]\nn=Bob',
     );
+    await client.close();
+  });
+
+  it('keeps the echo off when a human takes over at a password prompt', async () => {
+    await call('secret', 'true');
+    const waiting = await call('secret', 'read -s -p \'Password: \' pw; echo "got ${#pw} chars"');
+    expect(waiting.output).toBe('Password: \n[waiting for input: bash]');
+    const { client } = await watch('secret', operatorToken);
+    await client.next('snapshot');
+    client.send({ type: 'take_control' });
+    await client.next('control', (m) => m.controller !== null);
+    client.send({ type: 'input', data: 'hunter2\r' });
+    await client.until(() => client.outputText().includes('got 7 chars'), 'the command to finish');
+    expect(client.outputText()).not.toContain('hunter2');
+    expect(await client.screenText()).not.toContain('hunter2');
+    // Back at the prompt the echo comes on for the human (stty runs in the background).
+    const { pid } = await sessionOf('secret');
+    const tty = readlinkSync(`/proc/${pid}/fd/0`);
+    await expect
+      .poll(() => execFileSync('stty', ['-F', tty, '-a'], { encoding: 'utf8' }))
+      .toMatch(/(^|\s)echo(\s|$)/);
+    client.send({ type: 'input', data: 'echo visible\r' });
+    await client.until(
+      () => client.outputText().includes('echo visible'),
+      'the echo at the prompt',
+    );
+    client.send({ type: 'release_control' });
+    await client.next('control', (m) => m.controller === null);
     await client.close();
   });
 

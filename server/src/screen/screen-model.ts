@@ -150,6 +150,13 @@ export class ScreenModel {
     return lines.join('\n');
   }
 
+  /** The text of the line the cursor is on, up to the cursor (a prompt being answered). */
+  cursorLineText(): string {
+    const buffer = this.terminal.buffer.active;
+    const line = buffer.getLine(buffer.baseY + buffer.cursorY);
+    return line ? line.translateToString(true, 0, buffer.cursorX) : '';
+  }
+
   /** Screen and scrollback as escape sequences that rebuild them on another terminal. */
   serialize(): string {
     return this.serializer.serialize({ scrollback: SCREEN_SCROLLBACK_LINES });

@@ -74,6 +74,13 @@ export interface ShellCallResult extends CallResult {
   readonly humanSummary: string | null;
 }
 
+/**
+ * A prompt for something secret, on the cursor's line: the terminal's echo stays off when a
+ * human takes over there (the agent's shells run with echo off, so a password prompt looks
+ * like any other read on the terminal; its words are what tells them apart).
+ */
+const SECRET_PROMPT = /\b(password|passphrase|passcode|pin|secret|token|credentials?)\b/i;
+
 /** Kill-line (Ctrl-U): clears what a human left typed but not entered, before the agent types. */
 const KILL_LINE = '\x15';
 
@@ -299,8 +306,12 @@ export class Shell {
     }
     this.control = who;
     this.run?.pause();
-    // Echo on for the human (agents type with it off), before their first key arrives.
-    await setLineEcho(this.ttyPath, true);
+    // Echo on for the human (agents type with it off), before their first key arrives; but
+    // never under a password prompt: it switched echo off itself, and everyone watches.
+    await this.screen.settled();
+    if (!this.foreground || !SECRET_PROMPT.test(this.screen.cursorLineText())) {
+      await setLineEcho(this.ttyPath, true);
+    }
     if (this.control !== who) return;
     this.onControl.fire(who);
     this.onChange.fire();
@@ -595,6 +606,9 @@ export class Shell {
   }
 
   private commandEnded(exitCode: number): void {
+    // Under a human, the shell back at its prompt is theirs to type at: echo on (it stayed
+    // off if they took over at a password prompt).
+    if (this.control) void setLineEcho(this.ttyPath, true);
     this.foreground = null;
     this.lastExitCode = exitCode;
     this.currentCommand = null;
