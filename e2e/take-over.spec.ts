@@ -28,9 +28,17 @@ test('take over, type, agent gets 409, release, agent result carries the human l
   expect(refused.status).toBe(409);
   expect(refused.code).toBe('HUMAN_CONTROL');
 
+  await page.getByRole('button', { name: 'Fit to window' }).click();
+  const size = async () => {
+    const { cols, rows } = await jumpseat.sessionOf(agent);
+    return `${cols}x${rows}`;
+  };
+  await expect.poll(size).not.toBe('120x40');
+
   await page.getByRole('button', { name: 'Release' }).click();
   await expect(page.getByRole('button', { name: 'Take over' })).toBeEnabled();
   await expect(page.getByTestId('controller')).toHaveText('The agent has the shell');
+  await expect.poll(size).toBe('120x40');
 
   const next = await jumpseat.bash(agent, 'echo agent-again');
   expect(next.status).toBe(200);
