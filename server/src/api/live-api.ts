@@ -114,8 +114,8 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
         return;
       }
       const { channel, connection } = joined;
-      socket.on('close', () => channel.leave(connection));
-      if (socket.readyState !== socket.OPEN) channel.leave(connection);
+      socket.on('close', () => hub.leave(channel, connection));
+      if (socket.readyState !== socket.OPEN) hub.leave(channel, connection);
       onMessage = (data, isBinary) => {
         const reply = (message: ServerMessage): void => connection.send(message);
         if (isBinary) {

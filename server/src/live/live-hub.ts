@@ -13,6 +13,8 @@ import { type JoinRequest, type LiveObserver, ShellChannel } from './shell-chann
 import type { ViewerConnection } from './viewer-connection.ts';
 import { VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
 
+/** A shell nobody watches keeps its recent output this long, for viewers reconnecting. */
+const UNWATCHED_CHANNEL_GRACE_MS = 60_000;
 /** Dashboard updates per shell are sent at most this often. */
 const DASHBOARD_UPDATE_MS = 50;
 
@@ -23,6 +25,7 @@ export class LiveHub {
   private readonly shellSubscriptions = new Map<string, DisposableStore>();
   private readonly dirty = new Set<Shell>();
   private dashboardTimer: NodeJS.Timeout | undefined;
+  private readonly idleTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly registry: ShellRegistry,
@@ -50,8 +53,26 @@ export class LiveHub {
       channel = new ShellChannel(shell, this.observer);
       this.channels.set(shellId, channel);
     }
+    clearTimeout(this.idleTimers.get(shellId));
+    this.idleTimers.delete(shellId);
     const connection = await channel.join(socket, request);
     return { channel, connection };
+  }
+
+  /** Removes a viewer; a channel nobody watches is let go after a grace for reconnects. */
+  leave(channel: ShellChannel, connection: ViewerConnection): void {
+    channel.leave(connection);
+    const id = channel.shell.id;
+    if (channel.viewerCount > 0 || this.channels.get(id) !== channel) return;
+    clearTimeout(this.idleTimers.get(id));
+    const timer = setTimeout(() => {
+      this.idleTimers.delete(id);
+      if (channel.viewerCount > 0 || this.channels.get(id) !== channel) return;
+      channel.dispose();
+      this.channels.delete(id);
+    }, UNWATCHED_CHANNEL_GRACE_MS);
+    timer.unref();
+    this.idleTimers.set(id, timer);
   }
 
   /** Adds a dashboard: every shell now, then each change. */
@@ -63,6 +84,8 @@ export class LiveHub {
 
   close(): void {
     clearTimeout(this.dashboardTimer);
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    this.idleTimers.clear();
     this.disposables.dispose();
     for (const subscriptions of this.shellSubscriptions.values()) subscriptions.dispose();
     this.shellSubscriptions.clear();
