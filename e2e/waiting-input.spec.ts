@@ -15,6 +15,7 @@ test('a prompting command shows waiting_input and a human answers it', async ({
   await expect(row).toHaveAttribute('data-state', 'waiting_input');
   await expect(row.getByTestId('state')).toHaveText('waiting for input — needs a human');
   await expect(page.getByText('waiting for input:')).toBeVisible();
+  await expect(page).toHaveTitle(/^\(\d+ waiting\) jumpseat$/);
 
   await row.getByRole('link', { name: agent }).click();
   await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');

@@ -29,7 +29,10 @@ export function fetchCalls(sessionId: string): Promise<Fetched<CallInfo[]>> {
 async function getJson<T>(path: string): Promise<Fetched<T>> {
   let response: Response;
   try {
-    response = await fetch(path, { credentials: 'same-origin', headers: { accept: 'json' } });
+    response = await fetch(path, {
+      credentials: 'same-origin',
+      headers: { accept: 'application/json' },
+    });
   } catch (error) {
     return { ok: false, problem: { kind: 'failed', message: `cannot reach jumpseat: ${error}` } };
   }

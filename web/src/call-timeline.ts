@@ -104,11 +104,7 @@ function callItem(call: CallInfo, open: boolean): HTMLElement {
         ? h('pre', { class: 'call-full-command', 'aria-label': 'Command' }, call.command)
         : null,
       h('div', { class: 'result-label' }, 'What the agent received'),
-      h(
-        'pre',
-        { class: 'result', 'data-testid': 'call-result' },
-        call.output === '' ? '' : call.output,
-      ),
+      h('pre', { class: 'result', 'data-testid': 'call-result' }, call.output),
     ),
   );
 }

@@ -190,6 +190,8 @@ function sessionRow(): Row {
 
 function renderAttention(section: HTMLElement, waiting: readonly SessionInfo[]): void {
   section.hidden = waiting.length === 0;
+  // The tab's title calls for a human too, for a dashboard left in a background tab.
+  document.title = waiting.length === 0 ? 'jumpseat' : `(${waiting.length} waiting) jumpseat`;
   if (waiting.length === 0) return;
   replaceChildren(
     section,

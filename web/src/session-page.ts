@@ -20,7 +20,10 @@ import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { stateBadge } from './session-labels.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
+import { formatElapsed } from './time-format.ts';
 
+/** How often the running call's elapsed time is redrawn. */
+const CLOCK_TICK_MS = 1000;
 /** How long a refusal or notice stays in the status line. */
 const NOTICE_MS = 6000;
 
@@ -309,10 +312,9 @@ export async function showSession(
   setInterval(() => {
     const now = Date.now();
     for (const cell of frame.main.querySelectorAll<HTMLElement>('[data-since]')) {
-      const since = Date.parse(cell.dataset.since ?? '');
-      if (!Number.isNaN(since)) cell.textContent = `${Math.floor((now - since) / 1000)} s`;
+      cell.textContent = formatElapsed(cell.dataset.since ?? '', now);
     }
-  }, 1000);
+  }, CLOCK_TICK_MS);
 
   return {
     terminalText: () => view.screenText(),
