@@ -89,6 +89,9 @@ export async function showSession(
   const viewerList = h('ul', { class: 'viewers', 'data-testid': 'viewers' });
   const timeline = new CallTimeline();
   timeline.merge(initialCalls.value);
+  const refreshCalls = (): void => {
+    void fetchCalls(sessionId).then((calls) => calls.ok && timeline.merge(calls.value));
+  };
 
   replaceChildren(
     frame.main,
@@ -206,6 +209,8 @@ export async function showSession(
       case 'snapshot':
         view.replace(message.cols, message.rows, message.data);
         cursor.moveTo(message.offset);
+        // Fallen behind: call events were skipped along with the output.
+        if (message.reason === 'resync') refreshCalls();
         break;
       case 'resumed':
         cursor.moveTo(message.offset);
@@ -260,8 +265,7 @@ export async function showSession(
       frame.setConnection(state, detail);
       if (state === 'live') {
         // Calls that finished while the page was away arrive with the list, not as events.
-        if (connectedOnce)
-          void fetchCalls(sessionId).then((calls) => calls.ok && timeline.merge(calls.value));
+        if (connectedOnce) refreshCalls();
         connectedOnce = true;
       }
       if (state === 'closed') {
