@@ -346,6 +346,28 @@ describe('take-over', () => {
     await client.close();
   });
 
+  it('gives the human line editing and history at the prompt, and the agent none', async () => {
+    await call('editing', 'echo recall-me');
+    const { client } = await watch('editing', operatorToken);
+    await client.next('snapshot');
+    client.send({ type: 'take_control' });
+    await client.next('control', (m) => m.controller !== null);
+    // Up arrow recalls the agent's last command; Ctrl-A and typing edit it.
+    client.send({ type: 'input', data: '\x1b[A\x01echo again; \r' });
+    await client.until(
+      () => client.outputText().includes('again\r\nrecall-me'),
+      'the edited command',
+    );
+    client.send({ type: 'release_control' });
+    await client.next('control', (m) => m.controller === null);
+    expect((await call('editing', "set -o | grep -w emacs; printf '%s\\t|' a b")).output).toBe(
+      '[a human used this shell: echo again; (edited)]\nemacs          \toff\na\t|b\t|',
+    );
+    expect(client.outputText()).not.toContain('set -o emacs');
+    expect(client.outputText()).not.toContain('set +o emacs');
+    await client.close();
+  });
+
   it('keeps the echo off when a human takes over at a password prompt', async () => {
     await call('secret', 'true');
     const waiting = await call('secret', 'read -s -p \'Password: \' pw; echo "got ${#pw} chars"');

@@ -102,6 +102,8 @@ export const bashDialect: ShellDialect = {
   commandFileContent(callNonce: string, command: string): string {
     return `${callNonce}\n${command}`;
   },
+  // readline for a person: history, arrow keys, Tab. A leading space keeps them out of history.
+  humanEditing: { on: ' set -o emacs\r', off: ' set +o emacs\r' },
   // Short on purpose: fewer bytes through the terminal (and through readline, should a human
   // have switched it on), so the per-call nonce travels in the command file instead.
   callLine:

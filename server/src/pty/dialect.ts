@@ -34,4 +34,10 @@ export interface ShellDialect {
   commandFileContent(callNonce: string, command: string): string;
   /** The fixed line typed to run the call in `commandFile`. */
   readonly callLine: string;
+  /**
+   * Lines that switch the shell's own line editing on for a human at the controls (history,
+   * arrow keys, completion) and off again for the agent; typed at the prompt, their echo and
+   * the prompt they cause are hidden. Absent: the human types as the agent does.
+   */
+  readonly humanEditing?: { readonly on: string; readonly off: string };
 }

@@ -9,6 +9,8 @@ const ESC = '\x1b';
 const ENTER = new Set(['\r', '\n']);
 const ERASE = new Set(['\x7f', '\b']);
 const KILL_LINE = '\x15';
+/** Line-editor keys that move the cursor or recall history (Ctrl-A, B, E, F, N, P, R). */
+const EDITING_KEYS = new Set(['\x01', '\x02', '\x05', '\x06', '\x0e', '\x10', '\x12']);
 const KILL_WORD = '\x17';
 /** Control keys that act on their own (signals, end of input) and are named in the summary. */
 const NAMED_KEYS: Readonly<Record<string, string>> = {
@@ -24,6 +26,8 @@ const MAX_LINE_CHARS = 1000;
 export class HumanUse {
   private entries: string[] = [];
   private line = '';
+  /** Keys that move or recall (arrows, history) were used on this line: its text is partial. */
+  private edited = false;
   /** Inside an escape sequence: 'esc' after ESC, 'csi' after ESC [, 'osc' after ESC ]. */
   private escape: 'esc' | 'csi' | 'osc' | null = null;
 
@@ -39,12 +43,13 @@ export class HumanUse {
 
   /** Whether a typed line is still unfinished (it sits in the terminal's input buffer). */
   get pendingLine(): boolean {
-    return this.line !== '';
+    return this.line !== '' || this.edited;
   }
 
   /** Forgets the unfinished line (the terminal's line was cleared). */
   dropPendingLine(): void {
     this.line = '';
+    this.edited = false;
   }
 
   /**
@@ -62,10 +67,13 @@ export class HumanUse {
       this.inEscape(char);
       return;
     }
-    if (char === ESC) this.escape = 'esc';
-    else if (ENTER.has(char)) this.endLine();
+    if (char === ESC) {
+      this.escape = 'esc';
+      this.edited = true;
+    } else if (ENTER.has(char)) this.endLine();
     else if (ERASE.has(char)) this.line = [...this.line].slice(0, -1).join('');
     else if (char === KILL_LINE) this.line = '';
+    else if (EDITING_KEYS.has(char)) this.edited = true;
     else if (char === KILL_WORD) this.line = this.line.replace(/\S*\s*$/, '');
     else if (char in NAMED_KEYS) {
       this.endLine();
@@ -89,8 +97,11 @@ export class HumanUse {
 
   private endLine(): void {
     const line = this.line.trim();
+    const edited = this.edited;
     this.line = '';
-    if (line !== '') this.enter(line);
+    this.edited = false;
+    if (edited) this.enter(line === '' ? 'a command recalled from history' : `${line} (edited)`);
+    else if (line !== '') this.enter(line);
   }
 
   private enter(entry: string): void {

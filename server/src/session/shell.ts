@@ -81,6 +81,8 @@ export interface ShellCallResult extends CallResult {
  */
 const SECRET_PROMPT = /\b(password|passphrase|passcode|pin|secret|token|credentials?)\b/i;
 
+/** A switch of line editing whose prompt never came is given up after this long. */
+const EDITING_SWITCH_LIMIT_MS = 2000;
 /** Kill-line (Ctrl-U): clears what a human left typed but not entered, before the agent types. */
 const KILL_LINE = '\x15';
 
@@ -133,6 +135,13 @@ export class Shell {
   private lastExitCode: number | null = null;
   /** Where the shell is in printing its prompt (the installation's first prompt is due). */
   private prompt: PromptPhase = 'due';
+  /** The dialect's line editing is switched on for a human (see `switchEditing`). */
+  private humanEditing = false;
+  /** A line of our own runs: what it displays, up to its prompt's end, is hidden. */
+  private hideUntilPrompt = false;
+  private promptWaiters: (() => void)[] = [];
+  /** A release in progress: agent calls wait for the shell to be theirs again. */
+  private handingBack: Promise<void> | null = null;
   /** A call line is to be typed as soon as the prompt is shown. */
   private lineDue = false;
   /** A call line was typed and its start mark has not arrived yet. */
@@ -218,6 +227,10 @@ export class Shell {
     if (this.run) throw new Error('a call is already running on this shell');
     if (!this.alive)
       throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    this.refuseUnderHuman();
+    await this.handingBack;
+    // Editing left on (the human released with a program running): off before the agent types.
+    await this.switchEditing();
     this.refuseUnderHuman();
     const run = new CallRun({
       capture: this.options.newCapture(this.agent),
@@ -312,6 +325,7 @@ export class Shell {
     if (!this.foreground || !SECRET_PROMPT.test(this.screen.cursorLineText())) {
       await setLineEcho(this.ttyPath, true);
     }
+    await this.switchEditing();
     if (this.control !== who) return;
     this.onControl.fire(who);
     this.onChange.fire();
@@ -321,18 +335,28 @@ export class Shell {
   async releaseControl(id: string): Promise<void> {
     if (this.control?.id !== id) return;
     this.control = null;
-    if (this.humanUse.pendingLine && this.alive) {
-      this.pty.write(KILL_LINE);
-      this.humanUse.dropPendingLine();
+    const handBack = this.handBack();
+    this.handingBack = handBack;
+    try {
+      await handBack;
+    } finally {
+      if (this.handingBack === handBack) this.handingBack = null;
     }
-    if (this.alive) {
-      await setLineEcho(this.ttyPath, false);
-      this.resizeTo(this.options.cols, this.options.rows);
-    }
-    await this.adoptHumanCommand();
     this.run?.resume();
     this.onControl.fire(null);
     this.onChange.fire();
+  }
+
+  private async handBack(): Promise<void> {
+    if (!this.alive) return;
+    if (this.humanUse.pendingLine) {
+      this.pty.write(KILL_LINE);
+      this.humanUse.dropPendingLine();
+    }
+    await this.switchEditing();
+    await setLineEcho(this.ttyPath, false);
+    this.resizeTo(this.options.cols, this.options.rows);
+    await this.adoptHumanCommand();
   }
 
   /** Keystrokes from the human at the controls. */
@@ -510,7 +534,42 @@ export class Shell {
 
   /** Bytes between the prompt and the start mark (an echoed wrapper, a trace) are hidden. */
   private get hiding(): boolean {
-    return this.awaitingStart && this.prompt === 'shown';
+    return (this.awaitingStart && this.prompt === 'shown') || this.hideUntilPrompt;
+  }
+
+  /** At its prompt with nothing typed, running or due: a line of our own may be typed. */
+  private get atPrompt(): boolean {
+    return (
+      this.alive &&
+      this.prompt === 'shown' &&
+      !this.foreground &&
+      !this.run &&
+      !this.awaitingStart &&
+      !this.lineDue &&
+      !this.hideUntilPrompt
+    );
+  }
+
+  /**
+   * Switches the dialect's line editing to what the controls call for (on for a human, off
+   * for the agent) when the shell is at its prompt; resolves once the new prompt is up.
+   */
+  private async switchEditing(): Promise<void> {
+    const lines = this.options.dialect.humanEditing;
+    const wanted = this.control !== null;
+    if (!lines || wanted === this.humanEditing || !this.atPrompt) return;
+    this.humanEditing = wanted;
+    this.hideUntilPrompt = true;
+    const shown = new Promise<void>((resolve) => this.promptWaiters.push(resolve));
+    this.pty.write(wanted ? lines.on : lines.off);
+    let limit: NodeJS.Timeout | undefined;
+    await Promise.race([
+      shown,
+      new Promise((resolve) => {
+        limit = setTimeout(resolve, EDITING_SWITCH_LIMIT_MS);
+      }),
+    ]);
+    clearTimeout(limit);
   }
 
   private onMark(mark: Mark): void {
@@ -542,6 +601,13 @@ export class Shell {
         // Only the prompt being drawn: after a repair, the failed prompt's end does not count.
         if (this.prompt !== 'drawing') break;
         this.prompt = 'shown';
+        if (this.hideUntilPrompt) {
+          this.hideUntilPrompt = false;
+          for (const resolve of this.promptWaiters.splice(0)) resolve();
+        } else if (this.control) {
+          // A command ended under the human: now the shell can give them line editing.
+          void this.switchEditing();
+        }
         if (this.lineDue) {
           this.lineDue = false;
           this.pty.write(this.options.dialect.callLine);
