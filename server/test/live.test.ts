@@ -134,7 +134,8 @@ describe('joining a shell', () => {
       () => second.client.position === steady.client.position,
       'the resumed client to catch up',
     );
-    const steadyText = steady.client.outputText();
+    // Both joined after the same call; compare from where the resumed client's stream began.
+    const steadyText = steady.client.outputFrom(first.client.startOffset ?? 0);
     expect(before + second.client.outputText()).toBe(steadyText);
     expect(steadyText).toContain('row 3000');
     expect(second.client.problems).toEqual([]);
@@ -380,12 +381,12 @@ describe('take-over', () => {
     await client.until(() => client.outputText().includes('got 7 chars'), 'the command to finish');
     expect(client.outputText()).not.toContain('hunter2');
     expect(await client.screenText()).not.toContain('hunter2');
-    // Back at the prompt the echo comes on for the human (stty runs in the background).
+    // Back at the prompt the human gets readline, which echoes (it reads the terminal raw).
     const { pid } = await sessionOf('secret');
     const tty = readlinkSync(`/proc/${pid}/fd/0`);
     await expect
       .poll(() => execFileSync('stty', ['-F', tty, '-a'], { encoding: 'utf8' }))
-      .toMatch(/(^|\s)echo(\s|$)/);
+      .toMatch(/(^|\s)-icanon(\s|$)/);
     client.send({ type: 'input', data: 'echo visible\r' });
     await client.until(
       () => client.outputText().includes('echo visible'),

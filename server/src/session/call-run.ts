@@ -27,12 +27,16 @@ export interface CallRunOptions {
   readonly screenText: () => Promise<string>;
   /** Ends the shell's whole process tree (deadline or cancellation). */
   readonly reset: () => Promise<void>;
+  /** Resolves once the terminal has been quiet for a moment (output still in flight read). */
+  readonly quiet: () => Promise<void>;
 }
 
 export class CallRun {
   readonly result: Promise<CallResult>;
   private resolve!: (result: CallResult) => void;
   private settling = false;
+  /** Settling as waiting, output still in flight is taken in. */
+  private draining = false;
   private started = false;
   private startedAt = 0;
   private probeTimer: NodeJS.Timeout | undefined;
@@ -88,7 +92,7 @@ export class CallRun {
   }
 
   write(chunk: Uint8Array): void {
-    if (this.started && !this.settling) this.options.capture.write(chunk);
+    if (this.started && (!this.settling || this.draining)) this.options.capture.write(chunk);
   }
 
   complete(exitCode: number): void {
@@ -141,6 +145,13 @@ export class CallRun {
     clearTimeout(this.probeTimer);
     clearTimeout(this.deadlineTimer);
     if (before) await before().catch(() => undefined);
+    // A program seen waiting wrote its prompt (or its screen) before it blocked, but on a
+    // busy machine those bytes may still sit in the terminal unread: take them first.
+    if (ending.kind === 'waiting_input') {
+      this.draining = true;
+      await this.options.quiet();
+      this.draining = false;
+    }
     // A full-screen program that waits is shown as its screen, as a person would see it.
     const screen =
       ending.kind === 'waiting_input' && this.options.capture.altScreen

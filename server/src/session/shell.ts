@@ -240,6 +240,7 @@ export class Shell {
       // Never reset under a human's hands: a call cancelled while they hold the controls is
       // dropped, and the shell stays theirs.
       reset: () => (this.control ? Promise.resolve() : this.reset()),
+      quiet: () => this.quiet(),
     });
     this.run = run;
     const onAbort = () => void run.cancel();
@@ -605,8 +606,10 @@ export class Shell {
           this.hideUntilPrompt = false;
           for (const resolve of this.promptWaiters.splice(0)) resolve();
         } else if (this.control) {
-          // A command ended under the human: now the shell can give them line editing.
-          void this.switchEditing();
+          // A command ended under the human: the shell back at its prompt is theirs to type
+          // at. Echo on first (it stayed off if they took over at a password prompt), so the
+          // terminal state the line editor saves, and gives back to commands, echoes.
+          void setLineEcho(this.ttyPath, true).then(() => this.switchEditing());
         }
         if (this.lineDue) {
           this.lineDue = false;
@@ -672,9 +675,6 @@ export class Shell {
   }
 
   private commandEnded(exitCode: number): void {
-    // Under a human, the shell back at its prompt is theirs to type at: echo on (it stayed
-    // off if they took over at a password prompt).
-    if (this.control) void setLineEcho(this.ttyPath, true);
     this.foreground = null;
     this.lastExitCode = exitCode;
     this.currentCommand = null;

@@ -116,6 +116,14 @@ export class LiveClient {
     return Buffer.concat(this.output).toString('utf8');
   }
 
+  /** The output bytes received from display offset `offset` on, as text. */
+  outputFrom(offset: number): string {
+    const all = Buffer.concat(this.output);
+    const start = offset - (this.startOffset ?? offset);
+    if (start < 0) throw new Error(`output before ${this.startOffset} was not received`);
+    return all.subarray(start).toString('utf8');
+  }
+
   /** The screen rebuilt from snapshot and output, once xterm has parsed it all. */
   async screenText(): Promise<string> {
     const terminal = this.terminal;
