@@ -1,6 +1,7 @@
 /**
  * Builds the HTTP server: Fastify with TypeBox schemas and one named plugin per concern
- * (errors, body, auth, lifecycle, agent, supervisor, tokens, login, dashboard).
+ * (errors, body, auth, lifecycle, agent, MCP, supervisor, tokens, login, dashboard, metrics,
+ * OpenAPI).
  */
 import fastifyCookie from '@fastify/cookie';
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
@@ -8,6 +9,7 @@ import Fastify from 'fastify';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { Config } from '../config/config.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
+import { Metrics } from '../ops/metrics.ts';
 import type { ToolService } from '../tool/tool-service.ts';
 import { agentApi } from './agent-api.ts';
 import { authHook } from './auth-hook.ts';
@@ -17,6 +19,8 @@ import { jsonBody } from './json-body.ts';
 import { lifecycle } from './lifecycle.ts';
 import { type LogSettings, loggerOptions } from './logging.ts';
 import { login } from './login.ts';
+import { metricsApi } from './metrics-api.ts';
+import { openApiGenerator, openApiRoute } from './openapi.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
@@ -27,6 +31,11 @@ export interface AppOptions {
   readonly tokens: TokenStore;
   /** Overrides `config.logLevel`; a destination captures the log lines (tests). */
   readonly logger?: LogSettings;
+  /**
+   * This server's metrics; created when not given. The engine's calls and shells are
+   * observed here; the live hub reports viewers' traffic to the same object.
+   */
+  readonly metrics?: Metrics;
 }
 
 /**
@@ -47,6 +56,16 @@ export function buildApp(options: AppOptions) {
     routerOptions: { maxParamLength: MAX_URL_PARAM_CHARS },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  const metrics = options.metrics ?? new Metrics();
+  app.decorate('metrics', metrics);
+  const observed = metrics.observe(tools);
+  const logged = tools.onCallFinished((call) => app.log.info({ call }, 'call finished'));
+  app.addHook('onClose', async () => {
+    observed.dispose();
+    logged.dispose();
+  });
+
+  app.register(openApiGenerator);
 
   app.register(errorReplies);
   app.register(jsonBody);
@@ -58,7 +77,16 @@ export function buildApp(options: AppOptions) {
   app.register(tokenApi, { tokens });
   app.register(login, { tokens });
   app.register(dashboard, { tools });
+  app.register(metricsApi, { metrics });
+  app.register(openApiRoute);
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This server's metrics (see AppOptions.metrics). */
+    metrics: Metrics;
+  }
 }
 
 export type JumpseatApp = ReturnType<typeof buildApp>;
