@@ -19,6 +19,7 @@ import { jsonBody } from './json-body.ts';
 import { lifecycle } from './lifecycle.ts';
 import { type LogSettings, loggerOptions } from './logging.ts';
 import { login } from './login.ts';
+import { mcpApi } from './mcp-api.ts';
 import { metricsApi } from './metrics-api.ts';
 import { openApiGenerator, openApiRoute } from './openapi.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
@@ -73,6 +74,7 @@ export function buildApp(options: AppOptions) {
   app.register(lifecycle, { tools });
   app.register(authHook, { tokens });
   app.register(agentApi, { tools });
+  app.register(mcpApi, { tools });
   app.register(supervisorApi, { tools });
   app.register(tokenApi, { tokens });
   app.register(login, { tokens });
