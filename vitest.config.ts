@@ -1,8 +1,14 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+/** `jumpseat/client` resolves to its TypeScript source in tests (package.json "exports"). */
+const SOURCE_CONDITIONS = ['jumpseat-source', ...defaultServerConditions];
 
 // Server and shared tests run in child processes (node-pty is a native addon and real
 // shells are started); browser tests live in e2e/ and run under Playwright.
 export default defineConfig({
+  resolve: { conditions: SOURCE_CONDITIONS },
+  ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
   test: {
     include: ['server/**/*.test.ts', 'shared/**/*.test.ts'],
     pool: 'forks',
