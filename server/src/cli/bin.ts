@@ -1,0 +1,22 @@
+/**
+ * The process behind `bin/jumpseat.js`: `jumpseat serve …` runs the server; every other
+ * command runs through runCli with this process's streams, environment and Ctrl-C.
+ */
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'serve') {
+  // Loaded only for serve: the server's modules take a second or more to load.
+  const { serveOrExit } = await import('../serve.ts');
+  serveOrExit(rest, 'jumpseat serve');
+} else {
+  const { runCli } = await import('./main.ts');
+  const interrupt = new AbortController();
+  // The first Ctrl-C cancels the call in flight (the server resets that shell).
+  process.once('SIGINT', () => interrupt.abort());
+  const status = await runCli(process.argv.slice(2), {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    env: process.env,
+    interrupt: interrupt.signal,
+  });
+  process.exitCode = status;
+}
