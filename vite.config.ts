@@ -1,9 +1,14 @@
 import { defineConfig } from 'vite';
 
-// The browser app lives in web/ and is built into dist/web, which the server serves.
-// Until the jump-seat web app lands, the server renders `/` itself.
+// The browser app lives in web/ and is built into dist/web, which the server serves
+// (server/src/api/web-app.ts): index.html for every page, hashed files under /assets/.
 export default defineConfig({
   root: 'web',
-  build: { outDir: '../dist/web', emptyOutDir: true },
+  build: {
+    outDir: '../dist/web',
+    emptyOutDir: true,
+    // xterm.js with its WebGL renderer is most of the session page's chunk (~170 kB gzipped).
+    chunkSizeWarningLimit: 700,
+  },
   server: { host: '127.0.0.1' },
 });

@@ -1,5 +1,33 @@
 /**
- * Entry of the browser app (Vite root: web/). The live dashboard and session pages land
- * here with the jump-seat work; until then the server renders a plain page at `/`.
+ * Entry of the browser app (Vite root: web/): picks the page from the path (`/` or
+ * `/sessions/:id`) and publishes `window.jumpseat`, the hooks Playwright users rely on.
  */
-export const WEB_APP_READY = false;
+import './style.css';
+import { showDashboard } from './dashboard-page.ts';
+import type { JumpseatHooks } from './hooks.ts';
+import { initTheme } from './theme.ts';
+
+const NO_TERMINAL: JumpseatHooks = {
+  terminalText: () => '',
+  bufferText: () => '',
+  dropConnection: () => null,
+  position: () => null,
+};
+
+async function start(): Promise<void> {
+  initTheme();
+  window.jumpseat = { ...NO_TERMINAL };
+  const root = document.getElementById('app');
+  if (root === null) return;
+  const match = /^\/sessions\/([^/]+)\/?$/.exec(location.pathname);
+  if (match?.[1] !== undefined) {
+    // The terminal (xterm.js and its renderers) loads only on the session page.
+    const { showSession } = await import('./session-page.ts');
+    const hooks = await showSession(root, decodeURIComponent(match[1]));
+    if (hooks !== undefined) window.jumpseat = hooks;
+  } else {
+    await showDashboard(root);
+  }
+}
+
+void start();

@@ -1,6 +1,6 @@
 /**
  * Builds the HTTP server: Fastify with TypeBox schemas and one named plugin per concern
- * (errors, body, auth, lifecycle, agent, MCP, supervisor, tokens, login, dashboard, metrics,
+ * (errors, body, auth, lifecycle, agent, MCP, supervisor, tokens, login, web app, metrics,
  * OpenAPI).
  */
 import fastifyCookie from '@fastify/cookie';
@@ -13,7 +13,6 @@ import { Metrics } from '../ops/metrics.ts';
 import type { ToolService } from '../tool/tool-service.ts';
 import { agentApi } from './agent-api.ts';
 import { authHook } from './auth-hook.ts';
-import { dashboard } from './dashboard.ts';
 import { BODY_LIMIT_BYTES, errorReplies } from './error-replies.ts';
 import { jsonBody } from './json-body.ts';
 import { lifecycle } from './lifecycle.ts';
@@ -25,6 +24,7 @@ import { openApiGenerator, openApiRoute } from './openapi.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
+import { webApp } from './web-app.ts';
 
 export interface AppOptions {
   readonly config: Config;
@@ -78,7 +78,7 @@ export function buildApp(options: AppOptions) {
   app.register(supervisorApi, { tools });
   app.register(tokenApi, { tokens });
   app.register(login, { tokens });
-  app.register(dashboard, { tools });
+  app.register(webApp);
   app.register(metricsApi, { metrics });
   app.register(openApiRoute);
   return app;

@@ -132,24 +132,26 @@ describe('login cookie', () => {
 
   it('authenticates browser requests by the cookie', async () => {
     const cookie = `jumpseat_token=${server.adminToken}`;
-    const page = await server.request('/', { headers: { cookie } });
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const sessions = await server.request('/api/sessions', { headers: { cookie } });
     expect(sessions.status).toBe(200);
   });
 
-  it('shows a 401 page on / without a cookie', async () => {
-    const page = await server.request('/');
-    expect(page.status).toBe(401);
-    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(await page.text()).toContain('a token is required');
+  it('refuses the data behind the web app without a cookie', async () => {
+    const sessions = await server.request('/api/sessions');
+    expect(sessions.status).toBe(401);
+    expect((await errorOf(sessions)).message).toBe(
+      'a token is required: send "Authorization: Bearer <token>" or open the login URL',
+    );
   });
 
-  it('shows a 403 page on / for an agent token', async () => {
-    const page = await server.request('/', { headers: { cookie: `jumpseat_token=${agentA1}` } });
-    expect(page.status).toBe(403);
-    expect(await page.text()).toContain('role &quot;agent&quot; may not watch shells');
+  it('refuses the data behind the web app to an agent token in the cookie', async () => {
+    const sessions = await server.request('/api/sessions', {
+      headers: { cookie: `jumpseat_token=${agentA1}` },
+    });
+    expect(sessions.status).toBe(403);
+    expect((await errorOf(sessions)).message).toBe(
+      'role "agent" may not watch shells (admin, operator or viewer may)',
+    );
   });
 
   it('refuses a cookie-authenticated POST from another origin, or with no Origin', async () => {

@@ -1,0 +1,92 @@
+/**
+ * Serves the built browser app (`dist/web`, made by `vite build`): the HTML shell at `/` and
+ * `/sessions/:id`, hashed assets under `/assets/`. Pages and assets are public — they hold no
+ * data; every byte of data comes from the API and the live sockets, which need a token.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+import { htmlPage } from './html-page.ts';
+
+/** Where `vite build` writes (vite.config.ts). */
+export const WEB_APP_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
+
+/** Same-origin everything; inline styles because xterm.js positions its layers with them. */
+export const WEB_APP_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/** Asset names carry a content hash, so a browser may keep them for good. */
+const ASSET_MAX_AGE = '365d';
+
+export interface WebAppOptions {
+  /** The built app; `WEB_APP_DIR` unless a test says otherwise. */
+  readonly root?: string;
+}
+
+const NOT_BUILT_PAGE = htmlPage(
+  'jumpseat: web app not built',
+  '<h1>jumpseat</h1>\n<p>The web app has not been built. Run <code>npm run build</code> ' +
+    '(<code>npm start</code> does it for you), then reload.</p>',
+);
+
+const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, options) => {
+  const root = options.root ?? WEB_APP_DIR;
+  // Everything this plugin registers is public: the routes below and @fastify/static's.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, public: true, html: true };
+  });
+
+  const sendShell = async (reply: FastifyReply) => {
+    reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', WEB_APP_SECURITY_POLICY)
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff');
+    // Read per request: a rebuild (new asset hashes) is served without a restart.
+    const html = await readFile(join(root, 'index.html'), 'utf8').catch(() => undefined);
+    if (html === undefined) return reply.status(503).send(NOT_BUILT_PAGE);
+    return reply.send(html);
+  };
+
+  app.get('/', async (_request, reply) => sendShell(reply));
+  app.get(
+    '/sessions/:id',
+    { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) } },
+    async (_request, reply) => sendShell(reply),
+  );
+
+  const assets = join(root, 'assets');
+  if (existsSync(assets)) {
+    await app.register(fastifyStatic, {
+      root: assets,
+      prefix: '/assets/',
+      index: false,
+      maxAge: ASSET_MAX_AGE,
+      immutable: true,
+      setHeaders: (reply) => reply.header('x-content-type-options', 'nosniff'),
+    });
+  }
+};
+
+export const webApp = fp(webAppPlugin, {
+  name: 'jumpseat-web-app',
+  fastify: '5.x',
+  encapsulate: true,
+  dependencies: ['jumpseat-auth', 'jumpseat-errors'],
+});

@@ -1,0 +1,97 @@
+/**
+ * What every page shares: the header (name, connection state, theme switch) and the
+ * explanations shown instead of data when the browser is not logged in or may not watch.
+ */
+import type { AccessProblem } from './api-client.ts';
+import { h, replaceChildren } from './dom.ts';
+import type { ConnectionState } from './reconnecting-socket.ts';
+import { themeButton } from './theme.ts';
+
+const CONNECTION_LABELS: Record<ConnectionState, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  closed: 'Disconnected',
+};
+
+export interface PageFrame {
+  readonly main: HTMLElement;
+  setConnection(state: ConnectionState, detail: string): void;
+}
+
+export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame {
+  const connection = h('span', {
+    class: 'connection',
+    'data-testid': 'connection',
+    'data-state': 'connecting',
+    role: 'status',
+    'aria-live': 'polite',
+  });
+  connection.textContent = CONNECTION_LABELS.connecting;
+  const main = h('main', { id: 'main' });
+  replaceChildren(
+    root,
+    h('a', { class: 'skip', href: '#main' }, 'Skip to content'),
+    h(
+      'header',
+      { class: 'top' },
+      h('a', { class: 'brand', href: '/' }, h('span', { 'aria-hidden': 'true' }, '▍'), 'jumpseat'),
+      ...headerItems,
+      h('span', { class: 'spacer' }),
+      connection,
+      themeButton(),
+    ),
+    main,
+  );
+  return {
+    main,
+    setConnection(state, detail) {
+      connection.dataset.state = state;
+      connection.textContent = CONNECTION_LABELS[state];
+      connection.title = detail;
+    },
+  };
+}
+
+/** Replaces the page's content with why there is nothing to show, and what to do. */
+export function showAccessProblem(main: HTMLElement, problem: AccessProblem): void {
+  replaceChildren(
+    main,
+    h('section', { class: 'notice', 'data-testid': 'notice' }, ...explain(problem)),
+  );
+}
+
+function explain(problem: AccessProblem): Node[] {
+  switch (problem.kind) {
+    case 'login':
+      return [
+        h('h1', {}, 'Log in to watch the shells'),
+        h(
+          'p',
+          {},
+          'Open the login URL jumpseat printed when it started — the line beginning with ',
+          h('code', {}, 'login: http://…/login?token=…'),
+          '. It keeps your token in a cookie for this browser.',
+        ),
+        h(
+          'p',
+          { class: 'muted' },
+          'For a viewer or operator token, an admin mints one with ',
+          h('code', {}, 'POST /api/tokens'),
+          ' and sends you ',
+          h('code', {}, '/login?token=…'),
+          ' with it.',
+        ),
+      ];
+    case 'forbidden':
+      return [h('h1', {}, 'Not allowed'), h('p', {}, problem.message)];
+    case 'not_found':
+      return [
+        h('h1', {}, 'No such shell'),
+        h('p', {}, problem.message),
+        h('p', {}, h('a', { href: '/' }, 'See every shell')),
+      ];
+    case 'failed':
+      return [h('h1', {}, 'Something went wrong'), h('p', {}, problem.message)];
+  }
+}

@@ -1,0 +1,45 @@
+/** How shell states and call outcomes read in the UI (the data attributes keep the raw values). */
+import type { CallOutcome, SessionInfo, SessionState } from '../../shared/src/api.ts';
+import { h } from './dom.ts';
+
+export const STATE_LABELS: Record<SessionState, string> = {
+  starting: 'starting',
+  idle: 'idle',
+  running: 'running',
+  waiting_input: 'waiting for input',
+  human_control: 'human in control',
+  exited: 'exited',
+  ended: 'ended',
+};
+
+export const OUTCOME_LABELS: Record<CallOutcome, string> = {
+  completed: 'completed',
+  timeout: 'timed out',
+  waiting_input: 'waiting for input',
+  shell_exit: 'shell exited',
+  cancelled: 'cancelled',
+};
+
+/** A command can be a megabyte heredoc; lists show its first line, shortened. */
+const MAX_COMMAND_PREVIEW_CHARS = 160;
+
+export function commandPreview(command: string): string {
+  const lines = command.split('\n');
+  const first = lines[0] ?? '';
+  const more = lines.length > 1 ? ` … (+${lines.length - 1} lines)` : '';
+  const head =
+    first.length > MAX_COMMAND_PREVIEW_CHARS
+      ? `${first.slice(0, MAX_COMMAND_PREVIEW_CHARS)}…`
+      : first;
+  return head + more;
+}
+
+/** The state as a badge; a shell waiting for input says it needs a human. */
+export function stateBadge(session: SessionInfo): HTMLElement {
+  return h(
+    'span',
+    { class: `state state-${session.state}`, 'data-testid': 'state' },
+    STATE_LABELS[session.state],
+    session.state === 'waiting_input' && h('span', { class: 'call-out' }, ' — needs a human'),
+  );
+}

@@ -1,0 +1,322 @@
+/**
+ * `/sessions/:id`: one shell live — the terminal, who is watching, the call timeline, and the
+ * controls to take over, hand back and interrupt. The live stream resumes from the page's
+ * own position after a drop (`?from=`), so nothing is lost or shown twice.
+ */
+import type { SessionInfo } from '../../shared/src/api.ts';
+import {
+  decodeOutputFrame,
+  parseServerMessage,
+  type ServerMessage,
+  type Viewer,
+} from '../../shared/src/live.ts';
+import { fetchCalls } from './api-client.ts';
+import { CallTimeline } from './call-timeline.ts';
+import { h, replaceChildren } from './dom.ts';
+import type { JumpseatHooks } from './hooks.ts';
+import { OutputCursor } from './output-cursor.ts';
+import { pageFrame, showAccessProblem } from './page-frame.ts';
+import { ReconnectingSocket } from './reconnecting-socket.ts';
+import { stateBadge } from './session-labels.ts';
+import { TerminalView } from './terminal-view.ts';
+import { isDark, onThemeChange } from './theme.ts';
+
+/** How long a refusal or notice stays in the status line. */
+const NOTICE_MS = 6000;
+
+export async function showSession(
+  root: HTMLElement,
+  sessionId: string,
+): Promise<JumpseatHooks | undefined> {
+  const title = h('span', { class: 'session-title' });
+  const badge = h('span', {});
+  const frame = pageFrame(
+    root,
+    h('span', { class: 'crumb', 'aria-hidden': 'true' }, '/'),
+    title,
+    badge,
+  );
+  const initialCalls = await fetchCalls(sessionId);
+  if (!initialCalls.ok) {
+    frame.setConnection('closed', 'not connected');
+    showAccessProblem(frame.main, initialCalls.problem);
+    return undefined;
+  }
+
+  let you: Viewer | null = null;
+  let canControl = false;
+  let controller: Viewer | null = null;
+  let session: SessionInfo | null = null;
+  let noticeTimer: ReturnType<typeof setTimeout> | undefined;
+
+  const terminalHost = h('div', { class: 'terminal-frame', 'data-testid': 'terminal' });
+  const controlStatus = h('span', {
+    class: 'control-status',
+    'data-testid': 'controller',
+    role: 'status',
+  });
+  const notice = h('span', { class: 'notice-line', role: 'alert' });
+  const takeOver = h('button', { type: 'button', class: 'primary' }, 'Take over');
+  const release = h('button', { type: 'button', class: 'primary' }, 'Release');
+  const interrupt = h(
+    'button',
+    { type: 'button', title: 'Send Ctrl-C (SIGINT) to the running program' },
+    'Interrupt',
+  );
+  const fit = h(
+    'button',
+    {
+      type: 'button',
+      class: 'quiet',
+      title: 'Resize the shell to fill this window while you hold control',
+    },
+    'Fit to window',
+  );
+  const search = h('input', {
+    type: 'search',
+    placeholder: 'Find in terminal',
+    'aria-label': 'Find in terminal',
+    class: 'find',
+  });
+  const hint = h(
+    'p',
+    { class: 'hint muted', hidden: true },
+    'Your keys go to the shell. F6 moves the keyboard out of the terminal.',
+  );
+  const viewerList = h('ul', { class: 'viewers', 'data-testid': 'viewers' });
+  const timeline = new CallTimeline();
+  timeline.merge(initialCalls.value);
+
+  replaceChildren(
+    frame.main,
+    h(
+      'div',
+      { class: 'session-layout' },
+      h(
+        'div',
+        { class: 'session-main' },
+        h(
+          'div',
+          { class: 'toolbar', role: 'toolbar', 'aria-label': 'Shell controls' },
+          h('span', { class: 'controls' }, takeOver, release, interrupt, fit),
+          controlStatus,
+          h('span', { class: 'spacer' }),
+          search,
+        ),
+        notice,
+        terminalHost,
+        hint,
+      ),
+      h(
+        'aside',
+        { class: 'session-side' },
+        h(
+          'section',
+          { 'aria-labelledby': 'viewers-title' },
+          h('h2', { id: 'viewers-title' }, 'Watching'),
+          viewerList,
+        ),
+        timeline.element,
+      ),
+    ),
+  );
+
+  const view = new TerminalView(terminalHost, isDark());
+  onThemeChange((dark) => view.setTheme(dark));
+  const cursor = new OutputCursor();
+  const inControl = (): boolean => you !== null && controller?.id === you.id;
+
+  const showNotice = (text: string): void => {
+    notice.textContent = text;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => {
+      notice.textContent = '';
+    }, NOTICE_MS);
+  };
+
+  const renderControls = (): void => {
+    const mine = inControl();
+    takeOver.hidden = mine;
+    release.hidden = !mine;
+    fit.hidden = !mine;
+    hint.hidden = !mine;
+    takeOver.disabled =
+      !canControl ||
+      controller !== null ||
+      session?.state === 'exited' ||
+      session?.state === 'ended';
+    interrupt.disabled = !canControl;
+    takeOver.title = !canControl
+      ? 'Your token may only watch'
+      : controller !== null
+        ? `${controller.name} holds the keyboard`
+        : 'Take the keyboard; the agent’s new calls are refused until you release';
+    controlStatus.textContent = mine
+      ? 'You have control — type in the terminal'
+      : controller !== null
+        ? `${controller.name} has control`
+        : canControl
+          ? 'The agent has the shell'
+          : 'The agent has the shell · you are watching';
+    controlStatus.dataset.controller = controller?.name ?? '';
+    terminalHost.classList.toggle('controlled', mine);
+    view.setInputEnabled(mine);
+  };
+
+  const renderSession = (): void => {
+    if (session === null) return;
+    title.textContent = `${session.agent} · ${session.dialect}`;
+    document.title = `${session.agent} · ${session.dialect} — jumpseat`;
+    replaceChildren(badge, stateBadge(session));
+    if (session.state !== 'running') timeline.idle();
+    renderControls();
+  };
+
+  const renderViewers = (viewers: readonly Viewer[]): void => {
+    replaceChildren(
+      viewerList,
+      ...viewers.map((viewer) =>
+        h(
+          'li',
+          { 'data-viewer-id': viewer.id },
+          viewer.name,
+          h('span', { class: 'muted' }, ` ${viewer.role}`),
+          viewer.id === you?.id && h('span', { class: 'you' }, ' (you)'),
+          viewer.id === controller?.id && h('span', { class: 'has-control' }, ' ⌨ in control'),
+        ),
+      ),
+    );
+  };
+  let viewers: readonly Viewer[] = [];
+
+  const handle = (message: ServerMessage): void => {
+    switch (message.type) {
+      case 'hello':
+        you = message.you;
+        canControl = message.canControl;
+        session = message.session;
+        renderSession();
+        break;
+      case 'snapshot':
+        view.replace(message.cols, message.rows, message.data);
+        cursor.moveTo(message.offset);
+        break;
+      case 'resumed':
+        cursor.moveTo(message.offset);
+        break;
+      case 'session':
+        session = message.session;
+        renderSession();
+        break;
+      case 'call_started':
+        timeline.started(message.command, message.startedAt);
+        break;
+      case 'call_finished':
+        timeline.add(message.call);
+        break;
+      case 'control':
+        controller = message.controller;
+        renderControls();
+        renderViewers(viewers);
+        if (inControl()) view.focus();
+        break;
+      case 'presence':
+        viewers = message.viewers;
+        renderViewers(viewers);
+        break;
+      case 'resize':
+        view.resize(message.cols, message.rows);
+        break;
+      case 'error':
+        showNotice(message.message);
+        break;
+    }
+  };
+
+  let connectedOnce = false;
+  const socket = new ReconnectingSocket({
+    url() {
+      const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/sessions/${encodeURIComponent(sessionId)}/live`;
+      return cursor.position === null ? base : `${base}?from=${cursor.position}`;
+    },
+    onText(text) {
+      const parsed = parseServerMessage(text);
+      if (parsed.ok) handle(parsed.message);
+    },
+    onBinary(data) {
+      const frame = decodeOutputFrame(data);
+      if (frame === null) return;
+      const verdict = cursor.accept(frame);
+      if (verdict.kind === 'write') view.write(verdict.data);
+      else if (verdict.kind === 'gap') socket.restart('output gap: resuming');
+    },
+    onState(state, detail) {
+      frame.setConnection(state, detail);
+      if (state === 'live') {
+        // Calls that finished while the page was away arrive with the list, not as events.
+        if (connectedOnce)
+          void fetchCalls(sessionId).then((calls) => calls.ok && timeline.merge(calls.value));
+        connectedOnce = true;
+      }
+      if (state === 'closed') {
+        controller = null;
+        canControl = false;
+        renderControls();
+        if (detail !== 'closed') showNotice(`Disconnected: ${detail}`);
+      }
+    },
+    async onRepeatedFailure() {
+      const check = await fetchCalls(sessionId);
+      if (!check.ok) {
+        socket.stop('not connected');
+        showAccessProblem(frame.main, check.problem);
+      }
+    },
+  });
+
+  takeOver.addEventListener('click', () => send({ type: 'take_control' }));
+  release.addEventListener('click', () => send({ type: 'release_control' }));
+  interrupt.addEventListener('click', () => send({ type: 'interrupt' }));
+  fit.addEventListener('click', () => {
+    const size = view.proposedSize();
+    if (size !== undefined) send({ type: 'resize', cols: size.cols, rows: size.rows });
+  });
+  search.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') view.find(search.value, event.shiftKey);
+  });
+  search.addEventListener('input', () => view.find(search.value, false));
+  view.terminal.onData((data) => {
+    if (inControl()) send({ type: 'input', data });
+  });
+  view.terminal.attachCustomKeyEventHandler((event) => {
+    if (event.key === 'F6' && event.type === 'keydown') {
+      (inControl() ? release : takeOver).focus();
+      return false;
+    }
+    return true;
+  });
+
+  function send(message: object): void {
+    if (!socket.send(message)) showNotice('Not connected; try again in a moment.');
+  }
+
+  renderControls();
+  socket.start();
+  setInterval(() => {
+    const now = Date.now();
+    for (const cell of frame.main.querySelectorAll<HTMLElement>('[data-since]')) {
+      const since = Date.parse(cell.dataset.since ?? '');
+      if (!Number.isNaN(since)) cell.textContent = `${Math.floor((now - since) / 1000)} s`;
+    }
+  }, 1000);
+
+  return {
+    terminalText: () => view.screenText(),
+    bufferText: () => view.bufferText(),
+    dropConnection() {
+      socket.drop();
+      return cursor.position;
+    },
+    position: () => cursor.position,
+  };
+}

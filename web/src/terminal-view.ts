@@ -1,0 +1,252 @@
+/**
+ * The live terminal: xterm.js with its addons (WebGL renderer with a DOM fallback, Unicode 11
+ * widths, clickable links, search, fit), fed through one ordered queue so a snapshot that
+ * replaces the screen can never be overtaken by output written before it.
+ */
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon } from '@xterm/addon-search';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { WebglAddon } from '@xterm/addon-webgl';
+import { type ITheme, Terminal } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
+
+/** Lines a viewer can scroll back; the server's snapshot carries 2,000 of its own. */
+const SCROLLBACK_LINES = 10_000;
+/** Font sizes the terminal is scaled between to fit the page width (px). */
+const MIN_FONT_PX = 7;
+const MAX_FONT_PX = 15;
+/** Room left for the vertical scrollbar xterm draws inside its box. */
+const SCROLLBAR_ALLOWANCE_PX = 16;
+const FONT_FAMILY =
+  'ui-monospace, "JetBrains Mono", "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace';
+
+const DARK: ITheme = {
+  background: '#0b0f14',
+  foreground: '#d6dde6',
+  cursor: '#34d399',
+  selectionBackground: '#2c4a6b',
+};
+const LIGHT: ITheme = {
+  background: '#fbfcfd',
+  foreground: '#1d2530',
+  cursor: '#047857',
+  selectionBackground: '#bcd4f0',
+  black: '#1d2530',
+  brightBlack: '#5b6573',
+  white: '#a3acb8',
+  brightWhite: '#6b7480',
+  yellow: '#8a6a00',
+  brightYellow: '#9a7b00',
+};
+
+type Operation =
+  | { readonly kind: 'output'; chunks: Uint8Array[] }
+  | {
+      readonly kind: 'replace';
+      readonly cols: number;
+      readonly rows: number;
+      readonly data: string;
+    }
+  | { readonly kind: 'resize'; readonly cols: number; readonly rows: number };
+
+export class TerminalView {
+  readonly terminal: Terminal;
+  private readonly fit = new FitAddon();
+  private readonly search = new SearchAddon();
+  private readonly queue: Operation[] = [];
+  private writing = false;
+  private readonly resizeObserver: ResizeObserver;
+  /** xterm owns this element; the page styles the frame around it. */
+  private readonly host: HTMLElement;
+
+  constructor(frame: HTMLElement, dark: boolean) {
+    this.host = frame.appendChild(document.createElement('div'));
+    this.terminal = new Terminal({
+      cols: 120,
+      rows: 40,
+      scrollback: SCROLLBACK_LINES,
+      fontFamily: FONT_FAMILY,
+      fontSize: 13,
+      theme: dark ? DARK : LIGHT,
+      allowProposedApi: true,
+      disableStdin: true,
+      cursorBlink: false,
+      screenReaderMode: false,
+    });
+    this.terminal.loadAddon(this.fit);
+    this.terminal.loadAddon(this.search);
+    this.terminal.loadAddon(new Unicode11Addon());
+    this.terminal.unicode.activeVersion = '11';
+    this.terminal.loadAddon(
+      new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')),
+    );
+    this.terminal.open(this.host);
+    this.loadWebgl();
+    this.resizeObserver = new ResizeObserver(() => this.scaleToWidth());
+    this.resizeObserver.observe(this.host);
+    this.scaleToWidth();
+  }
+
+  /** Raw PTY bytes, in stream order. */
+  write(data: Uint8Array): void {
+    const last = this.queue.at(-1);
+    if (last?.kind === 'output') last.chunks.push(data);
+    else this.queue.push({ kind: 'output', chunks: [data] });
+    this.pump();
+  }
+
+  /** A snapshot: the screen and scrollback start over from `data` at cols×rows. */
+  replace(cols: number, rows: number, data: string): void {
+    // Output still queued predates the snapshot, which already contains it.
+    this.queue.length = 0;
+    this.queue.push({ kind: 'replace', cols, rows, data });
+    this.pump();
+  }
+
+  /** The shell's size changed at this point of the stream. */
+  resize(cols: number, rows: number): void {
+    this.queue.push({ kind: 'resize', cols, rows });
+    this.pump();
+  }
+
+  setTheme(dark: boolean): void {
+    this.terminal.options.theme = dark ? DARK : LIGHT;
+  }
+
+  setInputEnabled(enabled: boolean): void {
+    this.terminal.options.disableStdin = !enabled;
+    this.terminal.options.cursorBlink = enabled;
+  }
+
+  /** The size that would fill the terminal's box at the current font (for a controller). */
+  proposedSize(): { cols: number; rows: number } | undefined {
+    const size = this.fit.proposeDimensions();
+    return size === undefined || Number.isNaN(size.cols) ? undefined : size;
+  }
+
+  find(term: string, backwards: boolean): boolean {
+    if (term === '') {
+      this.search.clearDecorations();
+      return false;
+    }
+    return backwards ? this.search.findPrevious(term) : this.search.findNext(term);
+  }
+
+  /** The terminal's screen (its last `rows` lines), trailing blanks trimmed per line. */
+  screenText(): string {
+    const buffer = this.terminal.buffer.active;
+    return this.lines(buffer.baseY, buffer.baseY + this.terminal.rows).join('\n');
+  }
+
+  /** Scrollback and screen, trailing blanks trimmed per line. */
+  bufferText(): string {
+    return this.lines(0, this.terminal.buffer.active.length).join('\n');
+  }
+
+  focus(): void {
+    this.terminal.focus();
+  }
+
+  dispose(): void {
+    this.resizeObserver.disconnect();
+    this.terminal.dispose();
+  }
+
+  private lines(from: number, to: number): string[] {
+    const buffer = this.terminal.buffer.active;
+    const lines: string[] = [];
+    for (let y = from; y < to; y += 1) {
+      const line = buffer.getLine(y);
+      if (line === undefined) break;
+      // A wrapped line continues the one before it: join, as the shell printed it.
+      const text = line.translateToString(true);
+      if (line.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+      else lines.push(text);
+    }
+    return lines;
+  }
+
+  /** One operation at a time: xterm parses asynchronously, and order is everything here. */
+  private pump(): void {
+    if (this.writing) return;
+    const operation = this.queue.shift();
+    if (operation === undefined) return;
+    this.writing = true;
+    const next = (): void => {
+      this.writing = false;
+      this.pump();
+    };
+    switch (operation.kind) {
+      case 'output':
+        this.terminal.write(concat(operation.chunks), next);
+        break;
+      case 'replace':
+        this.terminal.reset();
+        this.applySize(operation.cols, operation.rows);
+        this.terminal.write(operation.data, next);
+        break;
+      case 'resize':
+        this.applySize(operation.cols, operation.rows);
+        next();
+        break;
+    }
+  }
+
+  private applySize(cols: number, rows: number): void {
+    if (cols !== this.terminal.cols || rows !== this.terminal.rows) {
+      this.terminal.resize(cols, rows);
+      this.scaleToWidth();
+    }
+  }
+
+  /**
+   * Agent shells have a fixed size (120×40): the font is scaled so the whole width fits the
+   * page, down to a readable minimum; below that the terminal scrolls sideways (phones).
+   */
+  private scaleToWidth(): void {
+    const available = this.host.clientWidth - SCROLLBAR_ALLOWANCE_PX;
+    const screen = this.host.querySelector<HTMLElement>('.xterm-screen');
+    if (available <= 0 || screen === null || screen.offsetWidth === 0) return;
+    const current = this.terminal.options.fontSize ?? MAX_FONT_PX;
+    const ideal = (current * available) / screen.offsetWidth;
+    const size = Math.max(MIN_FONT_PX, Math.min(MAX_FONT_PX, Math.floor(ideal * 4) / 4));
+    if (Math.abs(size - current) >= 0.25) this.terminal.options.fontSize = size;
+  }
+
+  private loadWebgl(): void {
+    if (!hasHardwareWebgl()) return;
+    try {
+      const webgl = new WebglAddon();
+      webgl.onContextLoss(() => webgl.dispose());
+      this.terminal.loadAddon(webgl);
+    } catch {
+      // WebGL refused at the last moment: xterm's DOM renderer draws instead.
+    }
+  }
+}
+
+/**
+ * WebGL drawn by the GPU is xterm's fastest renderer; WebGL emulated on the CPU (SwiftShader,
+ * llvmpipe: headless browsers, VMs) is slower than the DOM renderer, so it is skipped.
+ */
+function hasHardwareWebgl(): boolean {
+  const gl = document.createElement('canvas').getContext('webgl2');
+  if (gl === null) return false;
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  const renderer = info === null ? '' : String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL));
+  gl.getExtension('WEBGL_lose_context')?.loseContext();
+  return !/swiftshader|llvmpipe|softpipe|software/i.test(renderer);
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
+  const total = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  const joined = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.length;
+  }
+  return joined;
+}
