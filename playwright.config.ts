@@ -7,8 +7,10 @@ import { CHROMIUM_ARGS, findChromium } from './e2e/support/chromium.ts';
 const chromium = findChromium();
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 if (chromium === undefined) {
-  const why =
-    'no Chromium found (set JUMPSEAT_CHROMIUM, or install Debian\'s "chromium" package: apt-get install -y chromium)';
+  const given = process.env.JUMPSEAT_CHROMIUM;
+  const why = given
+    ? `JUMPSEAT_CHROMIUM=${given} does not exist`
+    : 'no Chromium found (install Debian\'s "chromium" package: apt-get install -y chromium, or set JUMPSEAT_CHROMIUM)';
   if (ci) throw new Error(`e2e: ${why}; CI=true, so this fails the run`);
   process.stdout.write(`e2e: NOT RUN — ${why}\n`);
 }

@@ -14,7 +14,7 @@ test('agent output appears live in two browsers', async ({ page, browser, jumpse
   const call = jumpseat
     .bash(
       agent,
-      'echo live-one-$((6*7)); while [ ! -e go ]; do sleep 0.05; done; echo live-two-$((7*7))',
+      `echo live-one-$((6*7)); while [ ! -e ${agent}.go ]; do sleep 0.05; done; echo live-two-$((7*7))`,
     )
     .finally(() => {
       finished = true;
@@ -25,9 +25,9 @@ test('agent output appears live in two browsers', async ({ page, browser, jumpse
   }
   expect(finished).toBe(false);
 
-  expect((await jumpseat.bash(`${agent}-helper`, `touch ${jumpseat.workspace}/go`)).status).toBe(
-    200,
-  );
+  expect(
+    (await jumpseat.bash(`${agent}-helper`, `touch ${jumpseat.workspace}/${agent}.go`)).status,
+  ).toBe(200);
   expect((await call).output).toBe('live-one-42\nlive-two-49');
   for (const person of [page, viewer]) {
     await expect.poll(() => screenOf(person)).toContain('live-two-49');

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as nodePty from 'node-pty';
+import { liveBenchmarks } from './live-bench.ts';
 
 const TRUE_CALLS = 200;
 const SPAWN_RUNS = 200;
@@ -217,6 +218,18 @@ async function main(): Promise<void> {
   } finally {
     await stopServer(server);
   }
+  results.push(
+    ...(await liveBenchmarks({
+      startServer,
+      stopServer,
+      call,
+      report,
+      rssKiB,
+      sleep,
+      median,
+      timed,
+    })),
+  );
   console.log(`${results.filter(Boolean).length} of ${results.length} figures within target`);
 }
 

@@ -14,6 +14,8 @@ export const JUMPSEAT_ERR_UNAUTHORIZED: ErrorSpec = { code: 'UNAUTHORIZED', stat
 export const JUMPSEAT_ERR_FORBIDDEN: ErrorSpec = { code: 'FORBIDDEN', status: 403 };
 export const JUMPSEAT_ERR_NOT_FOUND: ErrorSpec = { code: 'NOT_FOUND', status: 404 };
 export const JUMPSEAT_ERR_HUMAN_CONTROL: ErrorSpec = { code: 'HUMAN_CONTROL', status: 409 };
+/** Live control refused: someone else holds the controls, or the sender does not. */
+export const JUMPSEAT_ERR_CONTROLLED: ErrorSpec = { code: 'CONTROLLED', status: 409 };
 export const JUMPSEAT_ERR_BODY_TOO_LARGE: ErrorSpec = { code: 'BODY_TOO_LARGE', status: 413 };
 export const JUMPSEAT_ERR_SHELL_UNAVAILABLE: ErrorSpec = { code: 'SHELL_UNAVAILABLE', status: 503 };
 export const JUMPSEAT_ERR_SHUTTING_DOWN: ErrorSpec = { code: 'SHUTTING_DOWN', status: 503 };

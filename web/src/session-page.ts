@@ -126,9 +126,11 @@ export async function showSession(
   const cursor = new OutputCursor();
   const inControl = (): boolean => you !== null && controller?.id === you.id;
 
-  const showNotice = (text: string): void => {
+  /** A refusal fades; a lost shell stays said (`sticky`). */
+  const showNotice = (text: string, sticky = false): void => {
     notice.textContent = text;
     clearTimeout(noticeTimer);
+    if (sticky) return;
     noticeTimer = setTimeout(() => {
       notice.textContent = '';
     }, NOTICE_MS);
@@ -160,6 +162,7 @@ export async function showSession(
           : 'The agent has the shell · you are watching';
     controlStatus.dataset.controller = controller?.name ?? '';
     terminalHost.classList.toggle('controlled', mine);
+    if (!mine) view.fitting(false);
     view.setInputEnabled(mine);
   };
 
@@ -262,7 +265,8 @@ export async function showSession(
         controller = null;
         canControl = false;
         renderControls();
-        if (detail !== 'closed') showNotice(`Disconnected: ${detail}`);
+        if (detail !== 'closed')
+          showNotice(`Disconnected: ${detail}. See every shell on the dashboard.`, true);
       }
     },
     async onRepeatedFailure() {
@@ -278,7 +282,7 @@ export async function showSession(
   release.addEventListener('click', () => send({ type: 'release_control' }));
   interrupt.addEventListener('click', () => send({ type: 'interrupt' }));
   fit.addEventListener('click', () => {
-    const size = view.proposedSize();
+    const size = view.fitting(true);
     if (size !== undefined) send({ type: 'resize', cols: size.cols, rows: size.rows });
   });
   search.addEventListener('keydown', (event) => {

@@ -16,6 +16,8 @@ const SCROLLBACK_LINES = 10_000;
 /** Font sizes the terminal is scaled between to fit the page width (px). */
 const MIN_FONT_PX = 7;
 const MAX_FONT_PX = 15;
+/** The font a controller types at when the shell is fitted to the window (px). */
+const FIT_FONT_PX = 13;
 /** Room left for the vertical scrollbar xterm draws inside its box. */
 const SCROLLBAR_ALLOWANCE_PX = 16;
 const FONT_FAMILY =
@@ -56,6 +58,8 @@ export class TerminalView {
   private readonly search = new SearchAddon();
   private readonly queue: Operation[] = [];
   private writing = false;
+  /** A controller fitted the shell to the window: keep the font, do not scale. */
+  private fitMode = false;
   private readonly resizeObserver: ResizeObserver;
   /** xterm owns this element; the page styles the frame around it. */
   private readonly host: HTMLElement;
@@ -119,8 +123,19 @@ export class TerminalView {
     this.terminal.options.cursorBlink = enabled;
   }
 
-  /** The size that would fill the terminal's box at the current font (for a controller). */
-  proposedSize(): { cols: number; rows: number } | undefined {
+  /**
+   * For a controller who wants the shell to fill the window: the terminal box takes the
+   * window's height at a comfortable fixed font, and the size that fills it is returned.
+   * `fitting(false)` goes back to showing the shell's own size scaled to the page width.
+   */
+  fitting(on: boolean): { cols: number; rows: number } | undefined {
+    this.fitMode = on;
+    this.host.classList.toggle('fitting', on);
+    if (!on) {
+      this.scaleToWidth();
+      return undefined;
+    }
+    this.terminal.options.fontSize = FIT_FONT_PX;
     const size = this.fit.proposeDimensions();
     return size === undefined || Number.isNaN(size.cols) ? undefined : size;
   }
@@ -205,6 +220,7 @@ export class TerminalView {
    * page, down to a readable minimum; below that the terminal scrolls sideways (phones).
    */
   private scaleToWidth(): void {
+    if (this.fitMode) return;
     const available = this.host.clientWidth - SCROLLBAR_ALLOWANCE_PX;
     const screen = this.host.querySelector<HTMLElement>('.xterm-screen');
     if (available <= 0 || screen === null || screen.offsetWidth === 0) return;

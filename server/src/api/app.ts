@@ -9,13 +9,16 @@ import Fastify from 'fastify';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { Config } from '../config/config.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
+import { LiveHub } from '../live/live-hub.ts';
+import type { LiveObserver } from '../live/shell-channel.ts';
 import { Metrics } from '../ops/metrics.ts';
-import type { ToolService } from '../tool/tool-service.ts';
+import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { agentApi } from './agent-api.ts';
 import { authHook } from './auth-hook.ts';
 import { BODY_LIMIT_BYTES, errorReplies } from './error-replies.ts';
 import { jsonBody } from './json-body.ts';
 import { lifecycle } from './lifecycle.ts';
+import { liveApi, websocketSupport } from './live-api.ts';
 import { type LogSettings, loggerOptions } from './logging.ts';
 import { login } from './login.ts';
 import { mcpApi } from './mcp-api.ts';
@@ -28,8 +31,10 @@ import { webApp } from './web-app.ts';
 
 export interface AppOptions {
   readonly config: Config;
-  readonly tools: ToolService;
+  readonly tools: EngineToolService;
   readonly tokens: TokenStore;
+  /** Told about viewers and streamed bytes (metrics). */
+  readonly liveObserver?: LiveObserver;
   /** Overrides `config.logLevel`; a destination captures the log lines (tests). */
   readonly logger?: LogSettings;
   /**
@@ -72,16 +77,43 @@ export function buildApp(options: AppOptions) {
   app.register(jsonBody);
   app.register(fastifyCookie);
   app.register(lifecycle, { tools });
+  app.register(websocketSupport);
   app.register(authHook, { tokens });
   app.register(agentApi, { tools });
   app.register(mcpApi, { tools });
   app.register(supervisorApi, { tools });
+  app.register(liveApi, {
+    hub: new LiveHub(tools.registry, bothObservers(metrics, options.liveObserver)),
+  });
   app.register(tokenApi, { tokens });
   app.register(login, { tokens });
   app.register(webApp);
   app.register(metricsApi, { metrics });
   app.register(openApiRoute);
   return app;
+}
+
+/** The metrics always hear about viewers; a given observer (tests) hears too. */
+function bothObservers(metrics: Metrics, other: LiveObserver | undefined): LiveObserver {
+  if (other === undefined) return metrics;
+  return {
+    viewerJoined: () => {
+      metrics.viewerJoined();
+      other.viewerJoined();
+    },
+    viewerLeft: () => {
+      metrics.viewerLeft();
+      other.viewerLeft();
+    },
+    bytesStreamed: (bytes) => {
+      metrics.bytesStreamed(bytes);
+      other.bytesStreamed(bytes);
+    },
+    viewerResynced: () => {
+      metrics.viewerResynced();
+      other.viewerResynced();
+    },
+  };
 }
 
 declare module 'fastify' {

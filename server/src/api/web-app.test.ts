@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenStore } from '../auth/token-store.ts';
 import { authHook } from './auth-hook.ts';
 import { errorReplies } from './error-replies.ts';
-import { WEB_APP_SECURITY_POLICY, webApp } from './web-app.ts';
+import { webApp, webAppSecurityPolicy } from './web-app.ts';
 
 const INDEX_HTML =
   '<!doctype html><title>jumpseat</title><script src="/assets/app-1234.js"></script>';
@@ -42,7 +42,11 @@ describe('web app serving', () => {
       const response = await app.inject({ url });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(response.headers['content-security-policy']).toBe(WEB_APP_SECURITY_POLICY);
+      expect(response.headers['content-security-policy']).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+          "font-src 'self'; connect-src 'self' ws://localhost:80 wss://localhost:80; " +
+          "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      );
       expect(response.body).toBe(INDEX_HTML);
     }
     await app.close();
@@ -55,6 +59,15 @@ describe('web app serving', () => {
     expect(response.body).toBe('console.log(1);');
     expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     await app.close();
+  });
+
+  it('names the live sockets in the CSP only for a plain Host header', () => {
+    expect(webAppSecurityPolicy('127.0.0.1:7400')).toContain(
+      "connect-src 'self' ws://127.0.0.1:7400 wss://127.0.0.1:7400;",
+    );
+    expect(webAppSecurityPolicy('[::1]:7400')).toContain("connect-src 'self' ws://[::1]:7400 wss");
+    expect(webAppSecurityPolicy("evil; script-src 'unsafe-eval'")).toContain("connect-src 'self';");
+    expect(webAppSecurityPolicy(undefined)).toContain("connect-src 'self';");
   });
 
   it('keeps every other route behind the token', async () => {

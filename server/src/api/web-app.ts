@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { htmlPage } from './html-page.ts';
@@ -17,18 +17,27 @@ import { htmlPage } from './html-page.ts';
 /** Where `vite build` writes (vite.config.ts). */
 export const WEB_APP_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
-/** Same-origin everything; inline styles because xterm.js positions its layers with them. */
-export const WEB_APP_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
+/** A Host header that can go into a CSP source expression as is (name or IP, and a port). */
+const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d+)?$|^\[[0-9A-Fa-f:.]+\](:\d+)?$/;
+
+/**
+ * Same-origin everything; inline styles because xterm.js positions its layers with them.
+ * The live sockets are named explicitly: not every browser counts ws: as 'self'.
+ */
+export function webAppSecurityPolicy(host: string | undefined): string {
+  const sockets = host !== undefined && PLAIN_HOST.test(host) ? ` ws://${host} wss://${host}` : '';
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self'${sockets}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
 
 /** Asset names carry a content hash, so a browser may keep them for good. */
 const ASSET_MAX_AGE = '365d';
@@ -51,11 +60,11 @@ const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, optio
     route.config = { ...route.config, public: true, html: true };
   });
 
-  const sendShell = async (reply: FastifyReply) => {
+  const sendShell = async (request: FastifyRequest, reply: FastifyReply) => {
     reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
-      .header('content-security-policy', WEB_APP_SECURITY_POLICY)
+      .header('content-security-policy', webAppSecurityPolicy(request.headers.host))
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff');
     // Read per request: a rebuild (new asset hashes) is served without a restart.
@@ -64,11 +73,11 @@ const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, optio
     return reply.send(html);
   };
 
-  app.get('/', async (_request, reply) => sendShell(reply));
+  app.get('/', async (request, reply) => sendShell(request, reply));
   app.get(
     '/sessions/:id',
     { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) } },
-    async (_request, reply) => sendShell(reply),
+    async (request, reply) => sendShell(request, reply),
   );
 
   const assets = join(root, 'assets');

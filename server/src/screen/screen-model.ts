@@ -26,6 +26,15 @@ const CR = 0x0d;
 const LF = 0x0a;
 const CRLF = Buffer.from('\r\n');
 
+export interface ScreenSnapshot {
+  /** Escape sequences that rebuild screen and scrollback on a terminal of this size. */
+  readonly data: string;
+  /** Display-stream offset covered: every byte before it, none after. */
+  readonly offset: number;
+  readonly cols: number;
+  readonly rows: number;
+}
+
 export class ScreenModel {
   private readonly terminal: InstanceType<typeof Terminal>;
   private readonly serializer: InstanceType<typeof SerializeAddon>;
@@ -81,6 +90,25 @@ export class ScreenModel {
     return new Promise((resolve) => this.terminal.write('', () => resolve()));
   }
 
+  /**
+   * Screen and scrollback serialized together with the exact display offset they cover.
+   * xterm calls a write's callback right after parsing that write and before parsing any
+   * later one, so serializing inside the callback sees every byte up to `offset` and none
+   * after, however fast output keeps arriving.
+   */
+  snapshot(): Promise<ScreenSnapshot> {
+    this.release();
+    const offset = this.written;
+    const take = (): ScreenSnapshot => ({
+      data: this.disposed ? '' : this.serialize(),
+      offset,
+      cols: this.cols,
+      rows: this.rows,
+    });
+    if (this.disposed) return Promise.resolve(take());
+    return new Promise((resolve) => this.terminal.write('', () => resolve(take())));
+  }
+
   /** Hands what is held back to xterm's parser. */
   private release(): void {
     clearTimeout(this.quietTimer);
@@ -96,8 +124,13 @@ export class ScreenModel {
     });
   }
 
+  /** Resizes in stream order: bytes written before the resize are parsed at the old size. */
   resize(cols: number, rows: number): void {
-    if (!this.disposed) this.terminal.resize(cols, rows);
+    if (this.disposed) return;
+    this.release();
+    this.terminal.write('', () => {
+      if (!this.disposed) this.terminal.resize(cols, rows);
+    });
   }
 
   get altScreen(): boolean {
@@ -115,6 +148,13 @@ export class ScreenModel {
     }
     while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     return lines.join('\n');
+  }
+
+  /** The text of the line the cursor is on, up to the cursor (a prompt being answered). */
+  cursorLineText(): string {
+    const buffer = this.terminal.buffer.active;
+    const line = buffer.getLine(buffer.baseY + buffer.cursorY);
+    return line ? line.translateToString(true, 0, buffer.cursorX) : '';
   }
 
   /** Screen and scrollback as escape sequences that rebuild them on another terminal. */

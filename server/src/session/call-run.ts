@@ -38,12 +38,41 @@ export class CallRun {
   private probeTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
   private lastWaiting: WaitingProcess | null = null;
+  /** Deadline time left when the clock was paused; null while it runs. */
+  private pausedLeftMs: number | null = null;
+  /** Bumped by each pause, so a probe in flight across a pause never schedules another. */
+  private probeRound = 0;
+  private deadlineAt: number;
 
   constructor(private readonly options: CallRunOptions) {
     this.result = new Promise((resolve) => {
       this.resolve = resolve;
     });
+    this.deadlineAt = Date.now() + options.timeoutMs;
     this.deadlineTimer = setTimeout(() => void this.timeout(), options.timeoutMs);
+  }
+
+  /**
+   * A human took the shell: the deadline stops and nobody probes for a waiting reader (the
+   * human is the one answering it). The end mark still settles the call.
+   */
+  pause(): void {
+    if (this.settling || this.pausedLeftMs !== null) return;
+    this.pausedLeftMs = Math.max(0, this.deadlineAt - Date.now());
+    clearTimeout(this.deadlineTimer);
+    clearTimeout(this.probeTimer);
+    this.probeRound++;
+    this.lastWaiting = null;
+  }
+
+  /** The human handed the shell back: the deadline runs on with the time it had left. */
+  resume(): void {
+    if (this.settling || this.pausedLeftMs === null) return;
+    const left = this.pausedLeftMs;
+    this.pausedLeftMs = null;
+    this.deadlineAt = Date.now() + left;
+    this.deadlineTimer = setTimeout(() => void this.timeout(), left);
+    if (this.started) this.scheduleProbe(FIRST_PROBE_MS);
   }
 
   get settled(): boolean {
@@ -55,7 +84,7 @@ export class CallRun {
     if (this.started || this.settling) return;
     this.started = true;
     this.startedAt = Date.now();
-    this.scheduleProbe(FIRST_PROBE_MS);
+    if (this.pausedLeftMs === null) this.scheduleProbe(FIRST_PROBE_MS);
   }
 
   write(chunk: Uint8Array): void {
@@ -90,9 +119,11 @@ export class CallRun {
   }
 
   private async probeOnce(): Promise<void> {
-    if (this.settling) return;
+    const round = this.probeRound;
+    if (this.settling || this.pausedLeftMs !== null) return;
     const waiting = await this.options.probe().catch(() => null);
-    if (this.settling) return;
+    // Paused (and maybe resumed, which started a new round) while /proc was read.
+    if (this.settling || round !== this.probeRound) return;
     // Two sightings in a row: the first may be the shell already back at its prompt with
     // the end mark still in flight to us; by the second it would have arrived.
     if (waiting && this.lastWaiting?.pid === waiting.pid) {

@@ -5,9 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Dialect, SessionInfo } from '../../../shared/src/api.ts';
-import { JUMPSEAT_ERR_SHUTTING_DOWN, JumpseatError } from '../errors.ts';
-import type { CallResult } from './capture.ts';
-import { Shell, type ShellOptions } from './shell.ts';
+import {
+  JUMPSEAT_ERR_HUMAN_CONTROL,
+  JUMPSEAT_ERR_SHUTTING_DOWN,
+  JumpseatError,
+} from '../errors.ts';
+import { Emitter } from '../pty/disposable.ts';
+import { Shell, type ShellCallResult, type ShellOptions } from './shell.ts';
 
 /** Exited shells kept for the supervisor API before the oldest is forgotten. */
 const MAX_EXITED_SHELLS_KEPT = 200;
@@ -16,7 +20,7 @@ export type ShellSettings = Omit<ShellOptions, 'id' | 'agent'>;
 
 export interface ExecutedCall {
   readonly shell: Shell;
-  readonly result: CallResult;
+  readonly result: ShellCallResult;
   readonly startedAt: Date;
   readonly durationMs: number;
 }
@@ -29,6 +33,10 @@ export class CallCancelledError extends Error {
 }
 
 export class ShellRegistry {
+  /** A shell was created (it is `starting`). */
+  readonly onShellAdded = new Emitter<Shell>();
+  /** A shell is no longer listed (forgotten after failing to start, or evicted). */
+  readonly onShellRemoved = new Emitter<Shell>();
   private readonly live = new Map<string, Shell>();
   private readonly known = new Map<string, Shell>();
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -44,6 +52,16 @@ export class ShellRegistry {
     signal: AbortSignal,
   ): Promise<ExecutedCall> {
     const key = `${agent}\u0000${dialect}`;
+    // Refused at once, not after the queue: the agent learns a human has its shell now.
+    const controlled = this.live.get(key)?.controller;
+    if (controlled) {
+      return Promise.reject(
+        new JumpseatError(
+          JUMPSEAT_ERR_HUMAN_CONTROL,
+          `a human (${controlled.name}) holds this shell; try again after they release it`,
+        ),
+      );
+    }
     const previous = this.queues.get(key) ?? Promise.resolve();
     const turn = previous.then(() => this.runTurn(key, agent, dialect, command, signal));
     const tail = turn.catch(() => undefined);
@@ -60,6 +78,11 @@ export class ShellRegistry {
 
   find(id: string): Shell | undefined {
     return this.known.get(id);
+  }
+
+  /** Every shell the registry lists, live or exited. */
+  shells(): Shell[] {
+    return [...this.known.values()];
   }
 
   /** Ends every shell's process tree. */
@@ -97,6 +120,7 @@ export class ShellRegistry {
     const shell = new Shell({ ...this.settingsFor(dialect), id: randomUUID(), agent });
     this.live.set(key, shell);
     this.known.set(shell.id, shell);
+    this.onShellAdded.fire(shell);
     this.evictExited();
     return shell;
   }
@@ -104,6 +128,7 @@ export class ShellRegistry {
   private forget(key: string, shell: Shell): void {
     if (this.live.get(key) === shell) this.live.delete(key);
     this.known.delete(shell.id);
+    this.onShellRemoved.fire(shell);
     void shell.dispose();
   }
 
@@ -111,6 +136,7 @@ export class ShellRegistry {
     const exited = [...this.known.values()].filter((shell) => !shell.alive);
     for (const shell of exited.slice(0, Math.max(0, exited.length - MAX_EXITED_SHELLS_KEPT))) {
       this.known.delete(shell.id);
+      this.onShellRemoved.fire(shell);
       void shell.dispose();
     }
   }

@@ -8,17 +8,24 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallInfo, SessionInfo, SessionState } from '../../../shared/src/api.ts';
-import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
+import {
+  JUMPSEAT_ERR_CONTROLLED,
+  JUMPSEAT_ERR_HUMAN_CONTROL,
+  JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+  JumpseatError,
+} from '../errors.ts';
 import type { DialectContext, ShellDialect } from '../pty/dialect.ts';
 import { DisposableStore, Emitter } from '../pty/disposable.ts';
 import { type Mark, MarkScanner } from '../pty/marks.ts';
-import { findWaitingReader, terminalOf } from '../pty/proc-probe.ts';
+import { findWaitingReader, readStat, terminalOf } from '../pty/proc-probe.ts';
 import { endProcessTree } from '../pty/process-tree.ts';
 import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
 import { shellEnvironment } from '../pty/shell-environment.ts';
-import { ScreenModel } from '../screen/screen-model.ts';
+import { interruptForeground, setLineEcho } from '../pty/terminal-mode.ts';
+import { ScreenModel, type ScreenSnapshot } from '../screen/screen-model.ts';
 import { CallRun } from './call-run.ts';
 import type { CallResult, CaptureFactory } from './capture.ts';
+import { HumanUse } from './human-use.ts';
 import { commandEcho, inputEcho, keystrokesFor } from './typing.ts';
 
 /** A shell that has not printed its ready mark by then is reported as unavailable. */
@@ -49,6 +56,34 @@ export interface ShellOptions {
   readonly newCapture: CaptureFactory;
 }
 
+/** The human at a shell's controls (or asking for them), as the live hub knows them. */
+export interface Controller {
+  /** The live connection's id: one person in two tabs is two controllers. */
+  readonly id: string;
+  readonly name: string;
+  readonly role: string;
+}
+
+export interface CallStart {
+  readonly command: string;
+  readonly startedAt: string;
+}
+
+/** A call's result plus what a human did to the shell since the agent's previous result. */
+export interface ShellCallResult extends CallResult {
+  readonly humanSummary: string | null;
+}
+
+/**
+ * A prompt for something secret, on the cursor's line: the terminal's echo stays off when a
+ * human takes over there (the agent's shells run with echo off, so a password prompt looks
+ * like any other read on the terminal; its words are what tells them apart).
+ */
+const SECRET_PROMPT = /\b(password|passphrase|passcode|pin|secret|token|credentials?)\b/i;
+
+/** Kill-line (Ctrl-U): clears what a human left typed but not entered, before the agent types. */
+const KILL_LINE = '\x15';
+
 export interface DisplayChunk {
   /** Display-stream offset of the chunk's first byte. */
   readonly offset: number;
@@ -73,6 +108,12 @@ export class Shell {
   readonly startedAt = new Date();
   readonly onDisplay = new Emitter<DisplayChunk>();
   readonly onStateChange = new Emitter<SessionState>();
+  /** Anything `info()` reports changed (state, command, controller, viewers, size). */
+  readonly onChange = new Emitter<void>();
+  readonly onCallStarted = new Emitter<CallStart>();
+  readonly onCallFinished = new Emitter<CallInfo>();
+  readonly onControl = new Emitter<Controller | null>();
+  readonly onResize = new Emitter<{ cols: number; rows: number }>();
   readonly calls: CallInfo[] = [];
   private stateValue: SessionState = 'starting';
   private readonly pty: PtyProcess;
@@ -92,6 +133,8 @@ export class Shell {
   private lastExitCode: number | null = null;
   /** Where the shell is in printing its prompt (the installation's first prompt is due). */
   private prompt: PromptPhase = 'due';
+  /** A call line is to be typed as soon as the prompt is shown. */
+  private lineDue = false;
   /** A call line was typed and its start mark has not arrived yet. */
   private awaitingStart = false;
   /** The integration's ready mark was seen: what follows is the shell's display. */
@@ -103,6 +146,10 @@ export class Shell {
   private installLine = '';
   /** Ending the process tree, once started: a reset and the PTY's exit share it. */
   private treeEnded: Promise<void> | null = null;
+  private control: Controller | null = null;
+  private readonly humanUse = new HumanUse();
+  private viewerCount = 0;
+  private size: { cols: number; rows: number };
 
   constructor(private readonly options: ShellOptions) {
     this.id = options.id;
@@ -118,6 +165,7 @@ export class Shell {
     this.context = { privateDir, nonce };
     this.scanner = new MarkScanner(nonce);
     this.screen = new ScreenModel(options.cols, options.rows);
+    this.size = { cols: options.cols, rows: options.rows };
     const launch = options.dialect.launch(this.context);
     try {
       this.pty = spawnPty({
@@ -165,17 +213,20 @@ export class Shell {
    * Runs one call: a new command when the shell is at its prompt, or one line of input
    * for the program that waits on the terminal. `signal` aborting cancels the call.
    */
-  async execute(command: string, signal: AbortSignal): Promise<CallResult> {
+  async execute(command: string, signal: AbortSignal): Promise<ShellCallResult> {
     await this.ready;
     if (this.run) throw new Error('a call is already running on this shell');
     if (!this.alive)
       throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    this.refuseUnderHuman();
     const run = new CallRun({
       capture: this.options.newCapture(this.agent),
       timeoutMs: this.options.timeoutMs,
       probe: () => findWaitingReader(this.pty.pid, this.ttyPath),
       screenText: () => this.screenText(),
-      reset: () => this.reset(),
+      // Never reset under a human's hands: a call cancelled while they hold the controls is
+      // dropped, and the shell stays theirs.
+      reset: () => (this.control ? Promise.resolve() : this.reset()),
     });
     this.run = run;
     const onAbort = () => void run.cancel();
@@ -183,10 +234,12 @@ export class Shell {
     if (signal.aborted) onAbort();
     else if (this.stateValue === 'waiting_input' && this.foreground) this.typeInput(command, run);
     else this.typeCommand(command);
+    this.onCallStarted.fire({ command, startedAt: new Date().toISOString() });
     try {
       const result = await run.result;
       this.afterCall(result);
-      return result;
+      const humanSummary = result.ending.kind === 'cancelled' ? null : this.humanUse.take();
+      return { ...result, humanSummary };
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.run = null;
@@ -213,20 +266,134 @@ export class Shell {
     return this.screen.screenText();
   }
 
-  /** Screen and scrollback serialized, with the display offset they cover. */
-  async snapshot(): Promise<{ data: string; offset: number; cols: number; rows: number }> {
-    await this.screen.settled();
-    return {
-      data: this.screen.serialize(),
-      offset: this.screen.offset,
-      cols: this.screen.cols,
-      rows: this.screen.rows,
-    };
+  /** Screen and scrollback serialized, with the exact display offset they cover. */
+  snapshot(): Promise<ScreenSnapshot> {
+    return this.screen.snapshot();
+  }
+
+  /** Display bytes produced so far: the offset the next display chunk starts at. */
+  get displayOffset(): number {
+    return this.displayed;
   }
 
   recordCall(call: CallInfo): void {
     this.calls.push(call);
     if (this.calls.length > MAX_CALLS_KEPT) this.calls.shift();
+    this.onCallFinished.fire(call);
+  }
+
+  get controller(): Controller | null {
+    return this.control;
+  }
+
+  /** How many people watch (kept by the live hub, reported in `info()`). */
+  set viewers(count: number) {
+    if (count === this.viewerCount) return;
+    this.viewerCount = count;
+    this.onChange.fire();
+  }
+
+  /**
+   * A human takes the controls: exclusive, visible to all. A running agent call keeps
+   * waiting with its deadline paused; new agent calls are refused with 409 until release.
+   */
+  async takeControl(who: Controller): Promise<void> {
+    if (!this.alive)
+      throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    if (this.control?.id === who.id) return;
+    if (this.control) {
+      throw new JumpseatError(JUMPSEAT_ERR_CONTROLLED, `${this.control.name} holds the controls`);
+    }
+    this.control = who;
+    this.run?.pause();
+    // Echo on for the human (agents type with it off), before their first key arrives; but
+    // never under a password prompt: it switched echo off itself, and everyone watches.
+    await this.screen.settled();
+    if (!this.foreground || !SECRET_PROMPT.test(this.screen.cursorLineText())) {
+      await setLineEcho(this.ttyPath, true);
+    }
+    if (this.control !== who) return;
+    this.onControl.fire(who);
+    this.onChange.fire();
+  }
+
+  /** Hands the shell back to the agent: size, echo and the deadline as they were. */
+  async releaseControl(id: string): Promise<void> {
+    if (this.control?.id !== id) return;
+    this.control = null;
+    if (this.humanUse.pendingLine && this.alive) {
+      this.pty.write(KILL_LINE);
+      this.humanUse.dropPendingLine();
+    }
+    if (this.alive) {
+      await setLineEcho(this.ttyPath, false);
+      this.resizeTo(this.options.cols, this.options.rows);
+    }
+    await this.adoptHumanCommand();
+    this.run?.resume();
+    this.onControl.fire(null);
+    this.onChange.fire();
+  }
+
+  /** Keystrokes from the human at the controls. */
+  humanInput(id: string, data: string): void {
+    this.requireController(id);
+    this.humanUse.typed(data);
+    this.pty.write(data);
+  }
+
+  /** The controller's terminal size, kept until release. */
+  resizeByController(id: string, cols: number, rows: number): void {
+    this.requireController(id);
+    this.resizeTo(cols, rows);
+  }
+
+  /** SIGINT to the foreground process group (the page's Interrupt button). */
+  async interrupt(): Promise<boolean> {
+    if (!this.alive) return false;
+    const sent = await interruptForeground(this.pty.pid);
+    if (sent) this.humanUse.interrupted();
+    return sent;
+  }
+
+  private requireController(id: string): void {
+    if (this.control?.id !== id) {
+      throw new JumpseatError(JUMPSEAT_ERR_CONTROLLED, 'take the controls first');
+    }
+  }
+
+  private refuseUnderHuman(): void {
+    if (this.control) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_HUMAN_CONTROL,
+        `a human (${this.control.name}) holds this shell; try again after they release it`,
+      );
+    }
+  }
+
+  private resizeTo(cols: number, rows: number): void {
+    if (!this.alive || (cols === this.size.cols && rows === this.size.rows)) return;
+    this.size = { cols, rows };
+    this.pty.resize(cols, rows);
+    this.screen.resize(cols, rows);
+    this.onResize.fire({ cols, rows });
+    this.onChange.fire();
+  }
+
+  /**
+   * After release, a program the human started may still hold the terminal (an editor, a
+   * REPL, a long job). The agent's next call is then typed to it as input, as for a program
+   * an agent call left waiting, and the shell's next prompt ends it.
+   */
+  private async adoptHumanCommand(): Promise<void> {
+    if (this.run || this.foreground || !this.alive) return;
+    // The shell leads its own process group; any other foreground group is a job it runs.
+    const stat = await readStat(this.pty.pid);
+    if (!stat || stat.tpgid === this.pty.pid || this.run || this.foreground || !this.alive) return;
+    this.foreground = { nonce: '', command: 'a program a human started' };
+    this.currentCommand = this.foreground.command;
+    this.currentSince = new Date();
+    this.setState('waiting_input');
   }
 
   info(): SessionInfo {
@@ -234,15 +401,15 @@ export class Shell {
       id: this.id,
       agent: this.agent,
       dialect: this.options.dialect.name,
-      state: this.stateValue,
+      state: this.control && this.alive ? 'human_control' : this.stateValue,
       command: this.currentCommand,
       since: this.currentSince?.toISOString() ?? null,
       lastExitCode: this.lastExitCode,
       pid: this.alive ? this.pty.pid : null,
-      cols: this.screen.cols,
-      rows: this.screen.rows,
-      controller: null,
-      viewers: 0,
+      cols: this.size.cols,
+      rows: this.size.rows,
+      controller: this.control?.name ?? null,
+      viewers: this.viewerCount,
       startedAt: this.startedAt.toISOString(),
     };
   }
@@ -253,8 +420,17 @@ export class Shell {
     clearTimeout(this.lineCheck);
     this.disposables.dispose();
     this.screen.dispose();
-    this.onDisplay.clear();
-    this.onStateChange.clear();
+    for (const emitter of [
+      this.onDisplay,
+      this.onStateChange,
+      this.onChange,
+      this.onCallStarted,
+      this.onCallFinished,
+      this.onControl,
+      this.onResize,
+    ]) {
+      (emitter as Emitter<unknown>).clear();
+    }
     rmSync(this.context.privateDir, { recursive: true, force: true });
   }
 
@@ -292,7 +468,10 @@ export class Shell {
     this.currentSince = new Date();
     this.awaitingStart = true;
     this.setState('running');
-    this.pty.write(this.options.dialect.callLine);
+    // Typed at the prompt, as a person would: typed earlier, a terminal with echo on (a
+    // command ran `stty echo`) would show the line before the prompt, where it is not hidden.
+    if (this.prompt === 'shown') this.pty.write(this.options.dialect.callLine);
+    else this.lineDue = true;
   }
 
   private typeInput(command: string, run: CallRun): void {
@@ -361,7 +540,12 @@ export class Shell {
       }
       case 'P':
         // Only the prompt being drawn: after a repair, the failed prompt's end does not count.
-        if (this.prompt === 'drawing') this.prompt = 'shown';
+        if (this.prompt !== 'drawing') break;
+        this.prompt = 'shown';
+        if (this.lineDue) {
+          this.lineDue = false;
+          this.pty.write(this.options.dialect.callLine);
+        }
         break;
       case 'S':
         if (mark.data !== this.foreground?.nonce) break;
@@ -422,6 +606,9 @@ export class Shell {
   }
 
   private commandEnded(exitCode: number): void {
+    // Under a human, the shell back at its prompt is theirs to type at: echo on (it stayed
+    // off if they took over at a password prompt).
+    if (this.control) void setLineEcho(this.ttyPath, true);
     this.foreground = null;
     this.lastExitCode = exitCode;
     this.currentCommand = null;
@@ -476,7 +663,12 @@ export class Shell {
   private setState(state: SessionState): void {
     if (this.stateValue === state || this.stateValue === 'exited') return;
     this.stateValue = state;
+    if (state === 'exited' && this.control) {
+      this.control = null;
+      this.onControl.fire(null);
+    }
     this.onStateChange.fire(state);
+    this.onChange.fire();
   }
 }
 

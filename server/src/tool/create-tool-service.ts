@@ -101,6 +101,7 @@ export function createToolService(
               dialect,
               output: result.output,
               ending: wordEnding(result, settings(dialect)),
+              humanSummary: result.humanSummary,
             });
       const record = callRecord(shell.id, command, text, executed);
       shell.recordCall(record);

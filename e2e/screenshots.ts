@@ -1,0 +1,47 @@
+// Not part of `npm test`: `npm run screenshots` refreshes docs/dashboard.png and
+// docs/session.png from a real server with real agent shells.
+import { expect, openShell, screenOf, test } from './support/fixtures.ts';
+
+test('screenshots of the dashboard and the session page', async ({ browser, jumpseat }) => {
+  const setup = [
+    "mkdir -p app/src && cd app && printf 'export const answer = 42;\\n' > src/answer.ts",
+    "printf '\\e[1mRunning 3 test files\\e[0m\\n \\e[32m✓\\e[0m src/answer.test.ts (2)\\n \\e[32m✓\\e[0m src/shell.test.ts (14)\\n \\e[31m✗\\e[0m src/live.test.ts (1 failed)\\n\\n\\e[31mTests  1 failed | 16 passed\\e[0m\\n'; (exit 1)",
+    'ls -la src',
+  ];
+  for (const command of setup) await jumpseat.bash('builder', command);
+  await jumpseat.bash('research', 'curl --version | head -1; uname -sr');
+  await jumpseat.bash('deploy', "read -p 'Deploy to production? [y/N] ' answer");
+  const running = jumpseat.bash('research', 'sleep 20; echo done');
+
+  const light = await browser.newContext({
+    colorScheme: 'light',
+    viewport: { width: 1280, height: 800 },
+  });
+  const dashboard = await light.newPage();
+  await jumpseat.login(dashboard);
+  await expect(dashboard.locator('[data-agent="deploy"]')).toHaveAttribute(
+    'data-state',
+    'waiting_input',
+  );
+  await expect(dashboard.locator('[data-agent="research"]')).toHaveAttribute(
+    'data-state',
+    'running',
+  );
+  await dashboard.screenshot({ path: 'docs/dashboard.png' });
+
+  const dark = await browser.newContext({
+    colorScheme: 'dark',
+    viewport: { width: 1280, height: 800 },
+  });
+  const session = await dark.newPage();
+  await jumpseat.login(session, await jumpseat.mint('operator', 'Ann'));
+  await openShell(session, jumpseat, 'builder');
+  await expect.poll(() => screenOf(session)).toContain('answer.ts');
+  await session.getByTestId('call').nth(1).locator('summary').click();
+  await session.screenshot({ path: 'docs/session.png' });
+
+  await jumpseat.bash('deploy', '\u0003');
+  await running;
+  await light.close();
+  await dark.close();
+});

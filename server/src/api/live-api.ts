@@ -1,0 +1,195 @@
+/**
+ * The WebSocket routes: `GET /api/sessions/:id/live` (one shell's live stream, with control
+ * for operators) and `GET /api/live` (the dashboard stream). Upgrades pass through the same
+ * auth hook as HTTP and must come from this server's own origin when a browser sends one.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import websocket from '@fastify/websocket';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+import type { RawData, WebSocket } from 'ws';
+import {
+  MAX_CLIENT_MESSAGE_BYTES,
+  parseClientMessage,
+  type ServerMessage,
+} from '../../../shared/src/live.ts';
+import type { Principal } from '../auth/principal.ts';
+import { JUMPSEAT_ERR_FORBIDDEN, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
+import type { LiveHub } from '../live/live-hub.ts';
+import { refuseUnlessSupervisor } from './supervisor-api.ts';
+
+export interface LiveApiOptions {
+  readonly hub: LiveHub;
+}
+
+/** ws closes a connection (1009) past this; below it, oversized messages get an error frame. */
+const MAX_WS_PAYLOAD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * WebSocket support for the whole app. Registered before the auth hook: its own hooks must
+ * see every upgrade first, so that a refused upgrade's socket is closed after the refusal.
+ */
+export const websocketSupport = fp(
+  async (app) => {
+    await app.register(websocket, {
+      options: { maxPayload: MAX_WS_PAYLOAD_BYTES },
+      // Closing says goodbye to every client, but a client that stopped reading never answers
+      // the close handshake; the server must not wait ws's 30 s for it.
+      preClose: function closeClients(done) {
+        for (const client of this.websocketServer.clients) {
+          client.close(WS_GOING_AWAY, 'jumpseat is shutting down');
+          setTimeout(() => client.terminate(), WS_CLOSE_GRACE_MS).unref();
+        }
+        done();
+      },
+    });
+  },
+  { name: 'jumpseat-websocket', fastify: '5.x' },
+);
+/** Close code for a server going down (RFC 6455). */
+const WS_GOING_AWAY = 1001;
+/** How long a closing client gets to answer the close handshake. */
+const WS_CLOSE_GRACE_MS = 500;
+/** Connections are pinged this often; one that did not answer the last ping is dropped. */
+const HEARTBEAT_MS = 30_000;
+const MAX_SESSION_ID_CHARS = 200;
+
+const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { hub }) => {
+  const alive = new WeakMap<WebSocket, boolean>();
+  const heartbeat = setInterval(() => {
+    for (const socket of app.websocketServer.clients) {
+      if (alive.get(socket) === false) {
+        socket.terminate();
+        continue;
+      }
+      alive.set(socket, false);
+      socket.ping();
+    }
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  const track = (socket: WebSocket): void => {
+    alive.set(socket, true);
+    socket.on('pong', () => alive.set(socket, true));
+  };
+  app.addHook('onClose', async () => {
+    clearInterval(heartbeat);
+    hub.close();
+  });
+
+  app.get(
+    '/api/sessions/:id/live',
+    {
+      websocket: true,
+      schema: {
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: MAX_SESSION_ID_CHARS }) }),
+        querystring: Type.Object(
+          { from: Type.Optional(Type.Integer({ minimum: 0 })) },
+          { additionalProperties: false },
+        ),
+      },
+      config: { refuse: refuseUnlessSupervisor },
+      preHandler: async (request) => {
+        refuseForeignOrigin(request);
+        const { id } = request.params as { id: string };
+        if (!hub.knows(id))
+          throw new JumpseatError(JUMPSEAT_ERR_NOT_FOUND, `no session ${JSON.stringify(id)}`);
+      },
+    },
+    async (socket, request) => {
+      track(socket);
+      const principal = request.principal as Principal;
+      // Messages may arrive while the snapshot is being taken; they wait for it.
+      const early: RawData[] = [];
+      let onMessage: (data: RawData, isBinary: boolean) => void = (data) => early.push(data);
+      socket.on('message', (data, isBinary) => onMessage(data, isBinary));
+      const joined = await hub.join(request.params.id, socket, {
+        viewer: { id: randomUUID(), name: principal.name, role: principal.role },
+        canControl: principal.role === 'admin' || principal.role === 'operator',
+        ...(request.query.from === undefined ? {} : { from: request.query.from }),
+      });
+      if (!joined) {
+        socket.close(4404, 'no such session');
+        return;
+      }
+      const { channel, connection } = joined;
+      socket.on('close', () => hub.leave(channel, connection));
+      if (socket.readyState !== socket.OPEN) hub.leave(channel, connection);
+      onMessage = (data, isBinary) => {
+        const reply = (message: ServerMessage): void => connection.send(message);
+        if (isBinary) {
+          reply({ type: 'error', code: 'BAD_MESSAGE', message: 'send JSON text frames' });
+          return;
+        }
+        const size = rawLength(data);
+        if (size > MAX_CLIENT_MESSAGE_BYTES) {
+          reply({
+            type: 'error',
+            code: 'TOO_LARGE',
+            message: `a message may hold at most ${MAX_CLIENT_MESSAGE_BYTES} bytes; this one held ${size}`,
+          });
+          return;
+        }
+        const parsed = parseClientMessage(rawText(data));
+        if (!parsed.ok) {
+          reply({ type: 'error', code: 'BAD_MESSAGE', message: parsed.error });
+          return;
+        }
+        channel.handle(connection, parsed.message).catch((error: unknown) => {
+          request.log.error({ err: error }, 'live message failed');
+          reply({ type: 'error', code: 'INTERNAL', message: 'the message could not be handled' });
+        });
+      };
+      for (const data of early.splice(0)) onMessage(data, false);
+    },
+  );
+
+  app.get(
+    '/api/live',
+    {
+      websocket: true,
+      config: { refuse: refuseUnlessSupervisor },
+      preHandler: async (request) => refuseForeignOrigin(request),
+    },
+    async (socket) => {
+      track(socket);
+      hub.addDashboard(socket);
+    },
+  );
+};
+
+/** A browser's upgrade must come from a page of this server (cookies go everywhere). */
+function refuseForeignOrigin(request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return; // not a browser: the token alone decides
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = undefined;
+  }
+  if (host === undefined || host !== request.headers.host?.toLowerCase()) {
+    throw new JumpseatError(
+      JUMPSEAT_ERR_FORBIDDEN,
+      `WebSocket refused: origin ${JSON.stringify(origin)} is not this server`,
+    );
+  }
+}
+
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data as ArrayBuffer).toString('utf8');
+}
+
+export const liveApi = fp(liveApiPlugin, {
+  name: 'jumpseat-live-api',
+  fastify: '5.x',
+  encapsulate: true,
+  dependencies: ['jumpseat-auth', 'jumpseat-errors', 'jumpseat-websocket'],
+});

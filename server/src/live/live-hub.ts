@@ -1,0 +1,141 @@
+/**
+ * The live side of the server: a channel per watched shell (made on first join, kept while
+ * the shell is listed) and the dashboard stream of every shell's state. It subscribes to
+ * the registry's events; nothing in the engine depends on it.
+ */
+import type { WebSocket } from 'ws';
+import type { SessionInfo } from '../../../shared/src/api.ts';
+import { type DashboardMessage, LIVE_CLOSE } from '../../../shared/src/live.ts';
+import { DisposableStore } from '../pty/disposable.ts';
+import type { Shell } from '../session/shell.ts';
+import type { ShellRegistry } from '../session/shell-registry.ts';
+import { type JoinRequest, type LiveObserver, ShellChannel } from './shell-channel.ts';
+import type { ViewerConnection } from './viewer-connection.ts';
+import { VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
+
+/** A shell nobody watches keeps its recent output this long, for viewers reconnecting. */
+const UNWATCHED_CHANNEL_GRACE_MS = 60_000;
+/** Dashboard updates per shell are sent at most this often. */
+const DASHBOARD_UPDATE_MS = 50;
+
+export class LiveHub {
+  private readonly channels = new Map<string, ShellChannel>();
+  private readonly dashboards = new Set<WebSocket>();
+  private readonly disposables = new DisposableStore();
+  private readonly shellSubscriptions = new Map<string, DisposableStore>();
+  private readonly dirty = new Set<Shell>();
+  private dashboardTimer: NodeJS.Timeout | undefined;
+  private readonly idleTimers = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly registry: ShellRegistry,
+    private readonly observer?: LiveObserver,
+  ) {
+    for (const shell of registry.shells()) this.watchShell(shell);
+    this.disposables.add(registry.onShellAdded.on((shell) => this.watchShell(shell)));
+    this.disposables.add(registry.onShellRemoved.on((shell) => this.forgetShell(shell)));
+  }
+
+  knows(shellId: string): boolean {
+    return this.registry.find(shellId) !== undefined;
+  }
+
+  /** Adds a viewer to a shell's live stream; null when the shell is unknown. */
+  async join(
+    shellId: string,
+    socket: WebSocket,
+    request: JoinRequest,
+  ): Promise<{ channel: ShellChannel; connection: ViewerConnection } | null> {
+    const shell = this.registry.find(shellId);
+    if (!shell) return null;
+    let channel = this.channels.get(shellId);
+    if (!channel) {
+      channel = new ShellChannel(shell, this.observer);
+      this.channels.set(shellId, channel);
+    }
+    clearTimeout(this.idleTimers.get(shellId));
+    this.idleTimers.delete(shellId);
+    const connection = await channel.join(socket, request);
+    return { channel, connection };
+  }
+
+  /** Removes a viewer; a channel nobody watches is let go after a grace for reconnects. */
+  leave(channel: ShellChannel, connection: ViewerConnection): void {
+    channel.leave(connection);
+    const id = channel.shell.id;
+    if (channel.viewerCount > 0 || this.channels.get(id) !== channel) return;
+    clearTimeout(this.idleTimers.get(id));
+    const timer = setTimeout(() => {
+      this.idleTimers.delete(id);
+      if (channel.viewerCount > 0 || this.channels.get(id) !== channel) return;
+      channel.dispose();
+      this.channels.delete(id);
+    }, UNWATCHED_CHANNEL_GRACE_MS);
+    timer.unref();
+    this.idleTimers.set(id, timer);
+  }
+
+  /** Adds a dashboard: every shell now, then each change. */
+  addDashboard(socket: WebSocket): void {
+    this.dashboards.add(socket);
+    socket.on('close', () => this.dashboards.delete(socket));
+    sendTo(socket, { type: 'sessions', sessions: this.registry.sessions() });
+  }
+
+  close(): void {
+    clearTimeout(this.dashboardTimer);
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    this.idleTimers.clear();
+    this.disposables.dispose();
+    for (const subscriptions of this.shellSubscriptions.values()) subscriptions.dispose();
+    this.shellSubscriptions.clear();
+    for (const channel of this.channels.values()) channel.dispose();
+    this.channels.clear();
+    for (const socket of this.dashboards) socket.close(LIVE_CLOSE.gone, 'the server is closing');
+    this.dashboards.clear();
+  }
+
+  private watchShell(shell: Shell): void {
+    const subscriptions = new DisposableStore();
+    subscriptions.add(shell.onChange.on(() => this.markDirty(shell)));
+    this.shellSubscriptions.set(shell.id, subscriptions);
+    this.markDirty(shell);
+  }
+
+  private forgetShell(shell: Shell): void {
+    this.shellSubscriptions.get(shell.id)?.dispose();
+    this.shellSubscriptions.delete(shell.id);
+    this.dirty.delete(shell);
+    this.channels.get(shell.id)?.dispose();
+    this.channels.delete(shell.id);
+    this.broadcast({ type: 'session_removed', id: shell.id });
+  }
+
+  private markDirty(shell: Shell): void {
+    this.dirty.add(shell);
+    this.dashboardTimer ??= setTimeout(() => {
+      this.dashboardTimer = undefined;
+      const shells = [...this.dirty];
+      this.dirty.clear();
+      for (const changed of shells) this.broadcast({ type: 'session', session: info(changed) });
+    }, DASHBOARD_UPDATE_MS);
+  }
+
+  private broadcast(message: DashboardMessage): void {
+    for (const socket of this.dashboards) sendTo(socket, message);
+  }
+}
+
+function info(shell: Shell): SessionInfo {
+  return shell.info();
+}
+
+/** Dashboard messages are small; a dashboard that stops reading is dropped, not buffered. */
+function sendTo(socket: WebSocket, message: DashboardMessage): void {
+  if (socket.readyState !== socket.OPEN) return;
+  if (socket.bufferedAmount > VIEWER_MAX_BUFFERED_BYTES) {
+    socket.terminate();
+    return;
+  }
+  socket.send(JSON.stringify(message));
+}

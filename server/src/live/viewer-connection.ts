@@ -1,0 +1,106 @@
+/**
+ * One WebSocket watching one shell: what it has been sent (its position in the display
+ * stream), and a bound on what may wait in its send buffer. Past the bound the viewer is
+ * `behind`: nothing more is queued for it, and once its buffer drains it is resynced from a
+ * snapshot. A stalled viewer therefore costs at most the bound in memory, and never slows
+ * the shell, the agent or anyone else.
+ */
+import type { WebSocket } from 'ws';
+import { encodeOutputFrame, type ServerMessage, type Viewer } from '../../../shared/src/live.ts';
+
+/** Send buffer past which a viewer stops being fed (VS Code pauses at ~100 K characters;
+ *  output frames are raw bytes and a browser drains MBs quickly, so allow more). */
+export const VIEWER_MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
+/** A behind viewer is resynced once its send buffer is down to this. */
+export const VIEWER_RESUME_BUFFERED_BYTES = 64 * 1024;
+/** Spacing of the looks at a behind viewer's send buffer. */
+export const VIEWER_DRAIN_CHECK_MS = 50;
+/** Largest output frame sent at once (catch-ups are cut to this). */
+export const MAX_OUTPUT_FRAME_BYTES = 256 * 1024;
+
+export type ViewerMode = 'syncing' | 'live' | 'behind';
+
+export class ViewerConnection {
+  /** Display offset of the next byte this viewer needs. */
+  position = 0;
+  mode: ViewerMode = 'syncing';
+  private drainTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    readonly viewer: Viewer,
+    readonly canControl: boolean,
+    private readonly socket: WebSocket,
+  ) {}
+
+  get open(): boolean {
+    return !this.closed && this.socket.readyState === this.socket.OPEN;
+  }
+
+  get buffered(): number {
+    return this.socket.bufferedAmount;
+  }
+
+  /** Sends a message unless the viewer is behind (it gets the state again on resync). */
+  send(message: ServerMessage): void {
+    if (this.mode === 'behind' || !this.open) return;
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /**
+   * Sends display bytes that start at `offset`: the part this viewer has not had. `frame`,
+   * when given, is the same bytes already encoded for everyone. Returns false when the bytes
+   * do not continue what the viewer has (it needs a resync).
+   */
+  sendOutput(offset: number, data: Buffer, frame?: Uint8Array): boolean {
+    if (this.mode !== 'live' || !this.open) return true;
+    const end = offset + data.length;
+    if (end <= this.position) return true;
+    if (offset > this.position) return false;
+    if (offset === this.position && frame) {
+      this.socket.send(frame, { binary: true });
+      this.position = end;
+      return true;
+    }
+    // A catch-up or a trimmed frame: sent in pieces, and only while the buffer has room.
+    while (this.position < end && !this.checkBehind()) {
+      const pieceEnd = Math.min(end, this.position + MAX_OUTPUT_FRAME_BYTES);
+      const piece = data.subarray(this.position - offset, pieceEnd - offset);
+      this.socket.send(encodeOutputFrame(this.position, piece), { binary: true });
+      this.position = pieceEnd;
+    }
+    return true;
+  }
+
+  /** True once the send buffer is past the bound: the viewer is then marked behind. */
+  checkBehind(): boolean {
+    if (this.mode === 'behind') return true;
+    if (this.buffered <= VIEWER_MAX_BUFFERED_BYTES) return false;
+    this.mode = 'behind';
+    return true;
+  }
+
+  /** Calls `drained` once a behind viewer's send buffer is low again. */
+  whenDrained(drained: () => void): void {
+    clearInterval(this.drainTimer);
+    this.drainTimer = setInterval(() => {
+      if (!this.open) {
+        clearInterval(this.drainTimer);
+        return;
+      }
+      if (this.buffered > VIEWER_RESUME_BUFFERED_BYTES) return;
+      clearInterval(this.drainTimer);
+      drained();
+    }, VIEWER_DRAIN_CHECK_MS);
+  }
+
+  close(code: number, reason: string): void {
+    this.dispose();
+    if (this.socket.readyState === this.socket.OPEN) this.socket.close(code, reason);
+  }
+
+  dispose(): void {
+    this.closed = true;
+    clearInterval(this.drainTimer);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Acting on a shell's terminal from outside the shell, for a human at the controls: the echo
+ * switched on while they type (the agent's shells run with it off), and an interrupt sent to
+ * whichever process group holds the terminal's foreground.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readStat } from './proc-probe.ts';
+
+const run = promisify(execFile);
+/** stty answers in milliseconds; a terminal gone wrong must not hold control hand-over. */
+const STTY_TIMEOUT_MS = 2000;
+
+/**
+ * Switches the terminal's echo on or off, only while it reads in canonical (line) mode:
+ * a full-screen or line-editing program runs the terminal raw and echoes by itself, and
+ * turning echo on under it would print every key twice. Resolves true when it switched.
+ */
+export async function setLineEcho(ttyPath: string, on: boolean): Promise<boolean> {
+  if (ttyPath === '') return false;
+  try {
+    const { stdout } = await run('stty', ['-F', ttyPath, '-a'], { timeout: STTY_TIMEOUT_MS });
+    if (!/(^|\s)icanon(\s|$)/.test(stdout)) return false;
+    const echoing = /(^|\s)echo(\s|$)/.test(stdout);
+    if (echoing === on) return false;
+    await run('stty', ['-F', ttyPath, on ? 'echo' : '-echo'], { timeout: STTY_TIMEOUT_MS });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGINT to the terminal's foreground process group, as Ctrl-C would; false if none. */
+export async function interruptForeground(shellPid: number): Promise<boolean> {
+  const stat = await readStat(shellPid);
+  if (!stat || stat.tpgid <= 0) return false;
+  try {
+    process.kill(-stat.tpgid, 'SIGINT');
+    return true;
+  } catch {
+    return false;
+  }
+}
