@@ -10,7 +10,7 @@ import { AGENT_ID_REGEX } from '../../../shared/src/api.ts';
 import type { Principal } from '../auth/principal.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
 import type { ToolService } from '../tool/tool-service.ts';
-import { type McpCaller, McpSession, McpShutdown } from './mcp-session.ts';
+import type { McpCaller, McpSession } from './mcp-session.ts';
 import { AGENT_ID_RULE } from './schema-errors.ts';
 
 export interface McpApiOptions {
@@ -27,6 +27,13 @@ const SESSION_IDLE_MS = 60 * 60 * 1000;
 const SESSION_SWEEP_MS = 60 * 1000;
 /** Open sessions kept at most; past it the least recently used idle one is closed. */
 const MAX_SESSIONS = 1000;
+
+/** The MCP SDK (with zod) takes about half a second to load: only the first MCP request pays. */
+let sessionModule: Promise<typeof import('./mcp-session.ts')> | undefined;
+function loadSessionModule(): Promise<typeof import('./mcp-session.ts')> {
+  sessionModule ??= import('./mcp-session.ts');
+  return sessionModule;
+}
 
 /** JSON-RPC's answer to a session id we do not hold: the client must initialize anew. */
 const SESSION_NOT_FOUND = {
@@ -80,7 +87,6 @@ function requestIds(body: unknown): (string | number)[] {
 export const mcpApi = fp<McpApiOptions>(
   async (app, { tools }) => {
     const sessions = new Map<string, McpSession>();
-    const shutdown = new McpShutdown('jumpseat is shutting down; the call was cancelled');
 
     const sweep = setInterval(() => {
       const now = Date.now();
@@ -130,6 +136,7 @@ export const mcpApi = fp<McpApiOptions>(
         session = found;
       } else {
         // No session yet: only `initialize` may come; the SDK answers anything else itself.
+        const { McpSession } = await loadSessionModule();
         session = new McpSession(caller, tools);
         await session.connect();
       }
@@ -170,7 +177,10 @@ export const mcpApi = fp<McpApiOptions>(
 
     app.addHook('preClose', async () => {
       clearInterval(sweep);
+      if (sessions.size === 0) return;
       // Calls answer "shutting down" rather than vanish; then the sessions end.
+      const { McpShutdown } = await loadSessionModule();
+      const shutdown = new McpShutdown('jumpseat is shutting down; the call was cancelled');
       await Promise.all([...sessions.values()].map((session) => session.endCalls(shutdown)));
     });
     app.addHook('onClose', async () => {
