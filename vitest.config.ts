@@ -1,8 +1,19 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+// `npm test` exports npm_package_bin_jumpseat (the package has a bin). It is no secret, but
+// the shell-environment tests look for any variable naming jumpseat, so the shells must not
+// inherit it from the test process.
+delete process.env.npm_package_bin_jumpseat;
+
+/** `jumpseat/client` resolves to its TypeScript source in tests (package.json "exports"). */
+const SOURCE_CONDITIONS = ['jumpseat-source', ...defaultServerConditions];
 
 // Server and shared tests run in child processes (node-pty is a native addon and real
 // shells are started); browser tests live in e2e/ and run under Playwright.
 export default defineConfig({
+  resolve: { conditions: SOURCE_CONDITIONS },
+  ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
   test: {
     include: ['server/**/*.test.ts', 'shared/**/*.test.ts', 'web/**/*.test.ts'],
     pool: 'forks',

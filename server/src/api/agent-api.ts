@@ -12,7 +12,6 @@ import {
   type Dialect,
   ToolCallBody,
   ToolCallReply,
-  ToolDefinition,
 } from '../../../shared/src/api.ts';
 import { canCallAgent, type Principal } from '../auth/principal.ts';
 import {
@@ -25,10 +24,24 @@ import type { ToolService } from '../tool/tool-service.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { AGENT_ID_RULE } from './schema-errors.ts';
 import { checkToolCallBody } from './tool-call-body.ts';
+import { formatTools, TOOL_FORMATS } from './tool-formats.ts';
 
 export interface AgentApiOptions {
   readonly tools: ToolService;
 }
+
+const ToolsQuery = Type.Object({
+  format: Type.Optional(
+    Type.Union(
+      TOOL_FORMATS.map((format) => Type.Literal(format)),
+      {
+        description:
+          'anthropic (the default: name, description, input_schema), openai (Chat Completions), ' +
+          'openai-responses (Responses API), or json-schema (one JSON Schema document per tool)',
+      },
+    ),
+  ),
+});
 
 const ToolCallParams = Type.Object({
   agent: Type.String({ pattern: AGENT_ID_PATTERN }),
@@ -58,8 +71,17 @@ const agentApiPlugin: FastifyPluginAsyncTypebox<AgentApiOptions> = async (app, {
 
   app.get(
     '/api/tools',
-    { schema: { response: { 200: Type.Array(ToolDefinition), ...ERROR_RESPONSES } } },
-    async () => tools.definitions(),
+    {
+      schema: {
+        summary: 'The tool definitions, in the shape a model API takes',
+        querystring: ToolsQuery,
+        response: {
+          200: Type.Array(Type.Object({}, { additionalProperties: true })),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => formatTools(tools.definitions(), request.query.format ?? 'anthropic'),
   );
 
   app.post(

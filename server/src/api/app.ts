@@ -1,6 +1,7 @@
 /**
  * Builds the HTTP server: Fastify with TypeBox schemas and one named plugin per concern
- * (errors, body, auth, lifecycle, agent, supervisor, tokens, login, web app).
+ * (errors, body, auth, lifecycle, agent, MCP, supervisor, tokens, login, web app, metrics,
+ * OpenAPI).
  */
 import fastifyCookie from '@fastify/cookie';
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
@@ -10,6 +11,7 @@ import type { Config } from '../config/config.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import { LiveHub } from '../live/live-hub.ts';
 import type { LiveObserver } from '../live/shell-channel.ts';
+import { Metrics } from '../ops/metrics.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { agentApi } from './agent-api.ts';
 import { authHook } from './auth-hook.ts';
@@ -19,6 +21,9 @@ import { lifecycle } from './lifecycle.ts';
 import { liveApi, websocketSupport } from './live-api.ts';
 import { type LogSettings, loggerOptions } from './logging.ts';
 import { login } from './login.ts';
+import { mcpApi } from './mcp-api.ts';
+import { metricsApi } from './metrics-api.ts';
+import { openApiGenerator, openApiRoute } from './openapi.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
@@ -32,6 +37,11 @@ export interface AppOptions {
   readonly liveObserver?: LiveObserver;
   /** Overrides `config.logLevel`; a destination captures the log lines (tests). */
   readonly logger?: LogSettings;
+  /**
+   * This server's metrics; created when not given. The engine's calls and shells are
+   * observed here; the live hub reports viewers' traffic to the same object.
+   */
+  readonly metrics?: Metrics;
 }
 
 /**
@@ -52,6 +62,16 @@ export function buildApp(options: AppOptions) {
     routerOptions: { maxParamLength: MAX_URL_PARAM_CHARS },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  const metrics = options.metrics ?? new Metrics();
+  app.decorate('metrics', metrics);
+  const observed = metrics.observe(tools);
+  const logged = tools.onCallFinished((call) => app.log.info({ call }, 'call finished'));
+  app.addHook('onClose', async () => {
+    observed.dispose();
+    logged.dispose();
+  });
+
+  app.register(openApiGenerator);
 
   app.register(errorReplies);
   app.register(jsonBody);
@@ -60,12 +80,47 @@ export function buildApp(options: AppOptions) {
   app.register(websocketSupport);
   app.register(authHook, { tokens });
   app.register(agentApi, { tools });
+  app.register(mcpApi, { tools });
   app.register(supervisorApi, { tools });
-  app.register(liveApi, { hub: new LiveHub(tools.registry, options.liveObserver) });
+  app.register(liveApi, {
+    hub: new LiveHub(tools.registry, bothObservers(metrics, options.liveObserver)),
+  });
   app.register(tokenApi, { tokens });
   app.register(login, { tokens });
   app.register(webApp);
+  app.register(metricsApi, { metrics });
+  app.register(openApiRoute);
   return app;
+}
+
+/** The metrics always hear about viewers; a given observer (tests) hears too. */
+function bothObservers(metrics: Metrics, other: LiveObserver | undefined): LiveObserver {
+  if (other === undefined) return metrics;
+  return {
+    viewerJoined: () => {
+      metrics.viewerJoined();
+      other.viewerJoined();
+    },
+    viewerLeft: () => {
+      metrics.viewerLeft();
+      other.viewerLeft();
+    },
+    bytesStreamed: (bytes) => {
+      metrics.bytesStreamed(bytes);
+      other.bytesStreamed(bytes);
+    },
+    viewerResynced: () => {
+      metrics.viewerResynced();
+      other.viewerResynced();
+    },
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This server's metrics (see AppOptions.metrics). */
+    metrics: Metrics;
+  }
 }
 
 export type JumpseatApp = ReturnType<typeof buildApp>;

@@ -28,7 +28,7 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (app,
   app.get(
     '/healthz',
     {
-      schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } },
+      schema: { security: [], response: { 200: Type.Object({ ok: Type.Boolean() }) } },
       config: { public: true },
     },
     async () => ({ ok: true }),

@@ -10,13 +10,14 @@ import type { Config, DialectSettings } from '../config/config.ts';
 import { JUMPSEAT_ERR_CANCELLED, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import { bashDialect } from '../pty/bash-dialect.ts';
 import type { ShellDialect } from '../pty/dialect.ts';
+import { Emitter } from '../pty/disposable.ts';
 import type { CallResult, OutputCapture } from '../session/capture.ts';
 import { CallCancelledError, type ExecutedCall, ShellRegistry } from '../session/shell-registry.ts';
 import { validateCommand } from './command-rules.ts';
 import { OutputRenderer } from './output-renderer.ts';
 import { type CallEnding, composeResult } from './result-text.ts';
 import { SpillFiles } from './spill-files.ts';
-import type { ToolService } from './tool-service.ts';
+import type { CallEndKind, FinishedCall, ToolService } from './tool-service.ts';
 
 /** The agent's terminal size: fixed, so output wraps the same way every time. */
 export const AGENT_COLS = 120;
@@ -66,25 +67,30 @@ export function createToolService(
         ),
     };
   });
+  const finished = new Emitter<FinishedCall>();
   const available = (): Dialect[] => (Object.keys(DIALECTS) as Dialect[]).sort();
 
   return {
     registry,
     async call(agent, dialect, command, signal) {
-      if (!available().includes(dialect)) {
-        throw new JumpseatError(
-          JUMPSEAT_ERR_NOT_FOUND,
-          `unknown dialect "${dialect}"; this server runs: ${available().join(', ')}`,
-        );
-      }
-      validateCommand(command);
+      const report = (outcome: CallEndKind, durationMs: number, exitCode: number | null): void =>
+        finished.fire({ agent, dialect, outcome, durationMs, exitCode });
       let executed: ExecutedCall;
       try {
+        if (!available().includes(dialect)) {
+          throw new JumpseatError(
+            JUMPSEAT_ERR_NOT_FOUND,
+            `unknown dialect "${dialect}"; this server runs: ${available().join(', ')}`,
+          );
+        }
+        validateCommand(command);
         executed = await registry.execute(agent, dialect, command, signal);
       } catch (error) {
         if (error instanceof CallCancelledError) {
+          report('cancelled', 0, null);
           throw new JumpseatError(JUMPSEAT_ERR_CANCELLED, error.message);
         }
+        report(error instanceof JumpseatError ? 'refused' : 'error', 0, null);
         throw error;
       }
       const { shell, result } = executed;
@@ -97,7 +103,9 @@ export function createToolService(
               ending: wordEnding(result, settings(dialect)),
               humanSummary: result.humanSummary,
             });
-      shell.recordCall(callRecord(shell.id, command, text, executed));
+      const record = callRecord(shell.id, command, text, executed);
+      shell.recordCall(record);
+      report(record.outcome, record.durationMs, record.exitCode);
       if (result.ending.kind === 'cancelled') {
         throw new JumpseatError(
           JUMPSEAT_ERR_CANCELLED,
@@ -111,6 +119,7 @@ export function createToolService(
     calls: (sessionId) => registry.find(sessionId)?.calls.slice(),
     definitions: () => available().map((dialect) => toolDefinition(dialect, settings(dialect))),
     close: () => registry.close(),
+    onCallFinished: (listener) => finished.on(listener),
   };
 }
 

@@ -2,7 +2,32 @@
  * What the API layer needs from the engine: run one model-facing tool call, and read
  * the live shells and their calls. Implemented by the engine in this folder.
  */
-import type { CallInfo, Dialect, SessionInfo, ToolDefinition } from '../../../shared/src/api.ts';
+import type {
+  CallInfo,
+  CallOutcome,
+  Dialect,
+  SessionInfo,
+  ToolDefinition,
+} from '../../../shared/src/api.ts';
+import type { Disposable } from '../pty/disposable.ts';
+
+/**
+ * How a call ended, for metrics and logs: the outcome of a call that ran (`cancelled` also
+ * when it was cancelled while queued), `refused` when a coded error stopped it before it ran
+ * (bad command, a human holds the shell, the shell could not start, shutting down), `error`
+ * for anything unexpected.
+ */
+export type CallEndKind = CallOutcome | 'refused' | 'error';
+
+export interface FinishedCall {
+  readonly agent: string;
+  readonly dialect: Dialect;
+  readonly outcome: CallEndKind;
+  /** From the start of the call's turn to its result; 0 for a refused call. */
+  readonly durationMs: number;
+  /** The command's exit status when it completed; null otherwise. */
+  readonly exitCode: number | null;
+}
 
 export interface ToolService {
   /**
@@ -22,4 +47,6 @@ export interface ToolService {
   definitions(): ToolDefinition[];
   /** Ends every shell's process tree. */
   close(): Promise<void>;
+  /** Fires once per call to `call`, however it ended (never with the command or its text). */
+  onCallFinished(listener: (call: FinishedCall) => void): Disposable;
 }

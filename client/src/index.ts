@@ -1,0 +1,135 @@
+/**
+ * The TypeScript client of a jumpseat server (`import { JumpseatClient } from
+ * 'jumpseat/client'`): tool calls, shells and their calls, tokens. It speaks only HTTP and
+ * shares nothing with the server but the DTO types of `shared/`.
+ */
+import type {
+  CallInfo,
+  Dialect,
+  RoleName,
+  SessionInfo,
+  TokenReply,
+  ToolDefinition,
+} from '../../shared/src/api.ts';
+import { apiError, type JumpseatApiError } from './errors.ts';
+
+export {
+  BadRequestError,
+  ForbiddenError,
+  HumanControlError,
+  JumpseatApiError,
+  NotFoundError,
+  UnauthorizedError,
+} from './errors.ts';
+export type { CallInfo, Dialect, RoleName, SessionInfo, TokenReply, ToolDefinition };
+
+export interface JumpseatClientOptions {
+  /** The server's base URL, e.g. `http://127.0.0.1:7400`. */
+  readonly url: string;
+  /** An agent token for tool calls; a viewer/operator/admin token to read shells. */
+  readonly token: string;
+}
+
+export interface CallOptions {
+  /** Aborting cancels the call on the server: the shell is reset and the result dropped. */
+  readonly signal?: AbortSignal;
+}
+
+export type ToolFormat = 'anthropic' | 'openai' | 'openai-responses' | 'json-schema';
+
+export interface TokenOptions {
+  readonly role: RoleName;
+  /** Required for role `agent`. */
+  readonly agent?: string;
+  readonly name?: string;
+}
+
+export class JumpseatClient {
+  readonly url: string;
+  readonly #token: string;
+
+  constructor(options: JumpseatClientOptions) {
+    this.url = options.url.replace(/\/+$/, '');
+    this.#token = options.token;
+  }
+
+  /** Runs `command` in `agent`'s persistent bash shell; resolves with the result text. */
+  bash(agent: string, command: string, options: CallOptions = {}): Promise<string> {
+    return this.call(agent, 'bash', command, options);
+  }
+
+  /** Runs `command` in `agent`'s persistent PowerShell; resolves with the result text. */
+  pwsh(agent: string, command: string, options: CallOptions = {}): Promise<string> {
+    return this.call(agent, 'pwsh', command, options);
+  }
+
+  /** One tool call of any dialect the server runs. */
+  async call(
+    agent: string,
+    dialect: Dialect,
+    command: string,
+    options: CallOptions = {},
+  ): Promise<string> {
+    const reply = await this.#request<{ output: string }>(
+      'POST',
+      `/api/agents/${encodeURIComponent(agent)}/${encodeURIComponent(dialect)}`,
+      { command },
+      options.signal,
+    );
+    return reply.output;
+  }
+
+  /** The tool definitions, in the shape a model API takes (Anthropic's by default). */
+  tools(format: ToolFormat = 'anthropic'): Promise<object[]> {
+    return this.#request('GET', `/api/tools?format=${encodeURIComponent(format)}`);
+  }
+
+  /** Every shell the server knows (supervisor roles). */
+  sessions(): Promise<SessionInfo[]> {
+    return this.#request('GET', '/api/sessions');
+  }
+
+  /** The calls of one shell, with the result text exactly as the agent got it. */
+  calls(sessionId: string): Promise<CallInfo[]> {
+    return this.#request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/calls`);
+  }
+
+  /** Mints a token (admin only); the reply holds the token, shown this once. */
+  createToken(options: TokenOptions): Promise<TokenReply> {
+    return this.#request('POST', '/api/tokens', options);
+  }
+
+  async #request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw refusal(response.status, text);
+    return JSON.parse(text) as T;
+  }
+}
+
+function refusal(status: number, text: string): JumpseatApiError {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body === 'object' && body !== null && 'error' in body) {
+      const { error } = body;
+      if (typeof error === 'object' && error !== null && 'code' in error && 'message' in error) {
+        return apiError(status, String(error.code), String(error.message));
+      }
+    }
+  } catch {
+    // Not our error shape (a proxy's page): fall through to the raw text.
+  }
+  return apiError(status, 'HTTP_ERROR', text.slice(0, 500) || `HTTP ${status}`);
+}

@@ -1,0 +1,42 @@
+/**
+ * The tool definitions in the shapes model APIs take them, so a harness can pass
+ * `GET /api/tools?format=…` to its provider unchanged: Anthropic's Messages API `tools`,
+ * OpenAI's Chat Completions `tools` (and its Responses API's flatter variant), or one plain
+ * JSON Schema document per tool.
+ */
+import type { ToolDefinition } from '../../../shared/src/api.ts';
+
+export const TOOL_FORMATS = ['anthropic', 'openai', 'openai-responses', 'json-schema'] as const;
+export type ToolFormat = (typeof TOOL_FORMATS)[number];
+
+const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+export function formatTools(definitions: ToolDefinition[], format: ToolFormat): object[] {
+  switch (format) {
+    case 'anthropic':
+      return definitions.map(({ name, description, input_schema }) => ({
+        name,
+        description,
+        input_schema,
+      }));
+    case 'openai':
+      return definitions.map(({ name, description, input_schema }) => ({
+        type: 'function',
+        function: { name, description, parameters: input_schema },
+      }));
+    case 'openai-responses':
+      return definitions.map(({ name, description, input_schema }) => ({
+        type: 'function',
+        name,
+        description,
+        parameters: input_schema,
+      }));
+    case 'json-schema':
+      return definitions.map(({ name, description, input_schema }) => ({
+        $schema: JSON_SCHEMA_DIALECT,
+        title: name,
+        description,
+        ...input_schema,
+      }));
+  }
+}

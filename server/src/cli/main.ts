@@ -1,0 +1,236 @@
+/**
+ * The `jumpseat` command: `serve` runs the server (as `npm start` does); `exec`, `sessions`
+ * and `token create` talk to a running server through the TypeScript client.
+ */
+import { parseArgs } from 'node:util';
+import { JumpseatApiError, type SessionInfo } from '../../../client/src/index.ts';
+import { DIALECTS, type Dialect, ROLES, type RoleName } from '../../../shared/src/api.ts';
+import { parseFlagError } from '../config/parse-flag-error.ts';
+import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, UsageError } from './connection.ts';
+import { exitStatusOf } from './exit-status.ts';
+
+const EXIT_USAGE = 2;
+const EXIT_FAILURE = 1;
+/** Interrupted by Ctrl-C (128 + SIGINT), after the call was cancelled on the server. */
+const EXIT_INTERRUPTED = 130;
+
+const MAIN_HELP = `Usage: jumpseat <command> [flags]
+
+Persistent bash/pwsh shells for AI agents, with humans in the jump seat.
+
+Commands:
+  serve           run the server (same as npm start)
+  exec            run a command in an agent's shell and print the result text
+  sessions        list the shells of a running server
+  token create    mint a token for a role
+
+Run "jumpseat <command> --help" for a command's flags.
+`;
+
+const EXEC_HELP = `Usage: jumpseat exec --agent AGENT [--pwsh | --dialect NAME] [--] COMMAND...
+
+Runs COMMAND in AGENT's persistent shell (bash unless --pwsh) and prints the result text
+exactly as an agent gets it. Several COMMAND words are joined with spaces.
+
+Exit status: the command's own exit status when the result tells it (0 without an
+"[exit code: N]" line); 124 when the call timed out (the shell was reset); the shell's code,
+or 128 + signal, when the shell itself ended; 125 when the command waits for input (the
+next exec for this agent is typed into it); 1 when the server refused the call (the reason
+on stderr); 130 on Ctrl-C, which cancels the call and resets the shell.
+
+  --agent AGENT      the agent whose shell runs the command (required)
+  --pwsh             use the PowerShell shell
+  --dialect NAME     use the shell of this dialect (bash, pwsh)
+
+${CONNECTION_HELP}
+`;
+
+const SESSIONS_HELP = `Usage: jumpseat sessions [--json]
+
+Lists every shell of the server: id, agent, dialect, state, pid and the running command.
+Needs an admin, operator or viewer token.
+
+  --json             print the server's JSON instead of a table
+
+${CONNECTION_HELP}
+`;
+
+const TOKEN_HELP = `Usage: jumpseat token create --role ROLE [--agent AGENT] [--name NAME]
+
+Mints a token (admin token needed) and prints it alone on a line, shown this once.
+
+  --role ROLE        ${ROLES.join(', ')}
+  --agent AGENT      the agent a token of role agent may call (required for that role)
+  --name NAME        a name for the token (default: the role, or agent:AGENT)
+
+${CONNECTION_HELP}
+`;
+
+type Print = (text: string) => void;
+
+export interface CliIo {
+  readonly out: Print;
+  readonly err: Print;
+  readonly env: NodeJS.ProcessEnv;
+  /** Aborted on Ctrl-C. */
+  readonly interrupt: AbortSignal;
+}
+
+/** Runs one CLI invocation (not `serve`) and resolves with its exit status. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        io.out(MAIN_HELP);
+        return command === undefined ? EXIT_USAGE : 0;
+      case 'exec':
+        return await exec(rest, io);
+      case 'sessions':
+        return await sessions(rest, io);
+      case 'token':
+        return await token(rest, io);
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`jumpseat: ${error.message} (see jumpseat ${helpTopic(command)}--help)\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof JumpseatApiError) {
+      io.err(`jumpseat: ${error.message} (${error.status} ${error.code})\n`);
+      return EXIT_FAILURE;
+    }
+    if (io.interrupt.aborted) return EXIT_INTERRUPTED;
+    io.err(`jumpseat: ${reasonOf(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+function helpTopic(command: string | undefined): string {
+  return command === 'exec' || command === 'sessions' || command === 'token' ? `${command} ` : '';
+}
+
+function parse<T extends NonNullable<Parameters<typeof parseArgs>[0]>['options']>(
+  args: readonly string[],
+  options: T,
+) {
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(parseFlagError(error).replace(/ \(see --help\)$/, ''));
+  }
+}
+
+async function exec(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    ...CONNECTION_OPTIONS,
+    agent: { type: 'string' },
+    pwsh: { type: 'boolean' },
+    dialect: { type: 'string' },
+  });
+  if (values.help === true) {
+    io.out(EXEC_HELP);
+    return 0;
+  }
+  const agent = values.agent;
+  if (agent === undefined || agent === '') throw new UsageError('--agent is required');
+  const dialect = dialectOf(values.dialect, values.pwsh === true);
+  const command = positionals.join(' ');
+  if (command.trim() === '') throw new UsageError('give the command after the flags');
+  const client = clientFrom(values, io.env);
+  const output = await client.call(agent, dialect, command, { signal: io.interrupt });
+  io.out(output === '' ? '' : `${output}\n`);
+  return exitStatusOf(output);
+}
+
+function dialectOf(named: string | undefined, pwsh: boolean): Dialect {
+  if (pwsh && named !== undefined && named !== 'pwsh') {
+    throw new UsageError('--pwsh and --dialect disagree');
+  }
+  const name = pwsh ? 'pwsh' : (named ?? 'bash');
+  const dialect = DIALECTS.find((candidate) => candidate === name);
+  if (dialect === undefined) {
+    throw new UsageError(`--dialect must be one of ${DIALECTS.join(', ')} (got "${name}")`);
+  }
+  return dialect;
+}
+
+async function sessions(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, { ...CONNECTION_OPTIONS, json: { type: 'boolean' } });
+  if (values.help === true) {
+    io.out(SESSIONS_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected ${positionals[0]}`);
+  const list = await clientFrom(values, io.env).sessions();
+  io.out(values.json === true ? `${JSON.stringify(list, null, 2)}\n` : table(list));
+  return 0;
+}
+
+function table(list: readonly SessionInfo[]): string {
+  const header = ['ID', 'AGENT', 'DIALECT', 'STATE', 'PID', 'COMMAND'];
+  const rows = list.map((session) => [
+    session.id,
+    session.agent,
+    session.dialect,
+    session.state,
+    session.pid === null ? '-' : String(session.pid),
+    session.command === null ? '' : (session.command.split('\n')[0] ?? ''),
+  ]);
+  const all = [header, ...rows];
+  const widths = header.map((_, column) =>
+    Math.max(...all.map((row) => (row[column] ?? '').length)),
+  );
+  return all
+    .map((row) =>
+      row
+        .map((cell, column) =>
+          column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0),
+        )
+        .join('  ')
+        .trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+async function token(args: readonly string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === '--help' || action === '-h' || action === undefined) {
+    io.out(TOKEN_HELP);
+    return action === undefined ? EXIT_USAGE : 0;
+  }
+  if (action !== 'create') throw new UsageError(`unknown token action ${JSON.stringify(action)}`);
+  const { values, positionals } = parse(rest, {
+    ...CONNECTION_OPTIONS,
+    role: { type: 'string' },
+    agent: { type: 'string' },
+    name: { type: 'string' },
+  });
+  if (values.help === true) {
+    io.out(TOKEN_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected ${positionals[0]}`);
+  const role = ROLES.find((candidate: RoleName) => candidate === values.role);
+  if (role === undefined) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  const minted = await clientFrom(values, io.env).createToken({
+    role,
+    ...(values.agent === undefined ? {} : { agent: values.agent }),
+    ...(values.name === undefined ? {} : { name: values.name }),
+  });
+  io.out(`${minted.token}\n`);
+  return 0;
+}
+
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // fetch's "fetch failed" hides the reason (ECONNREFUSED…) in its cause.
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}

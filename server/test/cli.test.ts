@@ -1,0 +1,132 @@
+/**
+ * The `jumpseat` command as a user runs it: `serve` starts a real server, and `exec`,
+ * `sessions` and `token create` talk to it from other processes.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, jumpseat, type Serving, serve } from './support/cli-process.ts';
+
+/** Each CLI run starts node with tsx (1–5 s on a busy two-core machine); tests run several. */
+const CLI_TEST_TIMEOUT_MS = 120_000;
+
+let root: string;
+let server: Serving;
+let adminEnv: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'jumpseat-cli-'));
+  server = await serve(['--data-dir', join(root, 'data')], cleanEnv());
+  const adminToken = readFileSync(join(root, 'data', 'admin-token'), 'utf8').trim();
+  adminEnv = cleanEnv({ JUMPSEAT_URL: server.origin, JUMPSEAT_TOKEN: adminToken });
+});
+afterAll(async () => {
+  if (server.process.exitCode === null) {
+    server.process.kill('SIGTERM');
+    await server.exited;
+  }
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('jumpseat exec', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it("prints the result text and exits with the command's exit code", async () => {
+    const run = await jumpseat(
+      ['exec', '--agent', 'cli-a', '--', 'cd /tmp && echo hello from $(pwd); ls /nonexistent'],
+      adminEnv,
+    );
+    expect(run).toEqual({
+      status: 2,
+      stdout:
+        "hello from /tmp\nls: cannot access '/nonexistent': No such file or directory\n[exit code: 2]\n",
+      stderr: '',
+    });
+    const again = await jumpseat(['exec', '--agent', 'cli-a', 'pwd'], adminEnv);
+    expect(again).toEqual({ status: 0, stdout: '/tmp\n', stderr: '' });
+  });
+
+  it('exits 125 while the command waits for input, and types the next exec into it', async () => {
+    const waiting = await jumpseat(
+      ['exec', '--agent', 'cli-read', '--', 'read -p "Name? " n'],
+      adminEnv,
+    );
+    expect(waiting).toEqual({
+      status: 125,
+      stdout: 'Name? \n[waiting for input: bash]\n',
+      stderr: '',
+    });
+    const answered = await jumpseat(['exec', '--agent', 'cli-read', 'Ada'], adminEnv);
+    expect(answered.status).toBe(0);
+    const read = await jumpseat(['exec', '--agent', 'cli-read', 'echo "$n"; exit 3'], adminEnv);
+    expect(read.status).toBe(3);
+    expect(read.stdout).toMatch(
+      /^Ada\nexit\n\[shell exited: code 3\]\nThe persistent bash shell was reset;/,
+    );
+  });
+
+  it('reads the token from a file given with --token-file, and says why a call is refused', async () => {
+    const minted = await jumpseat(
+      ['token', 'create', '--role', 'agent', '--agent', 'cli-own'],
+      adminEnv,
+    );
+    expect(minted.status).toBe(0);
+    expect(minted.stdout).toMatch(/^js_\S+\n$/);
+    const tokenFile = join(root, 'agent-token');
+    writeFileSync(tokenFile, minted.stdout, { mode: 0o600 });
+    const env = cleanEnv({ JUMPSEAT_URL: server.origin });
+
+    const own = await jumpseat(
+      ['exec', '--token-file', tokenFile, '--agent', 'cli-own', 'echo mine'],
+      env,
+    );
+    expect(own).toEqual({ status: 0, stdout: 'mine\n', stderr: '' });
+    const other = await jumpseat(
+      ['exec', '--token-file', tokenFile, '--agent', 'cli-x', 'true'],
+      env,
+    );
+    expect(other).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: 'jumpseat: this token may only call agent "cli-own" (403 FORBIDDEN)\n',
+    });
+  });
+
+  it('refuses a token on the command line and a missing agent, with status 2', async () => {
+    const token = await jumpseat(['exec', '--token', 'js_x', '--agent', 'a', 'true'], adminEnv);
+    expect(token.status).toBe(2);
+    expect(token.stderr).toBe(
+      'jumpseat: --token is not accepted: every process can read command lines; use JUMPSEAT_TOKEN or --token-file (see jumpseat exec --help)\n',
+    );
+    const agent = await jumpseat(['exec', 'true'], adminEnv);
+    expect(agent).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: 'jumpseat: --agent is required (see jumpseat exec --help)\n',
+    });
+  });
+});
+
+describe('jumpseat sessions and --help', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('lists the shells in a table', async () => {
+    await jumpseat(['exec', '--agent', 'cli-list', 'true'], adminEnv);
+    const run = await jumpseat(['sessions'], adminEnv);
+    expect(run.status).toBe(0);
+    const [header, ...rows] = run.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID\s+AGENT\s+DIALECT\s+STATE\s+PID\s+COMMAND$/);
+    expect(rows.some((row) => /^\S+\s+cli-list\s+bash\s+idle\s+\d+$/.test(row))).toBe(true);
+  });
+
+  it('prints help for each command and exits 0', async () => {
+    for (const args of [
+      ['--help'],
+      ['exec', '--help'],
+      ['sessions', '--help'],
+      ['token', '--help'],
+      ['serve', '--help'],
+    ]) {
+      const run = await jumpseat(args, adminEnv);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/^Usage: jumpseat /);
+    }
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * The TypeScript client, imported by its package name as a harness would, against a real
+ * server; and its compiled form, imported by plain Node without tsx.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  BadRequestError,
+  ForbiddenError,
+  JumpseatApiError,
+  JumpseatClient,
+  NotFoundError,
+  UnauthorizedError,
+} from 'jumpseat/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from './support/http-server.ts';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+let server: TestServer;
+let admin: JumpseatClient;
+
+beforeAll(async () => {
+  server = await startServer();
+  admin = new JumpseatClient({ url: `${server.origin}/`, token: server.adminToken });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function refusalOf(promise: Promise<unknown>): Promise<JumpseatApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof JumpseatApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('JumpseatClient', () => {
+  it('runs commands in the persistent shell and reads them back as a supervisor', async () => {
+    const { token } = await admin.createToken({ role: 'agent', agent: 'client-a' });
+    const agent = new JumpseatClient({ url: server.origin, token });
+    expect(await agent.bash('client-a', 'cd /tmp && echo hello; false')).toBe(
+      'hello\n[exit code: 1]',
+    );
+    expect(await agent.bash('client-a', 'pwd')).toBe('/tmp');
+
+    const shell = (await admin.sessions()).find((session) => session.agent === 'client-a');
+    expect(shell).toMatchObject({ dialect: 'bash', state: 'idle', lastExitCode: 0 });
+    const calls = await admin.calls(shell?.id ?? '');
+    expect(
+      calls.map(({ command, output, exitCode, outcome }) => [command, output, exitCode, outcome]),
+    ).toEqual([
+      ['cd /tmp && echo hello; false', 'hello\n[exit code: 1]', 1, 'completed'],
+      ['pwd', '/tmp', 0, 'completed'],
+    ]);
+  });
+
+  it('gives the tool definitions in each format', async () => {
+    const [openai] = await admin.tools('openai');
+    expect(openai).toMatchObject({ type: 'function', function: { name: 'bash' } });
+    const [anthropic] = await admin.tools();
+    expect(anthropic).toMatchObject({ name: 'bash', input_schema: { required: ['command'] } });
+  });
+
+  it('cancels a call when its signal aborts: the shell is reset', async () => {
+    const marked = await admin.bash('client-cancel', 'export MARK=kept; echo ok');
+    expect(marked).toBe('ok');
+    const controller = new AbortController();
+    const call = admin.bash('client-cancel', 'sleep 600', { signal: controller.signal });
+    for (;;) {
+      const sessions = await admin.sessions();
+      if (sessions.some((s) => s.agent === 'client-cancel' && s.state === 'running')) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    controller.abort();
+    await expect(call).rejects.toThrow(/abort/i);
+    expect(await admin.bash('client-cancel', 'echo "${MARK:-unset}"')).toBe('unset');
+  });
+
+  it('throws a typed error for 400, 401, 403 and 404', async () => {
+    const empty = await refusalOf(admin.bash('client-b', '  '));
+    expect(empty).toBeInstanceOf(BadRequestError);
+    expect([empty.status, empty.code, empty.message]).toEqual([
+      400,
+      'BAD_REQUEST',
+      'command must be a non-empty string',
+    ]);
+
+    const stranger = new JumpseatClient({ url: server.origin, token: 'js_unknown' });
+    const unknown = await refusalOf(stranger.sessions());
+    expect(unknown).toBeInstanceOf(UnauthorizedError);
+    expect(unknown.status).toBe(401);
+
+    const { token } = await admin.createToken({ role: 'agent', agent: 'client-b' });
+    const agent = new JumpseatClient({ url: server.origin, token });
+    const other = await refusalOf(agent.bash('client-c', 'true'));
+    expect(other).toBeInstanceOf(ForbiddenError);
+    expect(other.message).toBe('this token may only call agent "client-b"');
+
+    const missing = await refusalOf(admin.calls('no-such-session'));
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('jumpseat/client compiled to JavaScript', () => {
+  it('is importable by plain Node without tsx', () => {
+    const out = mkdtempSync(join(tmpdir(), 'jumpseat-client-build-'));
+    try {
+      execFileSync(
+        process.execPath,
+        [
+          join(REPO, 'node_modules/typescript/bin/tsc'),
+          '-p',
+          'client/tsconfig.build.json',
+          '--outDir',
+          out,
+        ],
+        { cwd: REPO },
+      );
+      const url = `file://${join(out, 'client/src/index.js')}`;
+      const printed = execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const m = await import(${JSON.stringify(url)}); console.log(typeof m.JumpseatClient, typeof m.HumanControlError)`,
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(printed).toBe('function function\n');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});

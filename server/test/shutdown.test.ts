@@ -1,0 +1,108 @@
+/**
+ * Graceful shutdown of a real server process: on SIGTERM it stops accepting, tells the
+ * callers of in-flight calls (HTTP and MCP) that it is shutting down, ends every shell's
+ * whole process tree (background jobs included) and exits 0.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { JumpseatClient } from 'jumpseat/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
+
+let root: string;
+let server: Serving | undefined;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'jumpseat-shutdown-'));
+});
+afterEach(() => {
+  if (server?.process.exitCode === null) server.process.kill('SIGKILL');
+  server = undefined;
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A process that exists and is not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('SIGTERM', { timeout: 120_000 }, () => {
+  it('answers in-flight calls, ends every process tree and exits 0', async () => {
+    server = await serve(['--data-dir', join(root, 'data')], cleanEnv());
+    const { origin } = server;
+    const token = readFileSync(join(root, 'data', 'admin-token'), 'utf8').trim();
+    const client = new JumpseatClient({ url: origin, token });
+
+    // An idle shell with a background job (bash announces the job first: "[1] PID").
+    const idleOutput = await client.bash('sd-idle', 'sleep 1000 & echo "$$ $!"');
+    const [idleShell, backgroundJob] = (idleOutput.split('\n').at(-1) ?? '').split(' ').map(Number);
+    // A shell in the middle of an HTTP call, with a child of its own.
+    const pidFile = join(root, 'inflight.pid');
+    const httpCall = fetch(`${origin}/api/agents/sd-http/bash`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ command: `sleep 1000 & echo $! > ${pidFile}; wait` }),
+    });
+    const httpChild = await until(() =>
+      existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n')
+        ? Number(readFileSync(pidFile, 'utf8'))
+        : undefined,
+    );
+    // A shell in the middle of an MCP call.
+    const mcp = new Client({ name: 'shutdown-test', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
+        requestInit: {
+          headers: { authorization: `Bearer ${token}`, 'x-jumpseat-agent': 'sd-mcp' },
+        },
+      }),
+    );
+    const mcpCall = mcp.callTool({ name: 'bash', arguments: { command: 'sleep 1000' } });
+    const shells = await until(async () => {
+      const sessions = await client.sessions();
+      const busy = sessions.filter((s) => s.state === 'running');
+      return busy.length === 2 ? sessions : undefined;
+    });
+    const shellPids = shells.map((s) => s.pid ?? 0);
+    expect(shellPids).toContain(idleShell);
+    const pids = [...shellPids, backgroundJob ?? 0, httpChild];
+    expect(pids.every(running)).toBe(true);
+
+    server.process.kill('SIGTERM');
+
+    const httpReply = await httpCall;
+    expect(httpReply.status).toBe(503);
+    expect(await httpReply.json()).toEqual({
+      error: {
+        code: 'SHUTTING_DOWN',
+        message: 'jumpseat is shutting down; the call was cancelled',
+      },
+    });
+    expect(await mcpCall).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'jumpseat is shutting down; the call was cancelled' }],
+    });
+    expect(await server.exited).toBe(0);
+    expect(server.stderr()).toBe('');
+    expect(pids.filter(running)).toEqual([]);
+    await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
+    await mcp.close();
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * Runs the real `jumpseat` command (bin/jumpseat.js) as a child process: `serve` kept
+ * running until the test ends it, the client commands run to completion.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../../bin/jumpseat.js', import.meta.url));
+/** Starting node with tsx and the engine takes about a second; leave room for slow machines. */
+const START_DEADLINE_MS = 20_000;
+
+/** Our environment without any JUMPSEAT_* setting, plus `extra`. */
+export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('JUMPSEAT_')),
+  );
+  return { ...env, ...extra };
+}
+
+export interface Finished {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function jumpseat(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Finished> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: REPO, env }, (error, stdout, stderr) => {
+      const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+export interface Serving {
+  readonly process: ChildProcess;
+  /** `http://127.0.0.1:PORT` without a trailing slash. */
+  readonly origin: string;
+  readonly exited: Promise<number | null>;
+  stderr(): string;
+}
+
+/** `jumpseat serve --port 0 …`; resolves once the banner names the port. */
+export async function serve(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Serving> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const deadline = Date.now() + START_DEADLINE_MS;
+  for (;;) {
+    const port = /^jumpseat listening on http:\/\/127\.0\.0\.1:(\d+)\//m.exec(stdout)?.[1];
+    if (port !== undefined) {
+      return { process: child, origin: `http://127.0.0.1:${port}`, exited, stderr: () => stderr };
+    }
+    if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`no banner; stderr: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
