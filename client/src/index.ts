@@ -12,6 +12,7 @@ import type {
   ToolDefinition,
 } from '../../shared/src/api.ts';
 import { apiError, type JumpseatApiError } from './errors.ts';
+import { type LiveEvent, LiveWatch, type WatchOptions } from './watch.ts';
 
 export {
   BadRequestError,
@@ -21,6 +22,8 @@ export {
   NotFoundError,
   UnauthorizedError,
 } from './errors.ts';
+export type { ConnectionEvent, LiveEvent, OutputEvent, WatchOptions } from './watch.ts';
+export { LiveWatch } from './watch.ts';
 export type { CallInfo, Dialect, RoleName, SessionInfo, TokenReply, ToolDefinition };
 
 export interface JumpseatClientOptions {
@@ -92,6 +95,23 @@ export class JumpseatClient {
   /** The calls of one shell, with the result text exactly as the agent got it. */
   calls(sessionId: string): Promise<CallInfo[]> {
     return this.#request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/calls`);
+  }
+
+  /**
+   * Watches a shell live (supervisor roles): `onEvent` gets a snapshot, then every output
+   * chunk once and in order, call and control events; reconnects from the last offset after
+   * a drop. Resolves once connected; `close()` stops it. Operators may `send` control
+   * messages (`take_control`, `input`, `release_control`, `interrupt`, `resize`).
+   */
+  async watch(
+    sessionId: string,
+    onEvent: (event: LiveEvent) => void,
+    options: WatchOptions = {},
+  ): Promise<LiveWatch> {
+    const url = `${this.url.replace(/^http/, 'ws')}/api/sessions/${encodeURIComponent(sessionId)}/live`;
+    const watch = new LiveWatch(url, this.#token, onEvent, options);
+    await watch.open();
+    return watch;
   }
 
   /** Mints a token (admin only); the reply holds the token, shown this once. */

@@ -3,15 +3,17 @@
  * server; and its compiled form, imported by plain Node without tsx.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   BadRequestError,
   ForbiddenError,
+  HumanControlError,
   JumpseatApiError,
   JumpseatClient,
+  type LiveEvent,
   NotFoundError,
   UnauthorizedError,
 } from 'jumpseat/client';
@@ -109,9 +111,51 @@ describe('JumpseatClient', () => {
   });
 });
 
+describe('JumpseatClient.watch', () => {
+  it('streams a shell live, takes control, and gets the human line into the next result', async () => {
+    expect(await admin.bash('client-watch', 'echo before')).toBe('before');
+    const [session] = (await admin.sessions()).filter((s) => s.agent === 'client-watch');
+    const events: LiveEvent[] = [];
+    const watch = await admin.watch(session?.id ?? '', (event) => events.push(event));
+    const seen = (check: (event: LiveEvent) => boolean) =>
+      expect.poll(() => events.some(check), { timeout: 15_000 }).toBe(true);
+    await seen((e) => e.type === 'snapshot');
+    expect(await admin.bash('client-watch', 'echo streamed')).toBe('streamed');
+    await seen((e) => e.type === 'call_finished' && e.call.output === 'streamed');
+    const output = () =>
+      Buffer.concat(
+        events.flatMap((e) => (e.type === 'output' ? [Buffer.from(e.data)] : [])),
+      ).toString('utf8');
+    expect(output()).toContain('echo streamed\r\nstreamed\r\n');
+
+    watch.send({ type: 'take_control' });
+    await seen((e) => e.type === 'control' && e.controller?.name === 'admin');
+    const refused = await refusalOf(admin.bash('client-watch', 'echo agent'));
+    expect(refused).toBeInstanceOf(HumanControlError);
+    watch.send({ type: 'input', data: 'export BY=client\r' });
+    await seen(() => output().includes('export BY=client'));
+    watch.send({ type: 'release_control' });
+    await seen((e) => e.type === 'control' && e.controller === null);
+    expect(await admin.bash('client-watch', 'echo $BY')).toBe(
+      '[a human used this shell: export BY=client]\nclient',
+    );
+    watch.close();
+    await watch.closed;
+    expect(events.at(-1)).toEqual({ type: 'connection', state: 'closed' });
+  });
+
+  it('rejects when the server refuses to stream', async () => {
+    await expect(admin.watch('no-such-session', () => undefined)).rejects.toThrow('HTTP 404');
+  });
+});
+
 describe('jumpseat/client compiled to JavaScript', () => {
   it('is importable by plain Node without tsx', () => {
-    const out = mkdtempSync(join(tmpdir(), 'jumpseat-client-build-'));
+    // Inside the repository, so the compiled files find the package's dependencies (ws,
+    // typebox) in node_modules as an installed package would.
+    const cache = join(REPO, 'node_modules', '.cache');
+    mkdirSync(cache, { recursive: true });
+    const out = mkdtempSync(join(cache, 'jumpseat-client-build-'));
     try {
       execFileSync(
         process.execPath,

@@ -1,0 +1,163 @@
+/**
+ * Watching one shell live from Node: the live protocol of `shared/src/live.ts` over `ws`,
+ * with every frame validated, output delivered once and in order (bytes a resume repeats are
+ * trimmed), and reconnection from the last offset after a dropped connection.
+ */
+import WebSocket from 'ws';
+import {
+  type ClientMessage,
+  decodeOutputFrame,
+  LIVE_CLOSE,
+  parseServerMessage,
+  type ServerMessage,
+} from '../../shared/src/live.ts';
+
+/** Output as it reaches a watcher: the display bytes from `offset` on. */
+export interface OutputEvent {
+  readonly type: 'output';
+  readonly offset: number;
+  readonly data: Uint8Array;
+}
+
+/** The connection's own state, for a status line. */
+export interface ConnectionEvent {
+  readonly type: 'connection';
+  readonly state: 'open' | 'reconnecting' | 'closed';
+}
+
+export type LiveEvent = ServerMessage | OutputEvent | ConnectionEvent;
+
+export interface WatchOptions {
+  /** Start from this display offset (a snapshot comes instead if it is no longer kept). */
+  readonly from?: number;
+  /** Reconnect after a dropped connection, from the last offset received (default true). */
+  readonly reconnect?: boolean;
+}
+
+/** First reconnection delay, doubled per failed attempt up to the maximum. */
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 5000;
+const NORMAL_CLOSURE = 1000;
+
+export class LiveWatch {
+  /** Display offset just past the last output byte delivered. */
+  position = 0;
+  readonly closed: Promise<void>;
+  private socket: WebSocket | null = null;
+  private stopped = false;
+  private delayMs = RECONNECT_FIRST_MS;
+  private hasPosition = false;
+  private finished = false;
+  private markClosed!: () => void;
+
+  constructor(
+    private readonly url: string,
+    private readonly token: string,
+    private readonly onEvent: (event: LiveEvent) => void,
+    private readonly options: WatchOptions,
+  ) {
+    this.closed = new Promise((resolve) => {
+      this.markClosed = resolve;
+    });
+    if (options.from !== undefined) {
+      this.position = options.from;
+      this.hasPosition = true;
+    }
+  }
+
+  /** Connects; resolves once the first connection is open, rejects if it is refused. */
+  open(): Promise<void> {
+    return new Promise((resolve, reject) => this.connect(resolve, reject));
+  }
+
+  /** Sends a control message (`take_control`, `input`, …); refusals come back as `error`. */
+  send(message: ClientMessage): void {
+    if (this.socket?.readyState !== WebSocket.OPEN) throw new Error('not connected');
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /** Stops watching for good. */
+  close(): void {
+    this.stopped = true;
+    this.socket?.close(NORMAL_CLOSURE);
+    if (!this.socket) this.finish();
+  }
+
+  private connect(opened?: () => void, refused?: (error: Error) => void): void {
+    const query = this.hasPosition ? `?from=${this.position}` : '';
+    const socket = new WebSocket(`${this.url}${query}`, {
+      headers: { authorization: `Bearer ${this.token}` },
+    });
+    this.socket = socket;
+    socket.on('unexpected-response', (request, response) => {
+      request.destroy();
+      const error = new Error(`the server refused to stream: HTTP ${response.statusCode}`);
+      if (refused) {
+        this.stopped = true;
+        this.finish();
+        refused(error);
+      } else this.retry();
+    });
+    socket.on('open', () => {
+      this.delayMs = RECONNECT_FIRST_MS;
+      this.onEvent({ type: 'connection', state: 'open' });
+      opened?.();
+    });
+    socket.on('message', (data: Buffer, isBinary) => this.onFrame(data, isBinary));
+    socket.on('error', (error) => {
+      if (refused && socket.readyState !== WebSocket.OPEN) refused(error);
+    });
+    socket.on('close', (code) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      const final =
+        this.stopped ||
+        this.options.reconnect === false ||
+        code === NORMAL_CLOSURE ||
+        code === LIVE_CLOSE.gone ||
+        code === LIVE_CLOSE.revoked;
+      if (final) this.finish();
+      else this.retry();
+    });
+  }
+
+  private retry(): void {
+    if (this.stopped) return;
+    this.onEvent({ type: 'connection', state: 'reconnecting' });
+    const delay = this.delayMs;
+    this.delayMs = Math.min(RECONNECT_MAX_MS, this.delayMs * 2);
+    setTimeout(() => {
+      if (!this.stopped) this.connect();
+    }, delay);
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.onEvent({ type: 'connection', state: 'closed' });
+    this.markClosed();
+  }
+
+  private onFrame(data: Buffer, isBinary: boolean): void {
+    if (isBinary) {
+      const frame = decodeOutputFrame(new Uint8Array(data));
+      if (!frame) return;
+      const end = frame.offset + frame.data.length;
+      if (end <= this.position) return;
+      const fresh = frame.data.subarray(Math.max(0, this.position - frame.offset));
+      const offset = Math.max(frame.offset, this.position);
+      this.position = end;
+      this.hasPosition = true;
+      this.onEvent({ type: 'output', offset, data: fresh });
+      return;
+    }
+    const parsed = parseServerMessage(data.toString('utf8'));
+    if (!parsed.ok) return;
+    const message = parsed.message;
+    if (message.type === 'snapshot' || message.type === 'resumed') {
+      this.position = message.offset;
+      this.hasPosition = true;
+    }
+    this.onEvent(message);
+  }
+}
