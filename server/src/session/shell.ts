@@ -374,9 +374,13 @@ export class Shell {
     }
   }
 
-  /** Bytes between the prompt and the start mark (an echoed wrapper, a trace) are hidden. */
+  /**
+   * Bytes between typing a call line and its start mark (an echoed wrapper, a trace) are
+   * hidden, all but the prompt itself: with the terminal's echo on (`stty echo`), the kernel
+   * echoes the line at once, before a slow shell may even have printed its prompt.
+   */
   private get hiding(): boolean {
-    return this.awaitingStart && this.prompt === 'shown';
+    return this.awaitingStart && this.prompt !== 'drawing';
   }
 
   private onMark(mark: Mark): void {
