@@ -4,6 +4,7 @@
  * into it, control keys, and cancellation. Skipped, with one line saying why, where pwsh is
  * not installed (see pwsh-check.ts).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEngine } from '../../test/support/engine.ts';
 import { PWSH, startPwshEngine } from '../../test/support/pwsh.ts';
@@ -14,6 +15,11 @@ const RESET_LINE =
 
 let engine: TestEngine;
 let quick: TestEngine;
+
+/** Running or sleeping; a zombie (killed, not yet reaped by init) counts as ended. */
+const alive = (pid: string) =>
+  existsSync(`/proc/${pid}`) &&
+  !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 
 describe.skipIf(PWSH === null)('pwsh endings', () => {
   beforeAll(() => {
@@ -26,8 +32,13 @@ describe.skipIf(PWSH === null)('pwsh endings', () => {
   });
 
   describe('timeout', () => {
-    it('returns the partial output with the pwsh notices and resets the shell', async () => {
+    it('returns the partial output with the pwsh notices and resets the whole tree', async () => {
       await quick.call("Set-Location /; $env:LEFT_BEHIND = 'yes'; $kept = 1", 'timeout');
+      const pid = await quick.call(
+        '(Start-Process -FilePath sleep -ArgumentList 300 -PassThru).Id',
+        'timeout',
+      );
+      expect(alive(pid)).toBe(true);
       expect(await quick.call("'partial'; Start-Sleep 30", 'timeout')).toBe(
         'Your command timed out after 4 seconds or experienced an OOM error. Below is partial output:\n' +
           `partial\n${RESET_LINE}`,
@@ -35,6 +46,8 @@ describe.skipIf(PWSH === null)('pwsh endings', () => {
       expect(await quick.call('(Get-Location).Path; "[$env:LEFT_BEHIND][$kept]"', 'timeout')).toBe(
         `${quick.workspace}\n[][]`,
       );
+      // The reset ended the whole tree, a program the shell started included.
+      expect(alive(pid)).toBe(false);
     });
   });
 
