@@ -67,8 +67,8 @@ describe.skipIf(PWSH === null)('pwsh endings', () => {
         'Name: \n[waiting for input: pwsh]',
       );
       // What was typed is not echoed back in the result; the command's output follows.
-      expect(await engine.call('Ada Lovelace', 'read')).toBe('hello Ada Lovelace');
-      expect(await engine.call('"still $name"', 'read')).toBe('still Ada Lovelace');
+      expect(await engine.call('Ada Lovelace é 日本', 'read')).toBe('hello Ada Lovelace é 日本');
+      expect(await engine.call('"still $name"', 'read')).toBe('still Ada Lovelace é 日本');
     });
 
     it('waits in $host.UI.PromptForChoice and finishes with the choice', async () => {
