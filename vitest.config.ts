@@ -20,5 +20,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './server/test/support/summary-reporter.ts'],
+    // Says once whether the pwsh suites run (and fails a CI run without pwsh).
+    globalSetup: ['./server/test/support/pwsh-check.ts'],
   },
 });

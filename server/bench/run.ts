@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as nodePty from 'node-pty';
+import { locatePwsh, PWSH_MISSING_HINT } from '../src/pty/pwsh-executable.ts';
 import { liveBenchmarks } from './live-bench.ts';
 
 const TRUE_CALLS = 200;
@@ -23,6 +24,10 @@ const TIMEOUT_RUNS = 5;
 const TIMEOUT_LIMIT_MS = 500;
 /** Time for the server to settle (GC, lazy allocations) before a memory reading. */
 const SETTLE_MS = 1500;
+/** pwsh starts slowly (about a second), so its figures use fewer runs. */
+const PWSH_NULL_CALLS = 50;
+const PWSH_SPAWN_RUNS = 7;
+const PWSH_NEW_SHELLS = 5;
 
 interface Server {
   readonly url: string;
@@ -54,8 +59,13 @@ async function stopServer(server: Server): Promise<void> {
   rmSync(server.root, { recursive: true, force: true });
 }
 
-async function call(server: Server, agent: string, command: string): Promise<string> {
-  const response = await fetch(`${server.url}/api/agents/${agent}/bash`, {
+async function call(
+  server: Server,
+  agent: string,
+  command: string,
+  dialect = 'bash',
+): Promise<string> {
+  const response = await fetch(`${server.url}/api/agents/${agent}/${dialect}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ command }),
@@ -75,12 +85,16 @@ async function timed(action: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-function spawnBashTrue(): Promise<void> {
+function spawnAndWait(file: string, args: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-c', 'true'], { stdio: 'ignore' });
+    const child = spawn(file, args, { stdio: 'ignore' });
     child.on('exit', () => resolve());
     child.on('error', reject);
   });
+}
+
+function spawnBashTrue(): Promise<void> {
+  return spawnAndWait('bash', ['--noprofile', '--norc', '-c', 'true']);
 }
 
 /** A persistent raw bash on node-pty: write the command, read until a sentinel line. */
@@ -124,6 +138,47 @@ function rssKiB(pid: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The point of a persistent pwsh is skipping its slow start: a trivial call against starting
+ * pwsh for it, and (for context) how long the first result on a new shell takes against that
+ * same start. Skipped, saying why, when pwsh is not installed.
+ */
+async function pwshFigures(server: Server, results: boolean[]): Promise<void> {
+  const pwsh = locatePwsh(process.env.JUMPSEAT_PWSH || undefined, process.env);
+  if (pwsh === null) {
+    console.log(`pwsh figures not measured: ${PWSH_MISSING_HINT}`);
+    return;
+  }
+  await call(server, 'bench-pwsh', '$null', 'pwsh');
+  const nullTimes: number[] = [];
+  for (let i = 0; i < PWSH_NULL_CALLS; i++) {
+    nullTimes.push(await timed(() => call(server, 'bench-pwsh', '$null', 'pwsh')));
+  }
+  const spawnTimes: number[] = [];
+  for (let i = 0; i < PWSH_SPAWN_RUNS; i++) {
+    spawnTimes.push(await timed(() => spawnAndWait(pwsh, ['-NoProfile', '-Command', '$null'])));
+  }
+  const firstTimes: number[] = [];
+  for (let i = 0; i < PWSH_NEW_SHELLS; i++) {
+    firstTimes.push(await timed(() => call(server, `bench-pwsh-new-${i}`, '$null', 'pwsh')));
+  }
+  const tool = median(nullTimes);
+  const baseline = median(spawnTimes);
+  const first = median(firstTimes);
+  results.push(
+    report(
+      "pwsh('$null') over HTTP vs spawn pwsh -NoProfile -Command '$null'",
+      tool / baseline,
+      0.1,
+      `(median ${tool.toFixed(2)} ms vs ${baseline.toFixed(0)} ms)`,
+    ),
+  );
+  console.log(
+    `time to first pwsh result on a new shell: median ${first.toFixed(0)} ms ` +
+      `(${(first / baseline).toFixed(2)} x spawn pwsh -NoProfile -Command '$null'; for context, no target)`,
+  );
+}
+
 function report(name: string, ratio: number, target: number, detail: string): boolean {
   const ok = ratio <= target;
   console.log(
@@ -153,6 +208,9 @@ async function main(): Promise<void> {
         `(median ${tool.toFixed(2)} ms vs ${baseline.toFixed(2)} ms)`,
       ),
     );
+
+    // 1b. The same for pwsh, and the time to a new pwsh shell's first result.
+    await pwshFigures(server, results);
 
     // 2. Throughput: a million lines through the tool against a raw PTY.
     await call(server, 'bench-seq', 'true');

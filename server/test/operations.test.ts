@@ -121,16 +121,21 @@ describe('GET /api/tools?format=', () => {
   }
 
   it('gives each model API its own shape', async () => {
-    expect(await tools('anthropic')).toEqual([
+    // pwsh is listed too where PowerShell is installed; its shape is the same.
+    const bashOnly = async (format: string) =>
+      ((await tools(format)) as Record<string, unknown>[]).filter((tool) =>
+        JSON.stringify(tool).match(/"(name|title)":"bash"/),
+      );
+    expect(await bashOnly('anthropic')).toEqual([
       { name: 'bash', description: DESCRIPTION, input_schema: INPUT },
     ]);
-    expect(await tools('openai')).toEqual([
+    expect(await bashOnly('openai')).toEqual([
       { type: 'function', function: { name: 'bash', description: DESCRIPTION, parameters: INPUT } },
     ]);
-    expect(await tools('openai-responses')).toEqual([
+    expect(await bashOnly('openai-responses')).toEqual([
       { type: 'function', name: 'bash', description: DESCRIPTION, parameters: INPUT },
     ]);
-    expect(await tools('json-schema')).toEqual([
+    expect(await bashOnly('json-schema')).toEqual([
       {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         title: 'bash',

@@ -20,6 +20,7 @@ import {
   JUMPSEAT_ERR_SHUTTING_DOWN,
   JumpseatError,
 } from '../errors.ts';
+import { PWSH_MISSING_HINT } from '../pty/pwsh-executable.ts';
 import type { ToolService } from '../tool/tool-service.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { AGENT_ID_RULE } from './schema-errors.ts';
@@ -148,9 +149,11 @@ function knownDialect(tools: ToolService, name: string): Dialect {
   const available = tools.dialects();
   const dialect = available.find((candidate) => candidate === name);
   if (dialect === undefined) {
+    // The one a user can fix: pwsh is a real dialect whose executable was not found.
+    const hint = name === 'pwsh' ? ` (${PWSH_MISSING_HINT})` : '';
     throw new JumpseatError(
       JUMPSEAT_ERR_NOT_FOUND,
-      `no dialect ${JSON.stringify(name)} on this server; available: ${available.join(', ')}`,
+      `no dialect ${JSON.stringify(name)} on this server${hint}; available: ${available.join(', ')}`,
     );
   }
   return dialect;

@@ -17,6 +17,7 @@ import { type FlagName, parseArgsOptions, usage } from './flags.ts';
 import { parseFlagError } from './parse-flag-error.ts';
 import {
   ensureDirectory,
+  executableFile,
   existingDirectory,
   type FlagValues,
   got,
@@ -59,6 +60,8 @@ export interface Config {
   readonly dialects: { readonly bash: DialectSettings; readonly pwsh: DialectSettings };
   /** Variable names let through the shell-environment secret filter. */
   readonly envPass: readonly string[];
+  /** The pwsh executable given explicitly (absolute, executable); else it is looked for. */
+  readonly pwshPath: string | undefined;
   readonly logLevel: LogLevel;
 }
 
@@ -93,6 +96,8 @@ export function loadConfig(
   const clip = oneOf(read('clip'), CLIP_MODES, 'head');
   const logLevel = oneOf(read('log'), LOG_LEVELS, 'off');
   const envPass = readEnvPass(values, env);
+  const pwshSetting = read('pwsh');
+  const pwshPath = pwshSetting === undefined ? undefined : executableFile(pwshSetting, cwd);
   // A per-dialect value is the more specific statement, so it wins whatever its source.
   const dialect = (name: Dialect): DialectSettings => ({
     timeoutMs: positiveInteger(read(`${name}-timeout-ms`), timeoutMs, MAX_TIMEOUT_MS),
@@ -128,6 +133,7 @@ export function loadConfig(
     adminTokenSource: admin.source,
     dialects,
     envPass,
+    pwshPath,
     logLevel,
   };
 }

@@ -47,6 +47,11 @@ export const FLAGS = {
   'pwsh-timeout-ms': { env: 'JUMPSEAT_PWSH_TIMEOUT_MS', value: 'MS', help: 'pwsh only' },
   'bash-max-output-chars': { env: 'JUMPSEAT_BASH_MAX_OUTPUT_CHARS', value: 'N', help: 'bash only' },
   'pwsh-max-output-chars': { env: 'JUMPSEAT_PWSH_MAX_OUTPUT_CHARS', value: 'N', help: 'pwsh only' },
+  pwsh: {
+    env: 'JUMPSEAT_PWSH',
+    value: 'PATH',
+    help: 'PowerShell 7 executable (pwsh on PATH, else ~/.dotnet/tools/pwsh)',
+  },
   'env-pass': {
     env: 'JUMPSEAT_ENV_PASS',
     value: 'NAME[,NAME...]',

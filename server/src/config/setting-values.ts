@@ -4,6 +4,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { errorCode } from './admin-token.ts';
 import { ConfigError } from './config-error.ts';
 import { envNameOf, type FlagName } from './flags.ts';
@@ -105,6 +106,14 @@ export function existingDirectory(setting: Setting, cwd: string): string {
     throw new ConfigError(`${setting.source} "${path}" ${reason}`);
   }
   if (!isDirectory) throw new ConfigError(`${setting.source} "${path}" is not a directory`);
+  return path;
+}
+
+export function executableFile(setting: Setting, cwd: string): string {
+  const path = resolve(cwd, nonEmpty(setting));
+  if (!isExecutableFile(path)) {
+    throw new ConfigError(`${setting.source} "${path}" is not an executable file`);
+  }
   return path;
 }
 

@@ -109,6 +109,9 @@ export const bashDialect: ShellDialect = {
   callLine:
     ' \\:;{ \\__jumpseat_pre;} 2>/dev/null;! \\builtin eval -- "$__jumpseat_c";' +
     '{ \\__jumpseat_post "${PIPESTATUS[0]}";} 2>/dev/null\r',
+  // bash never asks where the cursor is, and with echo off its `read` prints nothing typed.
+  answersCursorQueries: false,
+  hostEchoesInput: false,
 };
 
 function shellQuote(text: string): string {

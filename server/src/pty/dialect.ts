@@ -10,6 +10,11 @@ export interface ShellLaunch {
   readonly args: readonly string[];
   /** Variables the dialect needs at start. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * The launch itself runs the integration (e.g. pwsh's `-NoExit -Command`), so the line
+   * `install()` returns is typed only to repair the shell, never at start.
+   */
+  readonly integrated?: boolean;
 }
 
 export interface DialectContext {
@@ -40,4 +45,16 @@ export interface ShellDialect {
    * the prompt they cause are hidden. Absent: the human types as the agent does.
    */
   readonly humanEditing?: { readonly on: string; readonly off: string };
+  /**
+   * The shell asks the terminal where its cursor is (`ESC [ 6 n`) and blocks until told:
+   * the engine answers from the screen model, as the terminal a human watches would.
+   */
+  readonly answersCursorQueries: boolean;
+  /**
+   * When the shell process itself reads a line (pwsh's `Read-Host`), it echoes the line
+   * itself whatever the terminal's echo setting; the engine then hides that echo up to its
+   * line end, showing viewers its own rendering instead, so typed input never comes back
+   * in a result as redraw debris.
+   */
+  readonly hostEchoesInput: boolean;
 }

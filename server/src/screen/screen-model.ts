@@ -137,6 +137,12 @@ export class ScreenModel {
     return this.terminal.buffer.active.type === 'alternate';
   }
 
+  /** Where the cursor is, 1-based, as a terminal reports it (call after settled()). */
+  cursor(): { row: number; col: number } {
+    const buffer = this.terminal.buffer.active;
+    return { row: buffer.cursorY + 1, col: Math.min(buffer.cursorX, this.terminal.cols - 1) + 1 };
+  }
+
   /** The text of the visible screen, right-trimmed, without trailing blank lines. */
   screenText(): string {
     const buffer = this.terminal.buffer.active;

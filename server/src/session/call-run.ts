@@ -131,7 +131,7 @@ export class CallRun {
     // Two sightings in a row: the first may be the shell already back at its prompt with
     // the end mark still in flight to us; by the second it would have arrived.
     if (waiting && this.lastWaiting?.pid === waiting.pid) {
-      await this.settle({ kind: 'waiting_input', processName: waiting.name });
+      await this.settle({ kind: 'waiting_input', processName: waiting.name, pid: waiting.pid });
       return;
     }
     this.lastWaiting = waiting;

@@ -40,7 +40,7 @@ export type CaptureFactory = (agent: string) => OutputCapture;
 /** How a call ended, as the session saw it; the tool layer words it for the model. */
 export type CallEnding =
   | { readonly kind: 'completed'; readonly exitCode: number }
-  | { readonly kind: 'waiting_input'; readonly processName: string }
+  | { readonly kind: 'waiting_input'; readonly processName: string; readonly pid: number }
   | { readonly kind: 'timeout' }
   | { readonly kind: 'shell_exit'; readonly code: number | null; readonly signal: string | null }
   | { readonly kind: 'cancelled' };

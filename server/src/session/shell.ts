@@ -14,6 +14,7 @@ import {
   JUMPSEAT_ERR_SHELL_UNAVAILABLE,
   JumpseatError,
 } from '../errors.ts';
+import { CursorQueryScanner, cursorReport } from '../pty/cursor-queries.ts';
 import type { DialectContext, ShellDialect } from '../pty/dialect.ts';
 import { DisposableStore, Emitter } from '../pty/disposable.ts';
 import { type Mark, MarkScanner } from '../pty/marks.ts';
@@ -26,7 +27,7 @@ import { ScreenModel, type ScreenSnapshot } from '../screen/screen-model.ts';
 import { CallRun } from './call-run.ts';
 import type { CallResult, CaptureFactory } from './capture.ts';
 import { HumanUse } from './human-use.ts';
-import { commandEcho, inputEcho, keystrokesFor } from './typing.ts';
+import { commandEcho, inputEcho, isControlKey, keystrokesFor } from './typing.ts';
 
 /** A shell that has not printed its ready mark by then is reported as unavailable. */
 const START_TIMEOUT_MS = 15_000;
@@ -81,6 +82,8 @@ export interface ShellCallResult extends CallResult {
  */
 const SECRET_PROMPT = /\b(password|passphrase|passcode|pin|secret|token|credentials?)\b/i;
 
+/** A terminal's answer to a cursor-position query (`ESC [ row ; col R`). */
+const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
 /** A switch of line editing whose prompt never came is given up after this long. */
 const EDITING_SWITCH_LIMIT_MS = 2000;
 /** Kill-line (Ctrl-U): clears what a human left typed but not entered, before the agent types. */
@@ -120,6 +123,10 @@ export class Shell {
   private stateValue: SessionState = 'starting';
   private readonly pty: PtyProcess;
   private readonly scanner: MarkScanner;
+  /** Set for dialects whose shell asks where the cursor is (see ShellDialect). */
+  private readonly cursorQueries: CursorQueryScanner | null;
+  /** The launch ran the integration: the install line is typed only to repair. */
+  private readonly launchIntegrated: boolean;
   private readonly screen: ScreenModel;
   private readonly context: DialectContext;
   private readonly disposables = new DisposableStore();
@@ -127,6 +134,13 @@ export class Shell {
   private markReady!: () => void;
   private failStart!: (error: Error) => void;
   private ttyPath = '';
+  /** The process that is the shell (from the ready mark): the PTY's, or its child when a
+   *  launcher starts the shell (pwsh installed as a .NET tool). */
+  private hostPid = 0;
+  /** The process the last call left waiting for input, if that is how it ended. */
+  private waitingPid = 0;
+  /** Input was typed to the shell's own line reader, which echoes it: hide up to its LF. */
+  private hidingHostEcho = false;
   private displayed = 0;
   private run: CallRun | null = null;
   private foreground: ForegroundCommand | null = null;
@@ -173,9 +187,11 @@ export class Shell {
     const privateDir = mkdtempSync(join(tmpdir(), 'jumpseat-'));
     this.context = { privateDir, nonce };
     this.scanner = new MarkScanner(nonce);
+    this.cursorQueries = options.dialect.answersCursorQueries ? new CursorQueryScanner() : null;
     this.screen = new ScreenModel(options.cols, options.rows);
     this.size = { cols: options.cols, rows: options.rows };
     const launch = options.dialect.launch(this.context);
+    this.launchIntegrated = launch.integrated === true;
     try {
       this.pty = spawnPty({
         file: launch.file,
@@ -363,8 +379,12 @@ export class Shell {
   /** Keystrokes from the human at the controls. */
   humanInput(id: string, data: string): void {
     this.requireController(id);
-    this.humanUse.typed(data);
-    this.pty.write(data);
+    // The engine answers a dialect's cursor queries itself; the controller's terminal answers
+    // them too (it sees them in the stream), and a second answer would arrive as typed keys.
+    const keys = this.cursorQueries ? data.replace(CURSOR_REPORT, '') : data;
+    if (keys === '') return;
+    this.humanUse.typed(keys);
+    this.pty.write(keys);
   }
 
   /** The controller's terminal size, kept until release. */
@@ -472,7 +492,7 @@ export class Shell {
     this.ready.finally(() => clearTimeout(timer)).catch(() => undefined);
     try {
       this.installLine = await this.options.dialect.install(this.context);
-      this.pty.write(this.installLine);
+      if (!this.launchIntegrated) this.pty.write(this.installLine);
     } catch (error) {
       this.failStart(
         new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, `shell set-up failed: ${String(error)}`),
@@ -501,6 +521,10 @@ export class Shell {
 
   private typeInput(command: string, run: CallRun): void {
     this.display(inputEcho(command));
+    this.hidingHostEcho =
+      this.options.dialect.hostEchoesInput &&
+      this.waitingPid === this.hostPid &&
+      !isControlKey(command);
     this.setState('running');
     run.start();
     this.pty.write(keystrokesFor(command));
@@ -509,6 +533,7 @@ export class Shell {
   private afterCall(result: CallResult): void {
     switch (result.ending.kind) {
       case 'waiting_input':
+        this.waitingPid = result.ending.pid;
         if (this.alive) this.setState('waiting_input');
         break;
       case 'completed':
@@ -525,17 +550,47 @@ export class Shell {
       if ('mark' in piece) this.onMark(piece.mark);
       else this.onBytes(piece.data);
     }
+    // Answered even before the integration is ready: pwsh asks at its very first prompt.
+    const queries = this.cursorQueries?.push(chunk) ?? 0;
+    for (let i = 0; i < queries; i++) void this.answerCursorQuery();
   }
 
   private onBytes(data: Buffer): void {
     if (!this.installed) return; // integration set-up noise
+    if (this.hidingHostEcho) {
+      const lineEnd = data.indexOf(0x0a);
+      if (lineEnd === -1) return;
+      this.hidingHostEcho = false;
+      data = data.subarray(lineEnd + 1);
+      if (data.length === 0) return;
+    }
     if (!this.hiding) this.display(data);
     this.run?.write(data);
   }
 
-  /** Bytes between the prompt and the start mark (an echoed wrapper, a trace) are hidden. */
+  /**
+   * Tells the shell where the cursor is, as the screen viewers see shows it. Hidden bytes
+   * (the call line's echo) are not on that screen, so the shell's idea of its line may be
+   * off by them; only its own redraws of a line it reads depend on it.
+   */
+  private async answerCursorQuery(): Promise<void> {
+    await this.screen.settled();
+    if (!this.alive) return;
+    const { row, col } = this.screen.cursor();
+    try {
+      this.pty.write(cursorReport(row, col));
+    } catch {
+      // The PTY closed meanwhile: nobody is waiting for the answer.
+    }
+  }
+
+  /**
+   * Bytes between typing a call line and its start mark (an echoed wrapper, a trace) are
+   * hidden, all but the prompt itself: with the terminal's echo on (`stty echo`), the kernel
+   * echoes the line at once, before a slow shell may even have printed its prompt.
+   */
   private get hiding(): boolean {
-    return (this.awaitingStart && this.prompt === 'shown') || this.hideUntilPrompt;
+    return (this.awaitingStart && this.prompt !== 'drawing') || this.hideUntilPrompt;
   }
 
   /** At its prompt with nothing typed, running or due: a line of our own may be typed. */
@@ -578,6 +633,7 @@ export class Shell {
       case 'R':
         if (this.installed) break; // a repair re-installed the integration
         this.installed = true;
+        this.hostPid = /^\d+$/.test(mark.data) ? Number(mark.data) : this.pty.pid;
         void terminalOf(this.pty.pid).then((tty) => {
           this.ttyPath = tty ?? '';
           this.setState('idle');
@@ -645,7 +701,7 @@ export class Shell {
         return;
       }
       // Twice in a row, as for waiting input: the start mark may still be on its way to us.
-      sightings = reader?.pid === this.pty.pid ? sightings + 1 : 0;
+      sightings = reader?.pid === this.hostPid ? sightings + 1 : 0;
       if (sightings >= 2) {
         this.lineCheck = undefined;
         this.callLineFailed();

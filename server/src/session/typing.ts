@@ -14,8 +14,13 @@ const CONTROL_KEYS: Readonly<Record<string, string>> = {
 const ECHO_MAX_LINES = 40;
 const ECHO_MAX_CHARS = 4000;
 
+/** A command that is exactly one of the control keys, delivered as that keystroke. */
+export function isControlKey(command: string): boolean {
+  return command in CONTROL_KEYS;
+}
+
 export function keystrokesFor(command: string): string {
-  if (command in CONTROL_KEYS) return command;
+  if (isControlKey(command)) return command;
   // One line of input: Enter is CR on a terminal (ICRNL turns it into LF for line readers).
   return `${command.replace(/\r?\n/g, '\r')}\r`;
 }

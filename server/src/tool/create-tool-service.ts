@@ -11,6 +11,8 @@ import { JUMPSEAT_ERR_CANCELLED, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '.
 import { bashDialect } from '../pty/bash-dialect.ts';
 import type { ShellDialect } from '../pty/dialect.ts';
 import { Emitter } from '../pty/disposable.ts';
+import { pwshDialect } from '../pty/pwsh-dialect.ts';
+import { locatePwsh } from '../pty/pwsh-executable.ts';
 import type { CallResult, OutputCapture } from '../session/capture.ts';
 import { CallCancelledError, type ExecutedCall, ShellRegistry } from '../session/shell-registry.ts';
 import { validateCommand } from './command-rules.ts';
@@ -22,8 +24,6 @@ import type { CallEndKind, FinishedCall, ToolService } from './tool-service.ts';
 /** The agent's terminal size: fixed, so output wraps the same way every time. */
 export const AGENT_COLS = 120;
 export const AGENT_ROWS = 40;
-
-const DIALECTS: Partial<Record<Dialect, ShellDialect>> = { bash: bashDialect };
 
 const INPUT_DESCRIPTIONS: Record<Dialect, string> = {
   bash: 'The bash command to run.',
@@ -44,15 +44,22 @@ export function createToolService(
   config: Config,
   options: ToolServiceOptions = {},
 ): EngineToolService {
+  const baseEnv = options.baseEnv ?? process.env;
+  // pwsh is offered only when PowerShell 7 is found, the same way the tests look for it.
+  const pwsh = locatePwsh(config.pwshPath, baseEnv);
+  const engines: Partial<Record<Dialect, ShellDialect>> = {
+    bash: bashDialect,
+    ...(pwsh === null ? {} : { pwsh: pwshDialect(pwsh) }),
+  };
   const spill = new SpillFiles(join(config.dataDir, 'outputs'));
   const settings = (dialect: Dialect): DialectSettings => config.dialects[dialect];
   const registry = new ShellRegistry((dialect) => {
-    const shellDialect = DIALECTS[dialect];
+    const shellDialect = engines[dialect];
     if (!shellDialect) throw new Error(`no engine for ${dialect}`);
     return {
       dialect: shellDialect,
       workspace: config.workspace,
-      baseEnv: options.baseEnv ?? process.env,
+      baseEnv,
       envPass: config.envPass,
       cols: AGENT_COLS,
       rows: AGENT_ROWS,
@@ -68,7 +75,7 @@ export function createToolService(
     };
   });
   const finished = new Emitter<FinishedCall>();
-  const available = (): Dialect[] => (Object.keys(DIALECTS) as Dialect[]).sort();
+  const available = (): Dialect[] => (Object.keys(engines) as Dialect[]).sort();
 
   return {
     registry,

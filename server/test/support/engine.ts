@@ -1,5 +1,5 @@
 /**
- * Starts the real engine (real bash, real PTYs) in a fresh data dir and workspace, for tests
+ * Starts the real engine (real bash or pwsh, real PTYs) in a fresh data dir and workspace, for tests
  * that speak to it in process.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +22,8 @@ export interface TestEngine {
 export interface TestEngineOptions {
   readonly flags?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
+  /** The dialect `call` uses when none is given (bash). */
+  readonly dialect?: Dialect;
 }
 
 export function startEngine(options: TestEngineOptions = {}): TestEngine {
@@ -34,8 +36,12 @@ export function startEngine(options: TestEngineOptions = {}): TestEngine {
     config,
     workspace: config.workspace,
     dataDir,
-    call: (command, agent = 'agent-1', signal = new AbortController().signal, dialect = 'bash') =>
-      tools.call(agent, dialect, command, signal),
+    call: (
+      command,
+      agent = 'agent-1',
+      signal = new AbortController().signal,
+      dialect = options.dialect ?? 'bash',
+    ) => tools.call(agent, dialect, command, signal),
     close: async () => {
       await tools.close();
       rmSync(root, { recursive: true, force: true });

@@ -36,6 +36,8 @@ export interface TestServerOptions {
   readonly logger?: LogSettings;
   /** Reuse a data dir (restart tests); a fresh one otherwise. */
   readonly dataDir?: string;
+  /** The environment shells inherit, and where pwsh is looked for (the server's otherwise). */
+  readonly shellEnv?: NodeJS.ProcessEnv;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -47,7 +49,10 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const tokens = TokenStore.open(config.dataDir, config.adminToken);
   const app = buildApp({
     config,
-    tools: createToolService(config),
+    tools: createToolService(
+      config,
+      options.shellEnv === undefined ? {} : { baseEnv: options.shellEnv },
+    ),
     tokens,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
