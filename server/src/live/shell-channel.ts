@@ -68,7 +68,7 @@ export class ShellChannel {
       shell.onCallFinished.on((call) => this.broadcast({ type: 'call_finished', call })),
     );
     this.disposables.add(
-      shell.onControl.on((controller) => {
+      shell.human.onControl.on((controller) => {
         this.broadcast({ type: 'control', controller: controller && viewerOf(controller) });
       }),
     );
@@ -118,8 +118,8 @@ export class ShellChannel {
     connection.dispose();
     this.observer?.viewerLeft();
     if (!this.disposed) this.shell.viewers = this.viewers.size;
-    if (this.shell.controller?.id === connection.viewer.id) {
-      void this.shell.releaseControl(connection.viewer.id);
+    if (this.shell.human.controller?.id === connection.viewer.id) {
+      void this.shell.human.release(connection.viewer.id);
     }
     this.broadcastPresence();
   }
@@ -136,19 +136,19 @@ export class ShellChannel {
     try {
       switch (message.type) {
         case 'take_control':
-          await this.shell.takeControl({ ...connection.viewer });
+          await this.shell.human.take({ ...connection.viewer });
           break;
         case 'release_control':
-          await this.shell.releaseControl(id);
+          await this.shell.human.release(id);
           break;
         case 'input':
-          this.shell.humanInput(id, message.data);
+          this.shell.human.input(id, message.data);
           break;
         case 'resize':
-          this.shell.resizeByController(id, message.cols, message.rows);
+          this.shell.human.resize(id, message.cols, message.rows);
           break;
         case 'interrupt':
-          if (!(await this.shell.interrupt())) {
+          if (!(await this.shell.human.interrupt())) {
             connection.send(errorMessage('NOTHING_TO_INTERRUPT', 'the shell is not running'));
           }
           break;
@@ -247,7 +247,7 @@ export class ShellChannel {
   }
 
   private sendControl(connection: ViewerConnection): void {
-    const controller = this.shell.controller;
+    const controller = this.shell.human.controller;
     connection.send({ type: 'control', controller: controller && viewerOf(controller) });
   }
 

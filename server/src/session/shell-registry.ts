@@ -53,7 +53,7 @@ export class ShellRegistry {
   ): Promise<ExecutedCall> {
     const key = `${agent}\u0000${dialect}`;
     // Refused at once, not after the queue: the agent learns a human has its shell now.
-    const controlled = this.live.get(key)?.controller;
+    const controlled = this.live.get(key)?.human.controller;
     if (controlled) {
       return Promise.reject(
         new JumpseatError(

@@ -8,12 +8,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallInfo, SessionInfo, SessionState } from '../../../shared/src/api.ts';
-import {
-  JUMPSEAT_ERR_CONTROLLED,
-  JUMPSEAT_ERR_HUMAN_CONTROL,
-  JUMPSEAT_ERR_SHELL_UNAVAILABLE,
-  JumpseatError,
-} from '../errors.ts';
+import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
 import { CursorQueryScanner, cursorReport } from '../pty/cursor-queries.ts';
 import type { DialectContext, ShellDialect } from '../pty/dialect.ts';
 import { DisposableStore, Emitter } from '../pty/disposable.ts';
@@ -22,11 +17,10 @@ import { findWaitingReader, readStat, terminalOf } from '../pty/proc-probe.ts';
 import { endProcessTree } from '../pty/process-tree.ts';
 import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
 import { shellEnvironment } from '../pty/shell-environment.ts';
-import { interruptForeground, setLineEcho } from '../pty/terminal-mode.ts';
 import { ScreenModel, type ScreenSnapshot } from '../screen/screen-model.ts';
 import { CallRun } from './call-run.ts';
 import type { CallResult, CaptureFactory } from './capture.ts';
-import { HumanUse } from './human-use.ts';
+import { type ControlledShell, HumanControl } from './human-control.ts';
 import { commandEcho, inputEcho, isControlKey, keystrokesFor } from './typing.ts';
 
 /** A shell that has not printed its ready mark by then is reported as unavailable. */
@@ -57,13 +51,7 @@ export interface ShellOptions {
   readonly newCapture: CaptureFactory;
 }
 
-/** The human at a shell's controls (or asking for them), as the live hub knows them. */
-export interface Controller {
-  /** The live connection's id: one person in two tabs is two controllers. */
-  readonly id: string;
-  readonly name: string;
-  readonly role: string;
-}
+export type { Controller } from './human-control.ts';
 
 export interface CallStart {
   readonly command: string;
@@ -75,19 +63,8 @@ export interface ShellCallResult extends CallResult {
   readonly humanSummary: string | null;
 }
 
-/**
- * A prompt for something secret, on the cursor's line: the terminal's echo stays off when a
- * human takes over there (the agent's shells run with echo off, so a password prompt looks
- * like any other read on the terminal; its words are what tells them apart).
- */
-const SECRET_PROMPT = /\b(password|passphrase|passcode|pin|secret|token|credentials?)\b/i;
-
-/** A terminal's answer to a cursor-position query (`ESC [ row ; col R`). */
-const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
 /** A switch of line editing whose prompt never came is given up after this long. */
 const EDITING_SWITCH_LIMIT_MS = 2000;
-/** Kill-line (Ctrl-U): clears what a human left typed but not entered, before the agent types. */
-const KILL_LINE = '\x15';
 
 export interface DisplayChunk {
   /** Display-stream offset of the chunk's first byte. */
@@ -117,7 +94,6 @@ export class Shell {
   readonly onChange = new Emitter<void>();
   readonly onCallStarted = new Emitter<CallStart>();
   readonly onCallFinished = new Emitter<CallInfo>();
-  readonly onControl = new Emitter<Controller | null>();
   readonly onResize = new Emitter<{ cols: number; rows: number }>();
   readonly calls: CallInfo[] = [];
   private stateValue: SessionState = 'starting';
@@ -154,8 +130,6 @@ export class Shell {
   /** A line of our own runs: what it displays, up to its prompt's end, is hidden. */
   private hideUntilPrompt = false;
   private promptWaiters: (() => void)[] = [];
-  /** A release in progress: agent calls wait for the shell to be theirs again. */
-  private handingBack: Promise<void> | null = null;
   /** A call line is to be typed as soon as the prompt is shown. */
   private lineDue = false;
   /** A call line was typed and its start mark has not arrived yet. */
@@ -169,8 +143,8 @@ export class Shell {
   private installLine = '';
   /** Ending the process tree, once started: a reset and the PTY's exit share it. */
   private treeEnded: Promise<void> | null = null;
-  private control: Controller | null = null;
-  private readonly humanUse = new HumanUse();
+  /** A human at the controls, when one takes them. */
+  readonly human: HumanControl;
   private viewerCount = 0;
   private size: { cols: number; rows: number };
 
@@ -190,6 +164,7 @@ export class Shell {
     this.cursorQueries = options.dialect.answersCursorQueries ? new CursorQueryScanner() : null;
     this.screen = new ScreenModel(options.cols, options.rows);
     this.size = { cols: options.cols, rows: options.rows };
+    this.human = new HumanControl(this.controlledShell());
     const launch = options.dialect.launch(this.context);
     this.launchIntegrated = launch.integrated === true;
     try {
@@ -243,11 +218,11 @@ export class Shell {
     if (this.run) throw new Error('a call is already running on this shell');
     if (!this.alive)
       throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
-    this.refuseUnderHuman();
-    await this.handingBack;
+    this.human.refuseAgent();
+    await this.human.handedBack();
     // Editing left on (the human released with a program running): off before the agent types.
     await this.switchEditing();
-    this.refuseUnderHuman();
+    this.human.refuseAgent();
     const run = new CallRun({
       capture: this.options.newCapture(this.agent),
       timeoutMs: this.options.timeoutMs,
@@ -255,7 +230,7 @@ export class Shell {
       screenText: () => this.screenText(),
       // Never reset under a human's hands: a call cancelled while they hold the controls is
       // dropped, and the shell stays theirs.
-      reset: () => (this.control ? Promise.resolve() : this.reset()),
+      reset: () => (this.human.controller ? Promise.resolve() : this.reset()),
       quiet: () => this.quiet(),
     });
     this.run = run;
@@ -268,7 +243,7 @@ export class Shell {
     try {
       const result = await run.result;
       this.afterCall(result);
-      const humanSummary = result.ending.kind === 'cancelled' ? null : this.humanUse.take();
+      const humanSummary = result.ending.kind === 'cancelled' ? null : this.human.takeSummary();
       return { ...result, humanSummary };
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -312,10 +287,6 @@ export class Shell {
     this.onCallFinished.fire(call);
   }
 
-  get controller(): Controller | null {
-    return this.control;
-  }
-
   /** How many people watch (kept by the live hub, reported in `info()`). */
   set viewers(count: number) {
     if (count === this.viewerCount) return;
@@ -323,100 +294,38 @@ export class Shell {
     this.onChange.fire();
   }
 
-  /**
-   * A human takes the controls: exclusive, visible to all. A running agent call keeps
-   * waiting with its deadline paused; new agent calls are refused with 409 until release.
-   */
-  async takeControl(who: Controller): Promise<void> {
-    if (!this.alive)
-      throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
-    if (this.control?.id === who.id) return;
-    if (this.control) {
-      throw new JumpseatError(JUMPSEAT_ERR_CONTROLLED, `${this.control.name} holds the controls`);
-    }
-    this.control = who;
-    this.run?.pause();
-    // Echo on for the human (agents type with it off), before their first key arrives; but
-    // never under a password prompt: it switched echo off itself, and everyone watches.
-    await this.screen.settled();
-    if (!this.foreground || !SECRET_PROMPT.test(this.screen.cursorLineText())) {
-      await setLineEcho(this.ttyPath, true);
-    }
-    await this.switchEditing();
-    if (this.control !== who) return;
-    this.onControl.fire(who);
-    this.onChange.fire();
+  /** What human control may do with this shell (see ControlledShell). */
+  private controlledShell(): ControlledShell {
+    const shell = this;
+    return {
+      get alive() {
+        return shell.alive;
+      },
+      get ttyPath() {
+        return shell.ttyPath;
+      },
+      get pid() {
+        return shell.pty.pid;
+      },
+      get commandInForeground() {
+        return shell.foreground !== null;
+      },
+      answersCursorQueries: this.options.dialect.answersCursorQueries,
+      cursorLineText: async () => {
+        await this.screen.settled();
+        return this.screen.cursorLineText();
+      },
+      switchEditing: () => this.switchEditing(),
+      write: (keys) => this.pty.write(keys),
+      pauseCall: () => this.run?.pause(),
+      resumeCall: () => this.run?.resume(),
+      resize: (size) => this.resizeTo(size ?? { cols: this.options.cols, rows: this.options.rows }),
+      adoptHumanCommand: () => this.adoptHumanCommand(),
+      changed: () => this.onChange.fire(),
+    };
   }
 
-  /** Hands the shell back to the agent: size, echo and the deadline as they were. */
-  async releaseControl(id: string): Promise<void> {
-    if (this.control?.id !== id) return;
-    this.control = null;
-    const handBack = this.handBack();
-    this.handingBack = handBack;
-    try {
-      await handBack;
-    } finally {
-      if (this.handingBack === handBack) this.handingBack = null;
-    }
-    this.run?.resume();
-    this.onControl.fire(null);
-    this.onChange.fire();
-  }
-
-  private async handBack(): Promise<void> {
-    if (!this.alive) return;
-    if (this.humanUse.pendingLine) {
-      this.pty.write(KILL_LINE);
-      this.humanUse.dropPendingLine();
-    }
-    await this.switchEditing();
-    await setLineEcho(this.ttyPath, false);
-    this.resizeTo(this.options.cols, this.options.rows);
-    await this.adoptHumanCommand();
-  }
-
-  /** Keystrokes from the human at the controls. */
-  humanInput(id: string, data: string): void {
-    this.requireController(id);
-    // The engine answers a dialect's cursor queries itself; the controller's terminal answers
-    // them too (it sees them in the stream), and a second answer would arrive as typed keys.
-    const keys = this.cursorQueries ? data.replace(CURSOR_REPORT, '') : data;
-    if (keys === '') return;
-    this.humanUse.typed(keys);
-    this.pty.write(keys);
-  }
-
-  /** The controller's terminal size, kept until release. */
-  resizeByController(id: string, cols: number, rows: number): void {
-    this.requireController(id);
-    this.resizeTo(cols, rows);
-  }
-
-  /** SIGINT to the foreground process group (the page's Interrupt button). */
-  async interrupt(): Promise<boolean> {
-    if (!this.alive) return false;
-    const sent = await interruptForeground(this.pty.pid);
-    if (sent) this.humanUse.interrupted();
-    return sent;
-  }
-
-  private requireController(id: string): void {
-    if (this.control?.id !== id) {
-      throw new JumpseatError(JUMPSEAT_ERR_CONTROLLED, 'take the controls first');
-    }
-  }
-
-  private refuseUnderHuman(): void {
-    if (this.control) {
-      throw new JumpseatError(
-        JUMPSEAT_ERR_HUMAN_CONTROL,
-        `a human (${this.control.name}) holds this shell; try again after they release it`,
-      );
-    }
-  }
-
-  private resizeTo(cols: number, rows: number): void {
+  private resizeTo({ cols, rows }: { cols: number; rows: number }): void {
     if (!this.alive || (cols === this.size.cols && rows === this.size.rows)) return;
     this.size = { cols, rows };
     this.pty.resize(cols, rows);
@@ -446,14 +355,14 @@ export class Shell {
       id: this.id,
       agent: this.agent,
       dialect: this.options.dialect.name,
-      state: this.control && this.alive ? 'human_control' : this.stateValue,
+      state: this.human.controller && this.alive ? 'human_control' : this.stateValue,
       command: this.currentCommand,
       since: this.currentSince?.toISOString() ?? null,
       lastExitCode: this.lastExitCode,
       pid: this.alive ? this.pty.pid : null,
       cols: this.size.cols,
       rows: this.size.rows,
-      controller: this.control?.name ?? null,
+      controller: this.human.controller?.name ?? null,
       viewers: this.viewerCount,
       startedAt: this.startedAt.toISOString(),
     };
@@ -471,7 +380,7 @@ export class Shell {
       this.onChange,
       this.onCallStarted,
       this.onCallFinished,
-      this.onControl,
+      this.human.onControl,
       this.onResize,
     ]) {
       (emitter as Emitter<unknown>).clear();
@@ -612,7 +521,7 @@ export class Shell {
    */
   private async switchEditing(): Promise<void> {
     const lines = this.options.dialect.humanEditing;
-    const wanted = this.control !== null;
+    const wanted = this.human.controller !== null;
     if (!lines || wanted === this.humanEditing || !this.atPrompt) return;
     this.humanEditing = wanted;
     this.hideUntilPrompt = true;
@@ -661,11 +570,8 @@ export class Shell {
         if (this.hideUntilPrompt) {
           this.hideUntilPrompt = false;
           for (const resolve of this.promptWaiters.splice(0)) resolve();
-        } else if (this.control) {
-          // A command ended under the human: the shell back at its prompt is theirs to type
-          // at. Echo on first (it stayed off if they took over at a password prompt), so the
-          // terminal state the line editor saves, and gives back to commands, echoes.
-          void setLineEcho(this.ttyPath, true).then(() => this.switchEditing());
+        } else {
+          void this.human.backAtPrompt();
         }
         if (this.lineDue) {
           this.lineDue = false;
@@ -785,10 +691,7 @@ export class Shell {
   private setState(state: SessionState): void {
     if (this.stateValue === state || this.stateValue === 'exited') return;
     this.stateValue = state;
-    if (state === 'exited' && this.control) {
-      this.control = null;
-      this.onControl.fire(null);
-    }
+    if (state === 'exited') this.human.shellExited();
     this.onStateChange.fire(state);
     this.onChange.fire();
   }

@@ -1,0 +1,198 @@
+/**
+ * A human at a shell's controls (ARCHITECTURE.md, "Take-over semantics"): exclusive control
+ * visible to all, the agent refused meanwhile, echo and line editing for the person typing,
+ * what they ran kept for the agent's next result, and the hand-back. The shell lends it the
+ * few operations this needs through `ControlledShell`; the prompt and marks stay the shell's.
+ */
+import {
+  JUMPSEAT_ERR_CONTROLLED,
+  JUMPSEAT_ERR_HUMAN_CONTROL,
+  JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+  JumpseatError,
+} from '../errors.ts';
+import { Emitter } from '../pty/disposable.ts';
+import { interruptForeground, setLineEcho } from '../pty/terminal-mode.ts';
+import { HumanUse } from './human-use.ts';
+
+/** The human at a shell's controls, as the live hub knows them. */
+export interface Controller {
+  /** The live connection's id: one person in two tabs is two controllers. */
+  readonly id: string;
+  readonly name: string;
+  readonly role: string;
+}
+
+/** What human control needs from the shell it controls. */
+export interface ControlledShell {
+  readonly alive: boolean;
+  /** The terminal's device path (for its echo setting). */
+  readonly ttyPath: string;
+  readonly pid: number;
+  /** An agent's command holds the terminal (running, or waiting for input). */
+  readonly commandInForeground: boolean;
+  /** The dialect's shell answers cursor queries itself (see ShellDialect). */
+  readonly answersCursorQueries: boolean;
+  /** The text on the cursor's line, once every displayed byte is on the screen. */
+  cursorLineText(): Promise<string>;
+  /** Line editing on or off, as `controlled` calls for, when the shell is at its prompt. */
+  switchEditing(): Promise<void>;
+  write(keys: string): void;
+  pauseCall(): void;
+  resumeCall(): void;
+  /** The controller's size, or the agent's when called without one. */
+  resize(size?: { cols: number; rows: number }): void;
+  /** A program the human left in the foreground becomes the agent's waiting program. */
+  adoptHumanCommand(): Promise<void>;
+  /** The controller changed (also the state `info()` reports). */
+  changed(): void;
+}
+
+/**
+ * A prompt for something secret, on the cursor's line: the echo stays off when a human takes
+ * over there (agents' shells run with echo off, so a password prompt looks like any other
+ * read of the terminal; its words are what tells them apart).
+ */
+const SECRET_PROMPT = /\b(password|passphrase|passcode|pin|secret|token|credentials?)\b/i;
+/** Kill-line (Ctrl-U): clears what a human left typed but not entered, before the agent types. */
+const KILL_LINE = '\x15';
+/** A terminal's answer to a cursor-position query (`ESC [ row ; col R`). */
+const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
+
+export class HumanControl {
+  readonly onControl = new Emitter<Controller | null>();
+  private control: Controller | null = null;
+  private readonly use = new HumanUse();
+  /** A release in progress: agent calls wait for the shell to be theirs again. */
+  private handingBack: Promise<void> | null = null;
+
+  constructor(private readonly shell: ControlledShell) {}
+
+  get controller(): Controller | null {
+    return this.control;
+  }
+
+  /**
+   * Takes the controls: exclusive, visible to all. A running agent call keeps waiting with
+   * its deadline paused; new agent calls are refused with 409 until release.
+   */
+  async take(who: Controller): Promise<void> {
+    if (!this.shell.alive) {
+      throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    }
+    if (this.control?.id === who.id) return;
+    if (this.control) {
+      throw new JumpseatError(JUMPSEAT_ERR_CONTROLLED, `${this.control.name} holds the controls`);
+    }
+    this.control = who;
+    this.shell.pauseCall();
+    // Echo on for the human, before their first key arrives; never under a password prompt:
+    // it switched echo off itself, and everyone watches.
+    if (!this.shell.commandInForeground || !SECRET_PROMPT.test(await this.shell.cursorLineText())) {
+      await setLineEcho(this.shell.ttyPath, true);
+    }
+    await this.shell.switchEditing();
+    if (this.control !== who) return;
+    this.announce();
+  }
+
+  /** Hands the shell back to the agent: size, echo, editing and the deadline as they were. */
+  async release(id: string): Promise<void> {
+    if (this.control?.id !== id) return;
+    this.control = null;
+    const handBack = this.handBack();
+    this.handingBack = handBack;
+    try {
+      await handBack;
+    } finally {
+      if (this.handingBack === handBack) this.handingBack = null;
+    }
+    this.shell.resumeCall();
+    this.announce();
+  }
+
+  /** Keystrokes from the human at the controls. */
+  input(id: string, data: string): void {
+    this.requireController(id);
+    // The engine answers a dialect's cursor queries itself; the controller's terminal answers
+    // them too (it sees them in the stream), and a second answer would arrive as typed keys.
+    const keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
+    if (keys === '') return;
+    this.use.typed(keys);
+    this.shell.write(keys);
+  }
+
+  /** The controller's terminal size, kept until release. */
+  resize(id: string, cols: number, rows: number): void {
+    this.requireController(id);
+    this.shell.resize({ cols, rows });
+  }
+
+  /** SIGINT to the foreground process group (the page's Interrupt button). */
+  async interrupt(): Promise<boolean> {
+    if (!this.shell.alive) return false;
+    const sent = await interruptForeground(this.shell.pid);
+    if (sent) this.use.interrupted();
+    return sent;
+  }
+
+  /** Throws 409 HUMAN_CONTROL while a human holds the shell. */
+  refuseAgent(): void {
+    if (this.control) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_HUMAN_CONTROL,
+        `a human (${this.control.name}) holds this shell; try again after they release it`,
+      );
+    }
+  }
+
+  /** Resolves once a release in progress has handed the shell back. */
+  async handedBack(): Promise<void> {
+    await this.handingBack;
+  }
+
+  /** What the human ran since the agent's last result (for its next one), or null. */
+  takeSummary(): string | null {
+    return this.use.take();
+  }
+
+  /**
+   * The shell is back at its prompt under the human (their command, or the agent's, ended):
+   * echo on first (it stayed off at a password prompt), so the terminal state a line editor
+   * saves, and gives back to the commands it runs, echoes; then line editing.
+   */
+  async backAtPrompt(): Promise<void> {
+    if (!this.control) return;
+    await setLineEcho(this.shell.ttyPath, true);
+    await this.shell.switchEditing();
+  }
+
+  /** The shell exited: nobody controls it any more. */
+  shellExited(): void {
+    if (!this.control) return;
+    this.control = null;
+    this.onControl.fire(null);
+  }
+
+  private async handBack(): Promise<void> {
+    if (!this.shell.alive) return;
+    if (this.use.pendingLine) {
+      this.shell.write(KILL_LINE);
+      this.use.dropPendingLine();
+    }
+    await this.shell.switchEditing();
+    await setLineEcho(this.shell.ttyPath, false);
+    this.shell.resize();
+    await this.shell.adoptHumanCommand();
+  }
+
+  private requireController(id: string): void {
+    if (this.control?.id !== id) {
+      throw new JumpseatError(JUMPSEAT_ERR_CONTROLLED, 'take the controls first');
+    }
+  }
+
+  private announce(): void {
+    this.onControl.fire(this.control);
+    this.shell.changed();
+  }
+}
