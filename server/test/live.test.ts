@@ -417,6 +417,8 @@ describe('take-over', () => {
     await call('interrupt', 'true');
     const { client } = await watch('interrupt', operatorToken);
     await client.next('snapshot');
+    client.send({ type: 'interrupt' });
+    await client.next('error', (m) => m.code === 'NOTHING_TO_INTERRUPT');
     const running = call('interrupt', 'echo started; sleep 30');
     await client.until(() => client.outputText().includes('started\r\n'), 'the command to start');
     client.send({ type: 'interrupt' });

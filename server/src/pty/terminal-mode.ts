@@ -30,10 +30,15 @@ export async function setLineEcho(ttyPath: string, on: boolean): Promise<boolean
   }
 }
 
-/** SIGINT to the terminal's foreground process group, as Ctrl-C would; false if none. */
-export async function interruptForeground(shellPid: number): Promise<boolean> {
+/**
+ * SIGINT to the terminal's foreground process group, as Ctrl-C would. With `onlyJobs`, not
+ * when the shell itself holds the foreground (at its prompt there is nothing to stop).
+ * Resolves whether a signal was sent.
+ */
+export async function interruptForeground(shellPid: number, onlyJobs = false): Promise<boolean> {
   const stat = await readStat(shellPid);
   if (!stat || stat.tpgid <= 0) return false;
+  if (onlyJobs && stat.tpgid === stat.pgrp) return false;
   try {
     process.kill(-stat.tpgid, 'SIGINT');
     return true;

@@ -130,7 +130,8 @@ export class HumanControl {
   /** SIGINT to the foreground process group (the page's Interrupt button). */
   async interrupt(): Promise<boolean> {
     if (!this.shell.alive) return false;
-    const sent = await interruptForeground(this.shell.pid);
+    // The shell's own builtins (`read`) run in its group: an agent command counts as a job.
+    const sent = await interruptForeground(this.shell.pid, !this.shell.commandInForeground);
     if (sent) this.use.interrupted();
     return sent;
   }
