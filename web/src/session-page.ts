@@ -18,6 +18,7 @@ import { OutputCursor } from './output-cursor.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { stateBadge } from './session-labels.ts';
+import { watchForSuccessor } from './successor-shell.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
 import { formatElapsed } from './time-format.ts';
@@ -87,6 +88,8 @@ export async function showSession(
     'Your keys go to the shell. F6 moves the keyboard out of the terminal.',
   );
   const viewerList = h('ul', { class: 'viewers', 'data-testid': 'viewers' });
+  const successor = h('p', { class: 'successor', 'data-testid': 'successor', hidden: true });
+  let stopLooking: (() => void) | null = null;
   const timeline = new CallTimeline();
   timeline.merge(initialCalls.value);
   const refreshCalls = (): void => {
@@ -110,6 +113,7 @@ export async function showSession(
           search,
         ),
         notice,
+        successor,
         terminalHost,
         hint,
       ),
@@ -179,6 +183,27 @@ export async function showSession(
     replaceChildren(badge, stateBadge(session));
     if (session.state !== 'running') timeline.idle();
     renderControls();
+    if (session.state === 'exited' && stopLooking === null) followAgent(session);
+  };
+
+  /** The shell ended: point to the one the agent's next call starts. */
+  const followAgent = (ended: SessionInfo): void => {
+    successor.hidden = false;
+    replaceChildren(
+      successor,
+      `This shell has ended. The agent's next ${ended.dialect} call starts a new one; a link to it appears here.`,
+    );
+    stopLooking = watchForSuccessor(ended, (next) => {
+      replaceChildren(
+        successor,
+        'This shell has ended. ',
+        h(
+          'a',
+          { href: `/sessions/${encodeURIComponent(next.id)}` },
+          `Open ${next.agent}'s new ${next.dialect} shell`,
+        ),
+      );
+    });
   };
 
   const renderViewers = (viewers: readonly Viewer[]): void => {
