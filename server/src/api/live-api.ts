@@ -55,6 +55,8 @@ const WS_CLOSE_GRACE_MS = 500;
 /** Connections are pinged this often; one that did not answer the last ping is dropped. */
 const HEARTBEAT_MS = 30_000;
 const MAX_SESSION_ID_CHARS = 200;
+/** Messages kept from a client while its join (snapshot) is still being prepared. */
+const MAX_EARLY_MESSAGES = 64;
 
 const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { hub }) => {
   const alive = new WeakMap<WebSocket, boolean>();
@@ -101,8 +103,11 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       track(socket);
       const principal = request.principal as Principal;
       // Messages may arrive while the snapshot is being taken; they wait for it.
-      const early: RawData[] = [];
-      let onMessage: (data: RawData, isBinary: boolean) => void = (data) => early.push(data);
+      const early: [RawData, boolean][] = [];
+      let onMessage: (data: RawData, isBinary: boolean) => void = (data, isBinary) => {
+        // A client that floods before its snapshot is out loses the excess, nothing else.
+        if (early.length < MAX_EARLY_MESSAGES) early.push([data, isBinary]);
+      };
       socket.on('message', (data, isBinary) => onMessage(data, isBinary));
       const joined = await hub.join(request.params.id, socket, {
         viewer: { id: randomUUID(), name: principal.name, role: principal.role },
@@ -141,7 +146,7 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
           reply({ type: 'error', code: 'INTERNAL', message: 'the message could not be handled' });
         });
       };
-      for (const data of early.splice(0)) onMessage(data, false);
+      for (const [data, isBinary] of early.splice(0)) onMessage(data, isBinary);
     },
   );
 
