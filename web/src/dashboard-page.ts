@@ -9,10 +9,7 @@ import { h, replaceChildren } from './dom.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { commandPreview, stateBadge } from './session-labels.ts';
-import { formatElapsed } from './time-format.ts';
-
-/** How often running commands' elapsed times are redrawn. */
-const CLOCK_TICK_MS = 1000;
+import { formatElapsed, tickElapsedClocks } from './time-format.ts';
 
 interface Row {
   readonly element: HTMLTableRowElement;
@@ -134,7 +131,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     },
   });
   socket.start();
-  setInterval(() => tickClocks(frame.main), CLOCK_TICK_MS);
+  tickElapsedClocks(frame.main);
 }
 
 function sessionRow(): Row {
@@ -211,11 +208,4 @@ function renderAttention(section: HTMLElement, waiting: readonly SessionInfo[]):
       ),
     ]),
   );
-}
-
-function tickClocks(root: HTMLElement): void {
-  const now = Date.now();
-  for (const cell of root.querySelectorAll<HTMLElement>('[data-since]')) {
-    cell.textContent = formatElapsed(cell.dataset.since ?? '', now);
-  }
 }

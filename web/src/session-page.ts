@@ -21,10 +21,8 @@ import { stateBadge } from './session-labels.ts';
 import { watchForSuccessor } from './successor-shell.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
-import { formatElapsed } from './time-format.ts';
+import { tickElapsedClocks } from './time-format.ts';
 
-/** How often the running call's elapsed time is redrawn. */
-const CLOCK_TICK_MS = 1000;
 /** How long a refusal or notice stays in the status line. */
 const NOTICE_MS = 6000;
 
@@ -338,12 +336,7 @@ export async function showSession(
 
   renderControls();
   socket.start();
-  setInterval(() => {
-    const now = Date.now();
-    for (const cell of frame.main.querySelectorAll<HTMLElement>('[data-since]')) {
-      cell.textContent = formatElapsed(cell.dataset.since ?? '', now);
-    }
-  }, CLOCK_TICK_MS);
+  tickElapsedClocks(frame.main);
 
   return {
     terminalText: () => view.screenText(),

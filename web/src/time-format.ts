@@ -1,8 +1,13 @@
-/** Durations as people read them on the dashboard and in the call timeline. */
+/**
+ * Durations as people read them on the dashboard and in the call timeline, and the ticking
+ * elapsed-time clocks both pages show.
+ */
 
 const SECOND_MS = 1000;
 const MINUTE_S = 60;
 const HOUR_S = 3600;
+/** How often elapsed times are redrawn: they show whole seconds. */
+const CLOCK_TICK_MS = 1000;
 
 /** `850 ms`, `4.2 s`, `3 m 05 s`, `2 h 07 m`. */
 export function formatDuration(ms: number): string {
@@ -30,4 +35,18 @@ export function formatElapsed(sinceIso: string, now: number): string {
 export function formatClock(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? '' : date.toLocaleTimeString([], { hour12: false });
+}
+
+/**
+ * Keeps every `[data-since]` element under `root` showing the time since that instant
+ * (elements come and go: they are looked up on each tick). Returns what stops the clock.
+ */
+export function tickElapsedClocks(root: HTMLElement): () => void {
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const clock of root.querySelectorAll<HTMLElement>('[data-since]')) {
+      clock.textContent = formatElapsed(clock.dataset.since ?? '', now);
+    }
+  }, CLOCK_TICK_MS);
+  return () => clearInterval(timer);
 }
