@@ -105,9 +105,9 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   const replaceAll = (list: readonly SessionInfo[]): void => {
     sessions.clear();
     for (const session of list) sessions.set(session.id, session);
-    render();
   };
   replaceAll(initial.value);
+  render();
 
   const socket = new ReconnectingSocket({
     url: () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/live`,
