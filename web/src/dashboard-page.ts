@@ -7,7 +7,7 @@ import { parseDashboardMessage } from '../../shared/src/live.ts';
 import { fetchSessions } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
-import { ReconnectingSocket } from './reconnecting-socket.ts';
+import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { commandPreview, stateBadge } from './session-labels.ts';
 import { formatElapsed, tickElapsedClocks } from './time-format.ts';
 
@@ -110,7 +110,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   render();
 
   const socket = new ReconnectingSocket({
-    url: () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/live`,
+    url: () => socketUrl('/api/live'),
     onText(text) {
       const parsed = parseDashboardMessage(text);
       if (!parsed.ok) return;

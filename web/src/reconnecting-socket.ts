@@ -16,6 +16,11 @@ const CLOSE_POLICY = 1008;
 /** The code the page uses when it drops the connection on purpose (tests). */
 const CLOSE_DROPPED = 4000;
 
+/** The WebSocket URL of `path` on the page's own server (`wss:` when the page is `https:`). */
+export function socketUrl(path: string): string {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}`;
+}
+
 export interface SocketOwner {
   url(): string;
   onText(text: string): void;

@@ -16,7 +16,7 @@ import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { OutputCursor } from './output-cursor.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
-import { ReconnectingSocket } from './reconnecting-socket.ts';
+import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { stateBadge } from './session-labels.ts';
 import { watchForSuccessor } from './successor-shell.ts';
 import { TerminalView } from './terminal-view.ts';
@@ -270,7 +270,7 @@ export async function showSession(
   let connectedOnce = false;
   const socket = new ReconnectingSocket({
     url() {
-      const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/sessions/${encodeURIComponent(sessionId)}/live`;
+      const base = socketUrl(`/api/sessions/${encodeURIComponent(sessionId)}/live`);
       return cursor.position === null ? base : `${base}?from=${cursor.position}`;
     },
     onText(text) {
