@@ -4,15 +4,20 @@
  * A token is never a command-line argument (every process can read command lines, as
  * ARCHITECTURE.md says of the server's): `--token-file` is the flag that gives one.
  */
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { JumpseatClient } from '../../../client/src/index.ts';
+import { ADMIN_TOKEN_FILE_NAME, adminTokenPath, readTokenFile } from '../config/admin-token.ts';
 import { DEFAULT_DATA_DIR } from '../config/config.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../config/setting-values.ts';
 
 /** A usage mistake: the CLI prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {}
+
+/** The local server as `npm start` serves it by default. */
+const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 
 export const CONNECTION_OPTIONS = {
   url: { type: 'string' },
@@ -22,9 +27,9 @@ export const CONNECTION_OPTIONS = {
 
 export const CONNECTION_HELP = [
   'Connection:',
-  `  --url URL          server to talk to [JUMPSEAT_URL] (http://${DEFAULT_HOST}:${DEFAULT_PORT})`,
+  `  --url URL          server to talk to [JUMPSEAT_URL] (${DEFAULT_URL})`,
   '  --token-file FILE  file holding the token; else JUMPSEAT_TOKEN (the token itself), else',
-  `                     JUMPSEAT_TOKEN_FILE, else the local server's ${DEFAULT_DATA_DIR}/admin-token`,
+  `                     JUMPSEAT_TOKEN_FILE, else the local server's ${DEFAULT_DATA_DIR}/${ADMIN_TOKEN_FILE_NAME}`,
   '                     (JUMPSEAT_DATA_DIR moves it)',
   '  -h, --help         print this help and exit',
 ].join('\n');
@@ -37,7 +42,7 @@ interface ConnectionValues {
 export function clientFrom(values: ConnectionValues, env: NodeJS.ProcessEnv): JumpseatClient {
   const url = stringOf(values.url) ?? nonEmpty(env.JUMPSEAT_URL);
   return new JumpseatClient({
-    url: url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`,
+    url: url ?? DEFAULT_URL,
     token: tokenFrom(values, env),
   });
 }
@@ -49,27 +54,23 @@ function tokenFrom(values: ConnectionValues, env: NodeJS.ProcessEnv): string {
   if (fromEnv !== undefined) return fromEnv;
   const envFile = nonEmpty(env.JUMPSEAT_TOKEN_FILE);
   if (envFile !== undefined) return readToken(envFile, 'JUMPSEAT_TOKEN_FILE');
-  const local = join(resolve(nonEmpty(env.JUMPSEAT_DATA_DIR) ?? DEFAULT_DATA_DIR), 'admin-token');
-  try {
-    return readFileSync(local, 'utf8').trim();
-  } catch {
+  const local = adminTokenPath(resolve(nonEmpty(env.JUMPSEAT_DATA_DIR) ?? DEFAULT_DATA_DIR));
+  if (!existsSync(local)) {
     throw new UsageError(
       'no token: pass --token-file, or set JUMPSEAT_TOKEN or JUMPSEAT_TOKEN_FILE',
     );
   }
+  return readToken(local, 'admin token file');
 }
 
+/** The server's own reader, so both accept and refuse the same files. */
 function readToken(path: string, source: string): string {
-  let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    return readTokenFile(path, `${source} "${path}"`);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`${source}: cannot read ${path}: ${reason}`);
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
   }
-  const token = text.trim();
-  if (token === '') throw new UsageError(`${source}: ${path} is empty`);
-  return token;
 }
 
 function stringOf(value: string | boolean | undefined): string | undefined {

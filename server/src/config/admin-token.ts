@@ -42,13 +42,21 @@ export function givenAdminToken(inputs: AdminTokenInputs): AdminToken | undefine
   return undefined;
 }
 
+/** Where the generated admin token is kept (the CLI reads it from there too). */
+export function adminTokenPath(dataDir: string): string {
+  return join(dataDir, ADMIN_TOKEN_FILE_NAME);
+}
+
 /** The token kept in `dataDir` (which must exist), generated and saved the first time. */
 export function storedAdminToken(dataDir: string): AdminToken {
   return { token: storedToken(dataDir), source: 'data-dir' };
 }
 
-/** Reads one token from a file; surrounding white space (the final newline) is ignored. */
-function readTokenFile(path: string, label: string, hint = ''): string {
+/**
+ * Reads one token from a file; surrounding white space (the final newline) is ignored.
+ * Throws a ConfigError whose message starts with `label`.
+ */
+export function readTokenFile(path: string, label: string, hint = ''): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -65,7 +73,7 @@ function readTokenFile(path: string, label: string, hint = ''): string {
 
 /** The token kept in the data directory, generated the first time. */
 function storedToken(dataDir: string): string {
-  const path = join(dataDir, ADMIN_TOKEN_FILE_NAME);
+  const path = adminTokenPath(dataDir);
   const fresh = createTokenSecret();
   try {
     // 'wx' never overwrites: two servers starting at once both end up with the same token.
