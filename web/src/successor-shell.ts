@@ -4,10 +4,8 @@
  * supervisor can follow the agent instead of staring at a dead terminal.
  */
 import type { SessionInfo } from '../../shared/src/api.ts';
-import { fetchSessions } from './api-client.ts';
-
-/** How often the server's shells are listed while waiting for the successor. */
-const LOOK_EVERY_MS = 2000;
+import { parseDashboardMessage } from '../../shared/src/live.ts';
+import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 
 /** The agent's live shell of the same dialect that is not `ended`, if there is one now. */
 export function successorOf(
@@ -27,25 +25,31 @@ export function successorOf(
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
 }
 
-/** Looks until the successor appears (then calls `found` once); the result stops looking. */
+/**
+ * Watches the dashboard stream (`GET /api/live`: every shell on join, then each one that
+ * appears or changes) until the successor shows up, then calls `found` once and closes it.
+ * The result stops watching.
+ */
 export function watchForSuccessor(
   ended: SessionInfo,
   found: (next: SessionInfo) => void,
 ): () => void {
-  let stopped = false;
-  const look = async (): Promise<void> => {
-    const sessions = await fetchSessions();
-    if (stopped || !sessions.ok) return;
-    const next = successorOf(ended, sessions.value);
-    if (!next) return;
-    stop();
-    found(next);
-  };
-  const timer = setInterval(() => void look(), LOOK_EVERY_MS);
-  const stop = (): void => {
-    stopped = true;
-    clearInterval(timer);
-  };
-  void look();
-  return stop;
+  const socket = new ReconnectingSocket({
+    url: () => socketUrl('/api/live'),
+    onText(text) {
+      const parsed = parseDashboardMessage(text);
+      if (!parsed.ok) return;
+      const message = parsed.message;
+      if (message.type === 'session_removed') return;
+      const shells = message.type === 'sessions' ? message.sessions : [message.session];
+      const next = successorOf(ended, shells);
+      if (next === undefined) return;
+      socket.stop();
+      found(next);
+    },
+    onBinary() {},
+    onState() {},
+  });
+  socket.start();
+  return () => socket.stop();
 }
