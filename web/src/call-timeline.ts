@@ -75,6 +75,7 @@ export class CallTimeline {
 
 function callItem(call: CallInfo, open: boolean): HTMLElement {
   const failed = call.outcome !== 'completed' || (call.exitCode !== null && call.exitCode !== 0);
+  const preview = commandPreview(call.command);
   return h(
     'li',
     {
@@ -90,7 +91,7 @@ function callItem(call: CallInfo, open: boolean): HTMLElement {
       h(
         'summary',
         {},
-        h('code', { class: 'call-command' }, commandPreview(call.command)),
+        h('code', { class: 'call-command' }, preview),
         h(
           'span',
           { class: 'call-meta' },
@@ -100,9 +101,9 @@ function callItem(call: CallInfo, open: boolean): HTMLElement {
           h('time', { datetime: call.startedAt }, formatClock(call.startedAt)),
         ),
       ),
-      call.command.includes('\n') || call.command.length > 160
-        ? h('pre', { class: 'call-full-command', 'aria-label': 'Command' }, call.command)
-        : null,
+      // The whole command, when the summary could only show part of it.
+      preview !== call.command &&
+        h('pre', { class: 'call-full-command', 'aria-label': 'Command' }, call.command),
       h('div', { class: 'result-label' }, 'What the agent received'),
       h('pre', { class: 'result', 'data-testid': 'call-result' }, call.output),
     ),
