@@ -79,9 +79,11 @@ export interface DisplayChunk {
  */
 type PromptPhase = 'due' | 'drawing' | 'shown' | 'none';
 
+/** The command that holds the terminal: what `info()` reports as current, and since when. */
 interface ForegroundCommand {
   readonly nonce: string;
   readonly command: string;
+  readonly since: Date;
 }
 
 export class Shell {
@@ -89,7 +91,6 @@ export class Shell {
   readonly agent: string;
   readonly startedAt = new Date();
   readonly onDisplay = new Emitter<DisplayChunk>();
-  readonly onStateChange = new Emitter<SessionState>();
   /** Anything `info()` reports changed (state, command, controller, viewers, size). */
   readonly onChange = new Emitter<void>();
   readonly onCallStarted = new Emitter<CallStart>();
@@ -120,8 +121,6 @@ export class Shell {
   private displayed = 0;
   private run: CallRun | null = null;
   private foreground: ForegroundCommand | null = null;
-  private currentCommand: string | null = null;
-  private currentSince: Date | null = null;
   private lastExitCode: number | null = null;
   /** Where the shell is in printing its prompt (the installation's first prompt is due). */
   private prompt: PromptPhase = 'due';
@@ -344,9 +343,7 @@ export class Shell {
     // The shell leads its own process group; any other foreground group is a job it runs.
     const stat = await readStat(this.pty.pid);
     if (!stat || stat.tpgid === this.pty.pid || this.run || this.foreground || !this.alive) return;
-    this.foreground = { nonce: '', command: 'a program a human started' };
-    this.currentCommand = this.foreground.command;
-    this.currentSince = new Date();
+    this.foreground = { nonce: '', command: 'a program a human started', since: new Date() };
     this.setState('waiting_input');
   }
 
@@ -356,8 +353,8 @@ export class Shell {
       agent: this.agent,
       dialect: this.options.dialect.name,
       state: this.human.controller && this.alive ? 'human_control' : this.stateValue,
-      command: this.currentCommand,
-      since: this.currentSince?.toISOString() ?? null,
+      command: this.foreground?.command ?? null,
+      since: this.foreground?.since.toISOString() ?? null,
       lastExitCode: this.lastExitCode,
       pid: this.alive ? this.pty.pid : null,
       cols: this.size.cols,
@@ -376,7 +373,6 @@ export class Shell {
     this.screen.dispose();
     for (const emitter of [
       this.onDisplay,
-      this.onStateChange,
       this.onChange,
       this.onCallStarted,
       this.onCallFinished,
@@ -417,9 +413,7 @@ export class Shell {
       this.options.dialect.commandFileContent(nonce, command),
       { mode: 0o600 },
     );
-    this.foreground = { nonce, command };
-    this.currentCommand = command;
-    this.currentSince = new Date();
+    this.foreground = { nonce, command, since: new Date() };
     this.awaitingStart = true;
     this.setState('running');
     // Typed at the prompt, as a person would: typed earlier, a terminal with echo on (a
@@ -449,8 +443,6 @@ export class Shell {
         break;
       default:
         this.foreground = null;
-        this.currentCommand = null;
-        this.currentSince = null;
     }
   }
 
@@ -639,8 +631,6 @@ export class Shell {
   private commandEnded(exitCode: number): void {
     this.foreground = null;
     this.lastExitCode = exitCode;
-    this.currentCommand = null;
-    this.currentSince = null;
     this.setState('idle');
     this.run?.complete(exitCode);
   }
@@ -692,7 +682,6 @@ export class Shell {
     if (this.stateValue === state || this.stateValue === 'exited') return;
     this.stateValue = state;
     if (state === 'exited') this.human.shellExited();
-    this.onStateChange.fire(state);
     this.onChange.fire();
   }
 }
