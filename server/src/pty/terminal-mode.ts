@@ -14,7 +14,8 @@ const STTY_TIMEOUT_MS = 2000;
 /**
  * Switches the terminal's echo on or off, only while it reads in canonical (line) mode:
  * a full-screen or line-editing program runs the terminal raw and echoes by itself, and
- * turning echo on under it would print every key twice. Resolves true when it switched.
+ * turning echo on under it would print every key twice. Resolves true when the terminal's
+ * line echo is now as asked (it already was, or it switched), false when it was left alone.
  */
 export async function setLineEcho(ttyPath: string, on: boolean): Promise<boolean> {
   if (ttyPath === '') return false;
@@ -22,7 +23,7 @@ export async function setLineEcho(ttyPath: string, on: boolean): Promise<boolean
     const { stdout } = await run('stty', ['-F', ttyPath, '-a'], { timeout: STTY_TIMEOUT_MS });
     if (!/(^|\s)icanon(\s|$)/.test(stdout)) return false;
     const echoing = /(^|\s)echo(\s|$)/.test(stdout);
-    if (echoing === on) return false;
+    if (echoing === on) return true;
     await run('stty', ['-F', ttyPath, on ? 'echo' : '-echo'], { timeout: STTY_TIMEOUT_MS });
     return true;
   } catch {

@@ -62,6 +62,8 @@ export class HumanControl {
   readonly onControl = new Emitter<Controller | null>();
   private control: Controller | null = null;
   private readonly use = new HumanUse();
+  /** Echo was not switched on at take-over: due once the shell is back at its prompt. */
+  private echoDue = false;
   /** A release in progress: agent calls wait for the shell to be theirs again. */
   private handingBack: Promise<void> | null = null;
 
@@ -87,9 +89,10 @@ export class HumanControl {
     this.shell.pauseCall();
     // Echo on for the human, before their first key arrives; never under a password prompt:
     // it switched echo off itself, and everyone watches.
-    if (!this.shell.commandInForeground || !SECRET_PROMPT.test(await this.shell.cursorLineText())) {
-      await setLineEcho(this.shell.ttyPath, true);
-    }
+    const secret =
+      this.shell.commandInForeground && SECRET_PROMPT.test(await this.shell.cursorLineText());
+    // Left off (a secret, or a program running the terminal raw): due back at the prompt.
+    this.echoDue = secret || !(await setLineEcho(this.shell.ttyPath, true));
     await this.shell.switchEditing();
     if (this.control !== who) return;
     this.announce();
@@ -99,6 +102,7 @@ export class HumanControl {
   async release(id: string): Promise<void> {
     if (this.control?.id !== id) return;
     this.control = null;
+    this.echoDue = false;
     const handBack = this.handBack();
     this.handingBack = handBack;
     try {
@@ -158,12 +162,15 @@ export class HumanControl {
 
   /**
    * The shell is back at its prompt under the human (their command, or the agent's, ended):
-   * echo on first (it stayed off at a password prompt), so the terminal state a line editor
-   * saves, and gives back to the commands it runs, echoes; then line editing.
+   * echo on first if it stayed off at a password prompt, so the terminal state a line editor
+   * saves, and gives back to the commands it runs, echoes; then line editing, if not on yet.
    */
   async backAtPrompt(): Promise<void> {
     if (!this.control) return;
-    await setLineEcho(this.shell.ttyPath, true);
+    if (this.echoDue) {
+      this.echoDue = false;
+      await setLineEcho(this.shell.ttyPath, true);
+    }
     await this.shell.switchEditing();
   }
 
