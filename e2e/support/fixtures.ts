@@ -16,8 +16,6 @@ export interface AgentReply {
 }
 
 export interface Jumpseat {
-  readonly origin: string;
-  readonly adminToken: string;
   /** The workspace directory shells start in (files the shell writes can be read here). */
   readonly workspace: string;
   /** `POST /api/agents/:agent/bash` as the admin. */
@@ -66,8 +64,6 @@ export const test = base.extend<{ jumpseat: Jumpseat; agent: string }>({
         },
       });
     const jumpseat: Jumpseat = {
-      origin,
-      adminToken,
       workspace: env('JUMPSEAT_E2E_WORKSPACE'),
       async bash(agent, command) {
         const response = await api(`/api/agents/${agent}/bash`, {

@@ -10,7 +10,7 @@ export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'closed';
 /** Pauses between attempts; the last repeats. Short first: most drops are a blip. */
 const RECONNECT_DELAYS_MS = [100, 500, 1000, 2000, 4000] as const;
 /** After this many failed attempts in a row, the owner re-checks access (a logout looks the same). */
-export const FAILURES_BEFORE_ACCESS_CHECK = 3;
+const FAILURES_BEFORE_ACCESS_CHECK = 3;
 /** Policy violation: the server refused this connection for good (auth, origin). */
 const CLOSE_POLICY = 1008;
 /** The code the page uses when it drops the connection on purpose (tests). */

@@ -2,7 +2,7 @@
 import type { CallOutcome, SessionInfo, SessionState } from '../../shared/src/api.ts';
 import { h } from './dom.ts';
 
-export const STATE_LABELS: Record<SessionState, string> = {
+const STATE_LABELS: Record<SessionState, string> = {
   starting: 'starting',
   idle: 'idle',
   running: 'running',
