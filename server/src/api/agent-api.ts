@@ -25,7 +25,7 @@ import type { ToolService } from '../tool/tool-service.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { AGENT_ID_RULE } from './schema-errors.ts';
 import { checkToolCallBody } from './tool-call-body.ts';
-import { formatTools, TOOL_FORMATS } from './tool-formats.ts';
+import { formatTools, TOOL_FORMATS, type ToolFormat } from './tool-formats.ts';
 
 export interface AgentApiOptions {
   readonly tools: ToolService;
@@ -70,6 +70,16 @@ const agentApiPlugin: FastifyPluginAsyncTypebox<AgentApiOptions> = async (app, {
     for (const controller of inFlight) controller.abort(shutdown);
   });
 
+  // The definitions are fixed for the server's life (configuration, pwsh found or not):
+  // shape them once, not on every request.
+  const definitions = tools.definitions();
+  const toolsByFormat: Record<ToolFormat, object[]> = {
+    anthropic: formatTools(definitions, 'anthropic'),
+    openai: formatTools(definitions, 'openai'),
+    'openai-responses': formatTools(definitions, 'openai-responses'),
+    'json-schema': formatTools(definitions, 'json-schema'),
+  };
+
   app.get(
     '/api/tools',
     {
@@ -82,7 +92,7 @@ const agentApiPlugin: FastifyPluginAsyncTypebox<AgentApiOptions> = async (app, {
         },
       },
     },
-    async (request) => formatTools(tools.definitions(), request.query.format ?? 'anthropic'),
+    async (request) => toolsByFormat[request.query.format ?? 'anthropic'],
   );
 
   app.post(
