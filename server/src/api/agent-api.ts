@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import {
   AGENT_ID_PATTERN,
   AGENT_ID_REGEX,
-  type Dialect,
+  DIALECTS,
   ToolCallBody,
   ToolCallReply,
 } from '../../../shared/src/api.ts';
@@ -46,7 +46,8 @@ const ToolsQuery = Type.Object({
 
 const ToolCallParams = Type.Object({
   agent: Type.String({ pattern: AGENT_ID_PATTERN }),
-  dialect: Type.String(),
+  // An unknown or uninstalled dialect was already refused by the route's onRequest hook.
+  dialect: Type.Union(DIALECTS.map((dialect) => Type.Literal(dialect))),
 });
 
 /** Why a principal may not call this URL's agent. */
@@ -107,12 +108,12 @@ const agentApiPlugin: FastifyPluginAsyncTypebox<AgentApiOptions> = async (app, {
       // The URL is checked before the body is read: a wrong address is the first thing to fix.
       onRequest: async (request) => {
         checkAgentId(paramOf(request, 'agent'));
-        knownDialect(tools, paramOf(request, 'dialect'));
+        checkDialect(tools, paramOf(request, 'dialect'));
       },
       preValidation: async (request) => checkToolCallBody(request.body),
     },
     async (request, reply) => {
-      const dialect = knownDialect(tools, request.params.dialect);
+      const { agent, dialect } = request.params;
       const controller = new AbortController();
       // 'close' also follows a completed response; only an unfinished one means the client left.
       const cancelIfGone = (): void => {
@@ -124,12 +125,7 @@ const agentApiPlugin: FastifyPluginAsyncTypebox<AgentApiOptions> = async (app, {
       if (request.raw.socket.destroyed) cancelIfGone();
       inFlight.add(controller);
       try {
-        const output = await tools.call(
-          request.params.agent,
-          dialect,
-          request.body.command,
-          controller.signal,
-        );
+        const output = await tools.call(agent, dialect, request.body.command, controller.signal);
         return { output };
       } catch (error) {
         if (controller.signal.reason === shutdown) {
@@ -155,10 +151,9 @@ function checkAgentId(agent: string): void {
   }
 }
 
-function knownDialect(tools: ToolService, name: string): Dialect {
-  const available = tools.dialects();
-  const dialect = available.find((candidate) => candidate === name);
-  if (dialect === undefined) {
+function checkDialect(tools: ToolService, name: string): void {
+  const available: readonly string[] = tools.dialects();
+  if (!available.includes(name)) {
     // The one a user can fix: pwsh is a real dialect whose executable was not found.
     const hint = name === 'pwsh' ? ` (${PWSH_MISSING_HINT})` : '';
     throw new JumpseatError(
@@ -166,7 +161,6 @@ function knownDialect(tools: ToolService, name: string): Dialect {
       `no dialect ${JSON.stringify(name)} on this server${hint}; available: ${available.join(', ')}`,
     );
   }
-  return dialect;
 }
 
 /** A URL parameter before validation (hooks that run ahead of the schema). */
