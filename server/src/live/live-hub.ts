@@ -4,7 +4,6 @@
  * the registry's events; nothing in the engine depends on it.
  */
 import type { WebSocket } from 'ws';
-import type { SessionInfo } from '../../../shared/src/api.ts';
 import { type DashboardMessage, LIVE_CLOSE } from '../../../shared/src/live.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
@@ -117,17 +116,13 @@ export class LiveHub {
       this.dashboardTimer = undefined;
       const shells = [...this.dirty];
       this.dirty.clear();
-      for (const changed of shells) this.broadcast({ type: 'session', session: info(changed) });
+      for (const changed of shells) this.broadcast({ type: 'session', session: changed.info() });
     }, DASHBOARD_UPDATE_MS);
   }
 
   private broadcast(message: DashboardMessage): void {
     for (const socket of this.dashboards) sendTo(socket, message);
   }
-}
-
-function info(shell: Shell): SessionInfo {
-  return shell.info();
 }
 
 /** Dashboard messages are small; a dashboard that stops reading is dropped, not buffered. */

@@ -69,7 +69,7 @@ export class ShellChannel {
     );
     this.disposables.add(
       shell.human.onControl.on((controller) => {
-        this.broadcast({ type: 'control', controller: controller && viewerOf(controller) });
+        this.broadcast({ type: 'control', controller });
       }),
     );
     this.disposables.add(
@@ -118,9 +118,7 @@ export class ShellChannel {
     connection.dispose();
     this.observer?.viewerLeft();
     if (!this.disposed) this.shell.viewers = this.viewers.size;
-    if (this.shell.human.controller?.id === connection.viewer.id) {
-      void this.shell.human.release(connection.viewer.id);
-    }
+    void this.shell.human.release(connection.viewer.id); // a no-op unless it held them
     this.broadcastPresence();
   }
 
@@ -136,7 +134,7 @@ export class ShellChannel {
     try {
       switch (message.type) {
         case 'take_control':
-          await this.shell.human.take({ ...connection.viewer });
+          await this.shell.human.take(connection.viewer);
           break;
         case 'release_control':
           await this.shell.human.release(id);
@@ -248,7 +246,7 @@ export class ShellChannel {
 
   private sendControl(connection: ViewerConnection): void {
     const controller = this.shell.human.controller;
-    connection.send({ type: 'control', controller: controller && viewerOf(controller) });
+    connection.send({ type: 'control', controller });
   }
 
   private scheduleSessionUpdate(): void {
@@ -272,10 +270,6 @@ export class ShellChannel {
     if (message.type !== 'presence') this.flush();
     for (const connection of this.viewers) connection.send(message);
   }
-}
-
-function viewerOf(controller: { id: string; name: string; role: string }): Viewer {
-  return { id: controller.id, name: controller.name, role: controller.role };
 }
 
 function errorMessage(code: string, message: string): ServerMessage {

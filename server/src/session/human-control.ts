@@ -4,6 +4,8 @@
  * what they ran kept for the agent's next result, and the hand-back. The shell lends it the
  * few operations this needs through `ControlledShell`; the prompt and marks stay the shell's.
  */
+
+import type { Viewer } from '../../../shared/src/live.ts';
 import {
   JUMPSEAT_ERR_CONTROLLED,
   JUMPSEAT_ERR_HUMAN_CONTROL,
@@ -14,13 +16,11 @@ import { Emitter } from '../pty/disposable.ts';
 import { interruptForeground, setLineEcho } from '../pty/terminal-mode.ts';
 import { HumanUse } from './human-use.ts';
 
-/** The human at a shell's controls, as the live hub knows them. */
-export interface Controller {
-  /** The live connection's id: one person in two tabs is two controllers. */
-  readonly id: string;
-  readonly name: string;
-  readonly role: string;
-}
+/**
+ * The human at a shell's controls: a viewer of its live stream (one person in two tabs is
+ * two viewers, so control belongs to the connection).
+ */
+export type Controller = Viewer;
 
 /** What human control needs from the shell it controls. */
 export interface ControlledShell {

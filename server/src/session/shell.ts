@@ -51,8 +51,6 @@ export interface ShellOptions {
   readonly newCapture: CaptureFactory;
 }
 
-export type { Controller } from './human-control.ts';
-
 export interface CallStart {
   readonly command: string;
   readonly startedAt: string;
