@@ -9,6 +9,8 @@ import type {
   RoleName,
   SessionInfo,
   TokenReply,
+  TokenRequest,
+  ToolCallReply,
   ToolDefinition,
 } from '../../shared/src/api.ts';
 import { apiError, type JumpseatApiError } from './errors.ts';
@@ -40,12 +42,8 @@ export interface CallOptions {
 
 export type ToolFormat = 'anthropic' | 'openai' | 'openai-responses' | 'json-schema';
 
-export interface TokenOptions {
-  readonly role: RoleName;
-  /** Required for role `agent`. */
-  readonly agent?: string;
-  readonly name?: string;
-}
+/** `agent` is required for role `agent`; `name` defaults to the role (or `agent:<id>`). */
+export type TokenOptions = TokenRequest;
 
 export class JumpseatClient {
   readonly url: string;
@@ -73,7 +71,7 @@ export class JumpseatClient {
     command: string,
     options: CallOptions = {},
   ): Promise<string> {
-    const reply = await this.#request<{ output: string }>(
+    const reply = await this.#request<ToolCallReply>(
       'POST',
       `/api/agents/${encodeURIComponent(agent)}/${encodeURIComponent(dialect)}`,
       { command },

@@ -3,18 +3,11 @@
  * role, kept across restarts as SHA-256 hashes only, so the file never holds a usable secret.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { RoleName } from '../../../shared/src/api.ts';
+import type { TokenRequest } from '../../../shared/src/api.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import type { Principal } from './principal.ts';
 import { loadTokenRecords, saveTokenRecords, type TokenRecord } from './token-file.ts';
 import { createTokenSecret, isWellFormedToken } from './token-secret.ts';
-
-export interface MintRequest {
-  readonly role: RoleName;
-  /** Required for role agent, refused for the others. */
-  readonly agent?: string;
-  readonly name?: string;
-}
 
 export interface MintedToken {
   /** Shown once, to the admin who minted it; only its hash is kept. */
@@ -62,8 +55,11 @@ export class TokenStore {
     return match;
   }
 
-  /** Creates a token for a role and saves its hash; throws 400 for a role/agent mismatch. */
-  mint(request: MintRequest): MintedToken {
+  /**
+   * Creates a token for a role and saves its hash; `agent` is required for role agent and
+   * refused for the others (400).
+   */
+  mint(request: TokenRequest): MintedToken {
     if (request.role === 'agent' && request.agent === undefined) {
       throw new JumpseatError(
         JUMPSEAT_ERR_BAD_REQUEST,
@@ -97,7 +93,7 @@ function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
-function defaultName(request: MintRequest): string {
+function defaultName(request: TokenRequest): string {
   return request.agent === undefined ? request.role : `agent:${request.agent}`;
 }
 
