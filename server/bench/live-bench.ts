@@ -5,6 +5,17 @@
  */
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
+import {
+  call,
+  median,
+  report,
+  rssKiB,
+  type Server,
+  sleep,
+  startServer,
+  stopServer,
+  timings,
+} from './bench-server.ts';
 
 const FLOOD_COMMAND = "head -c 20000000 /dev/zero | tr '\\0' x | fold -w 99";
 const FLOOD_RUNS = 3;
@@ -13,29 +24,12 @@ const VIEWERS = 20;
  *  of output kept for resumes, and room for the allocator's own slack. */
 export const STALLED_VIEWER_BOUND_MIB = 32;
 
-export interface BenchServer {
-  readonly url: string;
-  readonly token: string;
-  readonly child: { readonly pid?: number | undefined };
-}
-
-export interface LiveBenchTools<S extends BenchServer> {
-  startServer(flags?: readonly string[]): Promise<S>;
-  stopServer(server: S): Promise<void>;
-  call(server: S, agent: string, command: string): Promise<string>;
-  report(name: string, ratio: number, target: number, detail: string): boolean;
-  rssKiB(pid: number): number;
-  sleep(ms: number): Promise<unknown>;
-  median(values: number[]): number;
-  timed(action: () => Promise<unknown>): Promise<number>;
-}
-
 interface Viewer {
   readonly socket: WebSocket;
   bytes: number;
 }
 
-async function sessionId(server: BenchServer, agent: string): Promise<string> {
+async function sessionId(server: Server, agent: string): Promise<string> {
   const response = await fetch(`${server.url}/api/sessions`, {
     headers: { authorization: `Bearer ${server.token}` },
   });
@@ -45,7 +39,7 @@ async function sessionId(server: BenchServer, agent: string): Promise<string> {
   return found.id;
 }
 
-async function connectViewer(server: BenchServer, id: string): Promise<Viewer> {
+async function connectViewer(server: Server, id: string): Promise<Viewer> {
   const socket = new WebSocket(`${server.url.replace('http', 'ws')}/api/sessions/${id}/live`, {
     headers: { authorization: `Bearer ${server.token}` },
   });
@@ -60,64 +54,56 @@ async function connectViewer(server: BenchServer, id: string): Promise<Viewer> {
   return viewer;
 }
 
-export async function liveBenchmarks<S extends BenchServer>(
-  tools: LiveBenchTools<S>,
-): Promise<boolean[]> {
+export async function liveBenchmarks(): Promise<boolean[]> {
   const results: boolean[] = [];
-  const server = await tools.startServer();
+  const server = await startServer();
   try {
     // 1. 20 MB with nobody watching, then with 20 viewers (separate shells, same server).
-    await tools.call(server, 'bench-flood-alone', 'true');
-    const alone: number[] = [];
-    for (let i = 0; i < FLOOD_RUNS; i++) {
-      alone.push(await tools.timed(() => tools.call(server, 'bench-flood-alone', FLOOD_COMMAND)));
-    }
-    await tools.call(server, 'bench-flood-watched', 'true');
+    await call(server, 'bench-flood-alone', 'true');
+    const alone = await timings(FLOOD_RUNS, () => call(server, 'bench-flood-alone', FLOOD_COMMAND));
+    await call(server, 'bench-flood-watched', 'true');
     const id = await sessionId(server, 'bench-flood-watched');
     const viewers = await Promise.all(
       Array.from({ length: VIEWERS }, () => connectViewer(server, id)),
     );
-    const watched: number[] = [];
-    for (let i = 0; i < FLOOD_RUNS; i++) {
-      watched.push(
-        await tools.timed(() => tools.call(server, 'bench-flood-watched', FLOOD_COMMAND)),
-      );
-    }
-    await tools.sleep(500);
+    const watched = await timings(FLOOD_RUNS, () =>
+      call(server, 'bench-flood-watched', FLOOD_COMMAND),
+    );
+    await sleep(500);
     const streamed = viewers.reduce((sum, viewer) => sum + viewer.bytes, 0);
     for (const viewer of viewers) viewer.socket.close();
-    const ratio = tools.median(watched) / tools.median(alone);
+    const ratio = median(watched) / median(alone);
     results.push(
-      tools.report(
+      report(
         `20 MB printed with ${VIEWERS} live viewers vs none`,
         ratio,
         1.3,
-        `(median ${tools.median(watched).toFixed(0)} ms vs ${tools.median(alone).toFixed(0)} ms; ` +
+        `(median ${median(watched).toFixed(0)} ms vs ${median(alone).toFixed(0)} ms; ` +
           `${(streamed / VIEWERS / 1024 / 1024).toFixed(1)} MiB per viewer streamed)`,
       ),
     );
 
     // 2. Memory with one viewer that stopped reading, over three 20 MB floods.
-    await tools.call(server, 'bench-stalled', 'true');
+    await call(server, 'bench-stalled', 'true');
     const stalledId = await sessionId(server, 'bench-stalled');
-    await tools.sleep(1500);
+    await sleep(1500);
     const pid = server.child.pid as number;
-    const before = tools.rssKiB(pid);
+    const before = rssKiB(pid);
     const stalled = await connectViewer(server, stalledId);
     (stalled.socket as unknown as { _socket: Socket })._socket.pause();
     let peak = before;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, tools.rssKiB(pid));
+      peak = Math.max(peak, rssKiB(pid));
     }, 20);
-    for (let i = 0; i < FLOOD_RUNS; i++) await tools.call(server, 'bench-stalled', FLOOD_COMMAND);
-    await tools.sleep(1500);
+    for (let i = 0; i < FLOOD_RUNS; i++) await call(server, 'bench-stalled', FLOOD_COMMAND);
+    await sleep(1500);
     clearInterval(sampler);
-    const after = tools.rssKiB(pid);
+    const after = rssKiB(pid);
     stalled.socket.terminate();
     const grewMiB = (after - before) / 1024;
     const peakMiB = (peak - before) / 1024;
     results.push(
-      tools.report(
+      report(
         'server memory with one stalled viewer (3 x 20 MB)',
         Math.max(peakMiB, 0) / STALLED_VIEWER_BOUND_MIB,
         1,
@@ -125,7 +111,7 @@ export async function liveBenchmarks<S extends BenchServer>(
       ),
     );
   } finally {
-    await tools.stopServer(server);
+    await stopServer(server);
   }
   return results;
 }

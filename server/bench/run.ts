@@ -3,13 +3,21 @@
  * same run on the same machine (absolute figures are printed too, for context only).
  * Starts the real server as a child process on loopback and drives it over HTTP.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import * as nodePty from 'node-pty';
 import { locatePwsh, PWSH_MISSING_HINT } from '../src/pty/pwsh-executable.ts';
+import {
+  call,
+  median,
+  report,
+  rssKiB,
+  type Server,
+  sleep,
+  spawnAndWait,
+  startServer,
+  stopServer,
+  timed,
+  timings,
+} from './bench-server.ts';
 import { liveBenchmarks } from './live-bench.ts';
 
 const TRUE_CALLS = 200;
@@ -28,70 +36,6 @@ const SETTLE_MS = 1500;
 const PWSH_NULL_CALLS = 50;
 const PWSH_SPAWN_RUNS = 7;
 const PWSH_NEW_SHELLS = 5;
-
-interface Server {
-  readonly url: string;
-  readonly token: string;
-  readonly child: ChildProcess;
-  readonly root: string;
-}
-
-async function startServer(flags: readonly string[] = []): Promise<Server> {
-  const root = mkdtempSync(join(tmpdir(), 'jumpseat-bench-'));
-  const token = 'bench-token-0123456789abcdef';
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'server/src/main.ts', '--port', '0', '--data-dir', root, ...flags],
-    { env: { ...process.env, JUMPSEAT_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) {
-    const match = line.match(/^jumpseat listening on (http:\/\/\S+?)\/?$/);
-    if (match?.[1]) return { url: match[1], token, child, root };
-  }
-  throw new Error('the server exited before printing its address');
-}
-
-async function stopServer(server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await exited;
-  rmSync(server.root, { recursive: true, force: true });
-}
-
-async function call(
-  server: Server,
-  agent: string,
-  command: string,
-  dialect = 'bash',
-): Promise<string> {
-  const response = await fetch(`${server.url}/api/agents/${agent}/${dialect}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ command }),
-  });
-  if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-  return ((await response.json()) as { output: string }).output;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-async function timed(action: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await action();
-  return performance.now() - start;
-}
-
-function spawnAndWait(file: string, args: readonly string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: 'ignore' });
-    child.on('exit', () => resolve());
-    child.on('error', reject);
-  });
-}
 
 function spawnBashTrue(): Promise<void> {
   return spawnAndWait('bash', ['--noprofile', '--norc', '-c', 'true']);
@@ -131,13 +75,6 @@ async function rawPtySeq(): Promise<number[]> {
   return times;
 }
 
-function rssKiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? 0);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * The point of a persistent pwsh is skipping its slow start: a trivial call against starting
  * pwsh for it, and (for context) how long the first result on a new shell takes against that
@@ -150,18 +87,16 @@ async function pwshFigures(server: Server, results: boolean[]): Promise<void> {
     return;
   }
   await call(server, 'bench-pwsh', '$null', 'pwsh');
-  const nullTimes: number[] = [];
-  for (let i = 0; i < PWSH_NULL_CALLS; i++) {
-    nullTimes.push(await timed(() => call(server, 'bench-pwsh', '$null', 'pwsh')));
-  }
-  const spawnTimes: number[] = [];
-  for (let i = 0; i < PWSH_SPAWN_RUNS; i++) {
-    spawnTimes.push(await timed(() => spawnAndWait(pwsh, ['-NoProfile', '-Command', '$null'])));
-  }
-  const firstTimes: number[] = [];
-  for (let i = 0; i < PWSH_NEW_SHELLS; i++) {
-    firstTimes.push(await timed(() => call(server, `bench-pwsh-new-${i}`, '$null', 'pwsh')));
-  }
+  const nullTimes = await timings(PWSH_NULL_CALLS, () =>
+    call(server, 'bench-pwsh', '$null', 'pwsh'),
+  );
+  const spawnTimes = await timings(PWSH_SPAWN_RUNS, () =>
+    spawnAndWait(pwsh, ['-NoProfile', '-Command', '$null']),
+  );
+  let shells = 0;
+  const firstTimes = await timings(PWSH_NEW_SHELLS, () =>
+    call(server, `bench-pwsh-new-${shells++}`, '$null', 'pwsh'),
+  );
   const tool = median(nullTimes);
   const baseline = median(spawnTimes);
   const first = median(firstTimes);
@@ -179,25 +114,14 @@ async function pwshFigures(server: Server, results: boolean[]): Promise<void> {
   );
 }
 
-function report(name: string, ratio: number, target: number, detail: string): boolean {
-  const ok = ratio <= target;
-  console.log(
-    `${name}: ratio ${ratio.toFixed(3)} (target <= ${target}) ${ok ? 'OK' : 'MISSED'}  ${detail}`,
-  );
-  return ok;
-}
-
 async function main(): Promise<void> {
   const server = await startServer();
   const results: boolean[] = [];
   try {
     // 1. Round trip of a trivial call against starting a bash per call.
     await call(server, 'bench-true', 'true');
-    const trueTimes: number[] = [];
-    for (let i = 0; i < TRUE_CALLS; i++)
-      trueTimes.push(await timed(() => call(server, 'bench-true', 'true')));
-    const spawnTimes: number[] = [];
-    for (let i = 0; i < SPAWN_RUNS; i++) spawnTimes.push(await timed(spawnBashTrue));
+    const trueTimes = await timings(TRUE_CALLS, () => call(server, 'bench-true', 'true'));
+    const spawnTimes = await timings(SPAWN_RUNS, spawnBashTrue);
     const tool = median(trueTimes);
     const baseline = median(spawnTimes);
     results.push(
@@ -214,10 +138,7 @@ async function main(): Promise<void> {
 
     // 2. Throughput: a million lines through the tool against a raw PTY.
     await call(server, 'bench-seq', 'true');
-    const seqTimes: number[] = [];
-    for (let i = 0; i < SEQ_RUNS; i++) {
-      seqTimes.push(await timed(() => call(server, 'bench-seq', SEQ_COMMAND)));
-    }
+    const seqTimes = await timings(SEQ_RUNS, () => call(server, 'bench-seq', SEQ_COMMAND));
     const rawTimes = await rawPtySeq();
     const seqTool = median(seqTimes);
     const seqRaw = median(rawTimes);
@@ -232,13 +153,13 @@ async function main(): Promise<void> {
 
     // 3. How long after its deadline a timed-out call answers, its process tree ended.
     const short = await startServer(['--timeout-ms', String(TIMEOUT_MS)]);
-    const overshoots: number[] = [];
+    let overshoots: number[];
     try {
       await call(short, 'bench-timeout', 'true');
-      for (let i = 0; i < TIMEOUT_RUNS; i++) {
-        const elapsed = await timed(() => call(short, 'bench-timeout', 'sleep 30 & sleep 30'));
-        overshoots.push(elapsed - TIMEOUT_MS);
-      }
+      const elapsed = await timings(TIMEOUT_RUNS, () =>
+        call(short, 'bench-timeout', 'sleep 30 & sleep 30'),
+      );
+      overshoots = elapsed.map((ms) => ms - TIMEOUT_MS);
     } finally {
       await stopServer(short);
     }
@@ -276,18 +197,7 @@ async function main(): Promise<void> {
   } finally {
     await stopServer(server);
   }
-  results.push(
-    ...(await liveBenchmarks({
-      startServer,
-      stopServer,
-      call,
-      report,
-      rssKiB,
-      sleep,
-      median,
-      timed,
-    })),
-  );
+  results.push(...(await liveBenchmarks()));
   console.log(`${results.filter(Boolean).length} of ${results.length} figures within target`);
 }
 

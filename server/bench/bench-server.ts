@@ -1,0 +1,96 @@
+/**
+ * What every benchmark needs: the real server started as a child process on loopback, a tool
+ * call over HTTP, timings and their median, the server's memory, and the one report line
+ * each figure prints (a ratio against a baseline measured in the same run).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface Server {
+  readonly url: string;
+  readonly token: string;
+  readonly child: ChildProcess;
+  readonly root: string;
+}
+
+export async function startServer(flags: readonly string[] = []): Promise<Server> {
+  const root = mkdtempSync(join(tmpdir(), 'jumpseat-bench-'));
+  const token = 'bench-token-0123456789abcdef';
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'server/src/main.ts', '--port', '0', '--data-dir', root, ...flags],
+    { env: { ...process.env, JUMPSEAT_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  for await (const line of lines) {
+    const match = line.match(/^jumpseat listening on (http:\/\/\S+?)\/?$/);
+    if (match?.[1]) return { url: match[1], token, child, root };
+  }
+  throw new Error('the server exited before printing its address');
+}
+
+export async function stopServer(server: Server): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+  rmSync(server.root, { recursive: true, force: true });
+}
+
+export async function call(
+  server: Server,
+  agent: string,
+  command: string,
+  dialect = 'bash',
+): Promise<string> {
+  const response = await fetch(`${server.url}/api/agents/${agent}/${dialect}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ command }),
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { output: string }).output;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+export async function timed(action: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await action();
+  return performance.now() - start;
+}
+
+export function spawnAndWait(file: string, args: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: 'ignore' });
+    child.on('exit', () => resolve());
+    child.on('error', reject);
+  });
+}
+
+/** Times `action` run `runs` times, one after another (ms). */
+export async function timings(runs: number, action: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await timed(action));
+  return times;
+}
+
+export function rssKiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? 0);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function report(name: string, ratio: number, target: number, detail: string): boolean {
+  const ok = ratio <= target;
+  console.log(
+    `${name}: ratio ${ratio.toFixed(3)} (target <= ${target}) ${ok ? 'OK' : 'MISSED'}  ${detail}`,
+  );
+  return ok;
+}
