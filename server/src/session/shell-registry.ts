@@ -5,11 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Dialect, SessionInfo } from '../../../shared/src/api.ts';
-import {
-  JUMPSEAT_ERR_HUMAN_CONTROL,
-  JUMPSEAT_ERR_SHUTTING_DOWN,
-  JumpseatError,
-} from '../errors.ts';
+import { JUMPSEAT_ERR_SHUTTING_DOWN, JumpseatError } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
 import { Shell, type ShellCallResult, type ShellOptions } from './shell.ts';
 
@@ -45,7 +41,7 @@ export class ShellRegistry {
   constructor(private readonly settingsFor: (dialect: Dialect) => ShellSettings) {}
 
   /** Queues the call behind earlier calls of the same agent and dialect, then runs it. */
-  execute(
+  async execute(
     agent: string,
     dialect: Dialect,
     command: string,
@@ -53,15 +49,7 @@ export class ShellRegistry {
   ): Promise<ExecutedCall> {
     const key = `${agent}\u0000${dialect}`;
     // Refused at once, not after the queue: the agent learns a human has its shell now.
-    const controlled = this.live.get(key)?.human.controller;
-    if (controlled) {
-      return Promise.reject(
-        new JumpseatError(
-          JUMPSEAT_ERR_HUMAN_CONTROL,
-          `a human (${controlled.name}) holds this shell; try again after they release it`,
-        ),
-      );
-    }
+    this.live.get(key)?.human.refuseAgent();
     const previous = this.queues.get(key) ?? Promise.resolve();
     const turn = previous.then(() => this.runTurn(key, agent, dialect, command, signal));
     const tail = turn.catch(() => undefined);
