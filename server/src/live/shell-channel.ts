@@ -87,7 +87,16 @@ export class ShellChannel {
 
   /** Adds a viewer: hello, then a snapshot or the resumed output, then the live stream. */
   async join(socket: WebSocket, request: JoinRequest): Promise<ViewerConnection> {
-    const connection = new ViewerConnection(request.viewer, request.canControl, socket);
+    const connection: ViewerConnection = new ViewerConnection(
+      request.viewer,
+      request.canControl,
+      socket,
+      () => {
+        if (!this.viewers.has(connection)) return;
+        this.observer?.viewerResynced();
+        void this.resync(connection, 'resync');
+      },
+    );
     this.viewers.add(connection);
     this.observer?.viewerJoined();
     this.shell.viewers = this.viewers.size;
@@ -199,7 +208,6 @@ export class ShellChannel {
       const before = connection.position;
       if (!connection.sendOutput(offset, data, frame)) void this.resync(connection, 'resync');
       else this.observer?.bytesStreamed(connection.position - before);
-      if (connection.checkBehind()) this.fellBehind(connection);
     }
   }
 
@@ -214,15 +222,6 @@ export class ShellChannel {
     const before = connection.position;
     connection.sendOutput(connection.position, missing);
     this.observer?.bytesStreamed(connection.position - before);
-    if (connection.checkBehind()) this.fellBehind(connection);
-  }
-
-  private fellBehind(connection: ViewerConnection): void {
-    connection.whenDrained(() => {
-      if (!this.viewers.has(connection)) return;
-      this.observer?.viewerResynced();
-      void this.resync(connection, 'resync');
-    });
   }
 
   /** A fresh snapshot, the state around it, then the output that followed it. */

@@ -27,10 +27,12 @@ export class ViewerConnection {
   private drainTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /** `drained` is called when a viewer that fell behind can take a resync. */
   constructor(
     readonly viewer: Viewer,
     readonly canControl: boolean,
     private readonly socket: WebSocket,
+    private readonly drained: () => void,
   ) {}
 
   get open(): boolean {
@@ -60,6 +62,7 @@ export class ViewerConnection {
     if (offset === this.position && frame) {
       this.socket.send(frame, { binary: true });
       this.position = end;
+      this.checkBehind();
       return true;
     }
     // A catch-up or a trimmed frame: sent in pieces, and only while the buffer has room.
@@ -72,17 +75,14 @@ export class ViewerConnection {
     return true;
   }
 
-  /** True once the send buffer is past the bound: the viewer is then marked behind. */
-  checkBehind(): boolean {
+  /**
+   * Past the bound the viewer is `behind`: nothing more is queued, and once its buffer
+   * drains `drained` is called (to resync it). True while behind.
+   */
+  private checkBehind(): boolean {
     if (this.mode === 'behind') return true;
     if (this.buffered <= VIEWER_MAX_BUFFERED_BYTES) return false;
     this.mode = 'behind';
-    return true;
-  }
-
-  /** Calls `drained` once a behind viewer's send buffer is low again. */
-  whenDrained(drained: () => void): void {
-    clearInterval(this.drainTimer);
     this.drainTimer = setInterval(() => {
       if (!this.open) {
         clearInterval(this.drainTimer);
@@ -90,8 +90,9 @@ export class ViewerConnection {
       }
       if (this.buffered > VIEWER_RESUME_BUFFERED_BYTES) return;
       clearInterval(this.drainTimer);
-      drained();
+      this.drained();
     }, VIEWER_DRAIN_CHECK_MS);
+    return true;
   }
 
   close(code: number, reason: string): void {
