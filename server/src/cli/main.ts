@@ -115,10 +115,28 @@ function helpTopic(command: string | undefined): string {
   return command === 'exec' || command === 'sessions' || command === 'token' ? `${command} ` : '';
 }
 
-function parse<T extends NonNullable<Parameters<typeof parseArgs>[0]>['options']>(
+type CommandOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
+
+/**
+ * Parses one command's flags (the connection flags included); undefined when `--help` was
+ * given, after printing `help`.
+ */
+function parseCommand<T extends CommandOptions>(
   args: readonly string[],
   options: T,
+  help: string,
+  io: CliIo,
 ) {
+  const parsed = parse(args, { ...CONNECTION_OPTIONS, ...options });
+  // `in` because TypeScript cannot see through the generic spread that `help` is declared.
+  if ('help' in parsed.values && parsed.values.help === true) {
+    io.out(help);
+    return undefined;
+  }
+  return parsed;
+}
+
+function parse<T extends CommandOptions>(args: readonly string[], options: T) {
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
   } catch (error) {
@@ -127,16 +145,14 @@ function parse<T extends NonNullable<Parameters<typeof parseArgs>[0]>['options']
 }
 
 async function exec(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(args, {
-    ...CONNECTION_OPTIONS,
-    agent: { type: 'string' },
-    pwsh: { type: 'boolean' },
-    dialect: { type: 'string' },
-  });
-  if (values.help === true) {
-    io.out(EXEC_HELP);
-    return 0;
-  }
+  const parsed = parseCommand(
+    args,
+    { agent: { type: 'string' }, pwsh: { type: 'boolean' }, dialect: { type: 'string' } },
+    EXEC_HELP,
+    io,
+  );
+  if (parsed === undefined) return 0;
+  const { values, positionals } = parsed;
   const agent = values.agent;
   if (agent === undefined || agent === '') throw new UsageError('--agent is required');
   const dialect = dialectOf(values.dialect, values.pwsh === true);
@@ -161,11 +177,9 @@ function dialectOf(named: string | undefined, pwsh: boolean): Dialect {
 }
 
 async function sessions(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(args, { ...CONNECTION_OPTIONS, json: { type: 'boolean' } });
-  if (values.help === true) {
-    io.out(SESSIONS_HELP);
-    return 0;
-  }
+  const parsed = parseCommand(args, { json: { type: 'boolean' } }, SESSIONS_HELP, io);
+  if (parsed === undefined) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected ${positionals[0]}`);
   const list = await clientFrom(values, io.env).sessions();
   io.out(values.json === true ? `${JSON.stringify(list, null, 2)}\n` : table(list));
@@ -206,16 +220,14 @@ async function token(args: readonly string[], io: CliIo): Promise<number> {
     return action === undefined ? EXIT_USAGE : 0;
   }
   if (action !== 'create') throw new UsageError(`unknown token action ${JSON.stringify(action)}`);
-  const { values, positionals } = parse(rest, {
-    ...CONNECTION_OPTIONS,
-    role: { type: 'string' },
-    agent: { type: 'string' },
-    name: { type: 'string' },
-  });
-  if (values.help === true) {
-    io.out(TOKEN_HELP);
-    return 0;
-  }
+  const parsed = parseCommand(
+    rest,
+    { role: { type: 'string' }, agent: { type: 'string' }, name: { type: 'string' } },
+    TOKEN_HELP,
+    io,
+  );
+  if (parsed === undefined) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected ${positionals[0]}`);
   const role = ROLES.find((candidate: RoleName) => candidate === values.role);
   if (role === undefined) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
