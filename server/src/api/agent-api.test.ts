@@ -47,6 +47,14 @@ async function sessionOf(target: TestServer, agent: string): Promise<Session | u
   return sessions.find((session) => session.agent === agent && session.state !== 'exited');
 }
 
+/** The agent's shell once its call is running. */
+function runningSession(target: TestServer, agent: string): Promise<Session> {
+  return poll(async () => {
+    const session = await sessionOf(target, agent);
+    return session?.state === 'running' ? session : undefined;
+  });
+}
+
 async function callsOf(target: TestServer, sessionId: string): Promise<{ outcome: string }[]> {
   const response = await target.request(`/api/sessions/${sessionId}/calls`, {
     token: target.adminToken,
@@ -218,10 +226,7 @@ describe('cancellation', () => {
         signal: controller.signal,
       })
       .catch((error: unknown) => error);
-    const running = await poll(async () => {
-      const session = await sessionOf(server, 'leaver');
-      return session?.state === 'running' ? session : undefined;
-    });
+    const running = await runningSession(server, 'leaver');
     controller.abort();
     expect(await pending).toBeInstanceOf(Error);
     const calls = await poll(async () => {
@@ -269,10 +274,7 @@ describe('shutdown', () => {
   it('answers a running call with 503 SHUTTING_DOWN and ends every shell', async () => {
     const own = await startServer();
     const pending = own.post('/api/agents/late/bash', { command: 'sleep 30' });
-    const running = await poll(async () => {
-      const session = await sessionOf(own, 'late');
-      return session?.state === 'running' ? session : undefined;
-    });
+    const running = await runningSession(own, 'late');
     const started = Date.now();
     await own.close();
     expect(Date.now() - started).toBeLessThan(5_000);
