@@ -36,10 +36,9 @@ import { MARK_IDENT } from './marks.ts';
  *   and with what status; the prompt text after it is not part of the output.
  */
 function integrationScript(context: DialectContext): string {
-  const dir = shellQuote(context.privateDir);
   return `# jumpseat shell integration for bash; sourced at start, and again if a command broke it.
 __jumpseat_n=${context.nonce}
-__jumpseat_d=${dir}
+__jumpseat_f=${shellQuote(context.commandFile)}
 __jumpseat_ps='\\[\\e]${MARK_IDENT};'"$__jumpseat_n"';p;$?\\a\\]'
 __jumpseat_pe='\\[\\e]${MARK_IDENT};'"$__jumpseat_n"';P;\\a\\]'
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
@@ -53,8 +52,8 @@ __jumpseat_pre() {
   {
     IFS= builtin read -r __jumpseat_k
     IFS= builtin read -r -d '' __jumpseat_c
-  } <"$__jumpseat_d/command"
-  : >"$__jumpseat_d/command"
+  } <"$__jumpseat_f"
+  : >"$__jumpseat_f"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$__jumpseat_c"
   [[ -n $__jumpseat_x ]] && __jumpseat_c="{ builtin set -x; } 2>/dev/null;$__jumpseat_c"
   __jumpseat_mark S "$__jumpseat_k"
@@ -95,12 +94,6 @@ export const bashDialect: ShellDialect = {
     const script = join(context.privateDir, 'integration.bash');
     await writeFile(script, integrationScript(context), { mode: 0o600 });
     return ` . ${shellQuote(script)}\r`;
-  },
-  commandFile(context: DialectContext): string {
-    return join(context.privateDir, 'command');
-  },
-  commandFileContent(callNonce: string, command: string): string {
-    return `${callNonce}\n${command}`;
   },
   // readline for a person: history, arrow keys, Tab. A leading space keeps them out of history.
   humanEditing: { on: ' set -o emacs\r', off: ' set +o emacs\r' },

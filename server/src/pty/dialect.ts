@@ -22,22 +22,29 @@ export interface DialectContext {
   readonly privateDir: string;
   /** The shell nonce every mark of this shell carries. */
   readonly nonce: string;
+  /**
+   * The file (in `privateDir`) a call is written to before the call line is typed, as
+   * `commandFileContent` lays it out; the integration reads it, then empties it.
+   */
+  readonly commandFile: string;
+}
+
+/** What the command file holds for one call: its nonce on the first line, then the command
+ *  exactly as given. One layout for every dialect's integration to read. */
+export function commandFileContent(callNonce: string, command: string): string {
+  return `${callNonce}\n${command}`;
 }
 
 export interface ShellDialect {
   readonly name: Dialect;
   launch(context: DialectContext): ShellLaunch;
   /**
-   * Writes the integration files into the private dir and returns the text to type once
-   * the shell has started; the integration prints the `R` mark when it is ready. Typing the
+   * Has the integration files in the private dir (written here, or by `launch`) and returns
+   * the text to type once the shell has started; the integration prints the `R` mark when it is ready. Typing the
    * same text again later re-installs it (repairs a shell a command broke).
    */
   install(context: DialectContext): Promise<string>;
-  /** Path of the file a call is written to before its line is typed. */
-  commandFile(context: DialectContext): string;
-  /** What that file holds for one call: its nonce and its command, exactly as given. */
-  commandFileContent(callNonce: string, command: string): string;
-  /** The fixed line typed to run the call in `commandFile`. */
+  /** The fixed line typed to run the call in the context's `commandFile`. */
   readonly callLine: string;
   /**
    * Lines that switch the shell's own line editing on for a human at the controls (history,

@@ -5,7 +5,6 @@
  * a line editor and the wrapper never reaches `Get-History` or a result.
  */
 import { writeFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DialectContext, ShellDialect, ShellLaunch } from './dialect.ts';
 import { MARK_IDENT } from './marks.ts';
@@ -50,7 +49,7 @@ const CALL_LINE = '__jumpseat_pre; . $__jumpseat_sb; __jumpseat_post';
  *   process name is set to `pwsh` for `[waiting for input: pwsh]`.
  */
 function integrationScript(context: DialectContext, installLine: string): string {
-  const file = psQuote(join(context.privateDir, 'command'));
+  const file = psQuote(context.commandFile);
   return `# jumpseat shell integration for pwsh; run at start, and again if a command broke it.
 [Console]::InputEncoding = [Console]::OutputEncoding = $OutputEncoding = [Text.UTF8Encoding]::new($false)
 Microsoft.PowerShell.Core\\Remove-Module PSReadLine -ErrorAction Ignore
@@ -174,17 +173,9 @@ export function pwshDialect(executable: string): ShellDialect {
         integrated: true,
       };
     },
+    // launch() already wrote the script; typing this line again re-runs it (a repair).
     async install(context: DialectContext): Promise<string> {
-      await writeFile(scriptOf(context), integrationScript(context, installLine(context)), {
-        mode: 0o600,
-      });
       return `${installLine(context)}\r`;
-    },
-    commandFile(context: DialectContext): string {
-      return join(context.privateDir, 'command');
-    },
-    commandFileContent(callNonce: string, command: string): string {
-      return `${callNonce}\n${command}`;
     },
     callLine: `${CALL_LINE}\r`,
     // pwsh's line reader asks where the cursor is before every prompt and every read.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { CallInfo, SessionInfo, SessionState } from '../../../shared/src/api.ts';
 import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
 import { CursorQueryScanner, cursorReport } from '../pty/cursor-queries.ts';
-import type { DialectContext, ShellDialect } from '../pty/dialect.ts';
+import { commandFileContent, type DialectContext, type ShellDialect } from '../pty/dialect.ts';
 import { DisposableStore, Emitter } from '../pty/disposable.ts';
 import { type Mark, MarkScanner } from '../pty/marks.ts';
 import { findWaitingReader, readStat, terminalOf } from '../pty/proc-probe.ts';
@@ -156,7 +156,7 @@ export class Shell {
     const nonce = randomBytes(16).toString('hex');
     // mkdtemp creates the directory with mode 700: command files are private to us.
     const privateDir = mkdtempSync(join(tmpdir(), 'jumpseat-'));
-    this.context = { privateDir, nonce };
+    this.context = { privateDir, nonce, commandFile: join(privateDir, 'command') };
     this.scanner = new MarkScanner(nonce);
     this.cursorQueries = options.dialect.answersCursorQueries ? new CursorQueryScanner() : null;
     this.screen = new ScreenModel(options.cols, options.rows);
@@ -406,11 +406,7 @@ export class Shell {
 
   private typeCommand(command: string): void {
     const nonce = randomBytes(12).toString('hex');
-    writeFileSync(
-      this.options.dialect.commandFile(this.context),
-      this.options.dialect.commandFileContent(nonce, command),
-      { mode: 0o600 },
-    );
+    writeFileSync(this.context.commandFile, commandFileContent(nonce, command), { mode: 0o600 });
     this.foreground = { nonce, command, since: new Date() };
     this.awaitingStart = true;
     this.setState('running');
@@ -614,8 +610,7 @@ export class Shell {
    * once; otherwise (it ran, its marks were lost) or on a second failure, reset the shell.
    */
   private callLineFailed(): void {
-    const file = this.options.dialect.commandFile(this.context);
-    const unread = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    const unread = statSync(this.context.commandFile, { throwIfNoEntry: false })?.size ?? 0;
     if (unread > 0 && this.repairs < MAX_REPAIRS) {
       this.repairs++;
       this.prompt = 'due';
