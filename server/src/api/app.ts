@@ -10,7 +10,6 @@ import type { TokenStore } from '../auth/token-store.ts';
 import type { Config } from '../config/config.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import { LiveHub } from '../live/live-hub.ts';
-import type { LiveObserver } from '../live/shell-channel.ts';
 import { Metrics } from '../ops/metrics.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { agentApi } from './agent-api.ts';
@@ -33,8 +32,6 @@ export interface AppOptions {
   readonly config: Config;
   readonly tools: EngineToolService;
   readonly tokens: TokenStore;
-  /** Told about viewers and streamed bytes (metrics). */
-  readonly liveObserver?: LiveObserver;
   /** Overrides `config.logLevel`; a destination captures the log lines (tests). */
   readonly logger?: LogSettings;
   /**
@@ -83,7 +80,7 @@ export function buildApp(options: AppOptions) {
   app.register(mcpApi, { tools });
   app.register(supervisorApi, { tools });
   app.register(liveApi, {
-    hub: new LiveHub(tools.registry, bothObservers(metrics, options.liveObserver)),
+    hub: new LiveHub(tools.registry, metrics),
   });
   app.register(tokenApi, { tokens });
   app.register(login, { tokens });
@@ -91,29 +88,6 @@ export function buildApp(options: AppOptions) {
   app.register(metricsApi, { metrics });
   app.register(openApiRoute);
   return app;
-}
-
-/** The metrics always hear about viewers; a given observer (tests) hears too. */
-function bothObservers(metrics: Metrics, other: LiveObserver | undefined): LiveObserver {
-  if (other === undefined) return metrics;
-  return {
-    viewerJoined: () => {
-      metrics.viewerJoined();
-      other.viewerJoined();
-    },
-    viewerLeft: () => {
-      metrics.viewerLeft();
-      other.viewerLeft();
-    },
-    bytesStreamed: (bytes) => {
-      metrics.bytesStreamed(bytes);
-      other.bytesStreamed(bytes);
-    },
-    viewerResynced: () => {
-      metrics.viewerResynced();
-      other.viewerResynced();
-    },
-  };
 }
 
 declare module 'fastify' {

@@ -28,10 +28,9 @@ export const RETAINED_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** Session-info changes are sent at most this often (a fast agent changes state per call). */
 const SESSION_UPDATE_MS = 16;
 
-/** Counters the operations side (metrics) may want from the live stream. */
+/** Counters the operations side (metrics) takes from the live stream; the number of viewers
+ *  it reads from each shell's `info()`. */
 export interface LiveObserver {
-  viewerJoined(): void;
-  viewerLeft(): void;
   bytesStreamed(bytes: number): void;
   viewerResynced(): void;
 }
@@ -98,7 +97,6 @@ export class ShellChannel {
       },
     );
     this.viewers.add(connection);
-    this.observer?.viewerJoined();
     this.shell.viewers = this.viewers.size;
     connection.send({
       type: 'hello',
@@ -125,7 +123,6 @@ export class ShellChannel {
   leave(connection: ViewerConnection): void {
     if (!this.viewers.delete(connection)) return;
     connection.dispose();
-    this.observer?.viewerLeft();
     if (!this.disposed) this.shell.viewers = this.viewers.size;
     void this.shell.human.release(connection.viewer.id); // a no-op unless it held them
     this.broadcastPresence();
@@ -174,10 +171,8 @@ export class ShellChannel {
     clearTimeout(this.flushTimer);
     clearTimeout(this.sessionTimer);
     this.disposables.dispose();
-    for (const connection of this.viewers) {
+    for (const connection of this.viewers)
       connection.close(LIVE_CLOSE.gone, 'the shell is no longer listed');
-      this.observer?.viewerLeft();
-    }
     this.viewers.clear();
   }
 

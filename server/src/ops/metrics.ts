@@ -104,12 +104,6 @@ export class Metrics {
     }
   }
 
-  /** For the live hub. The viewers gauge reads each shell's viewer count at scrape time. */
-  viewerJoined(): void {}
-
-  /** For the live hub (see viewerJoined). */
-  viewerLeft(): void {}
-
   /** For the live hub: `count` output bytes were sent to one viewer. */
   bytesStreamed(count: number): void {
     if (count > 0) this.bytes.inc(count);
