@@ -11,6 +11,7 @@ import {
   parseServerMessage,
   type ServerMessage,
 } from '../../shared/src/live.ts';
+import { OutputCursor } from '../../shared/src/output-cursor.ts';
 
 /** Output as it reaches a watcher: the display bytes from `offset` on. */
 export interface OutputEvent {
@@ -38,15 +39,15 @@ export interface WatchOptions {
 const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 5000;
 const NORMAL_CLOSURE = 1000;
+/** Closed by the client itself to resume after missing bytes (4000–4999: application's). */
+const OUTPUT_GAP = 4000;
 
 export class LiveWatch {
-  /** Display offset just past the last output byte delivered. */
-  position = 0;
   readonly closed: Promise<void>;
+  private readonly cursor = new OutputCursor();
   private socket: WebSocket | null = null;
   private stopped = false;
   private delayMs = RECONNECT_FIRST_MS;
-  private hasPosition = false;
   private finished = false;
   private markClosed!: () => void;
 
@@ -59,10 +60,12 @@ export class LiveWatch {
     this.closed = new Promise((resolve) => {
       this.markClosed = resolve;
     });
-    if (options.from !== undefined) {
-      this.position = options.from;
-      this.hasPosition = true;
-    }
+    if (options.from !== undefined) this.cursor.moveTo(options.from);
+  }
+
+  /** Display offset just past the last output byte delivered; null before the first. */
+  get position(): number | null {
+    return this.cursor.position;
   }
 
   /** Connects; resolves once the first connection is open, rejects if it is refused. */
@@ -84,7 +87,7 @@ export class LiveWatch {
   }
 
   private connect(opened?: () => void, refused?: (error: Error) => void): void {
-    const query = this.hasPosition ? `?from=${this.position}` : '';
+    const query = this.cursor.position === null ? '' : `?from=${this.cursor.position}`;
     const socket = new WebSocket(`${this.url}${query}`, {
       headers: { authorization: `Bearer ${this.token}` },
     });
@@ -142,22 +145,19 @@ export class LiveWatch {
     if (isBinary) {
       const frame = decodeOutputFrame(new Uint8Array(data));
       if (!frame) return;
-      const end = frame.offset + frame.data.length;
-      if (end <= this.position) return;
-      const fresh = frame.data.subarray(Math.max(0, this.position - frame.offset));
-      const offset = Math.max(frame.offset, this.position);
-      this.position = end;
-      this.hasPosition = true;
-      this.onEvent({ type: 'output', offset, data: fresh });
+      const from = this.cursor.position ?? 0;
+      const verdict = this.cursor.accept(frame);
+      if (verdict.kind === 'write')
+        this.onEvent({ type: 'output', offset: from, data: verdict.data });
+      // Bytes are missing: start over from what was delivered (the close code asks for a retry).
+      else if (verdict.kind === 'gap') this.socket?.close(OUTPUT_GAP, 'output gap: resuming');
       return;
     }
     const parsed = parseServerMessage(data.toString('utf8'));
     if (!parsed.ok) return;
     const message = parsed.message;
-    if (message.type === 'snapshot' || message.type === 'resumed') {
-      this.position = message.offset;
-      this.hasPosition = true;
-    }
+    if (message.type === 'snapshot' || message.type === 'resumed')
+      this.cursor.moveTo(message.offset);
     this.onEvent(message);
   }
 }

@@ -10,11 +10,11 @@ import {
   type ServerMessage,
   type Viewer,
 } from '../../shared/src/live.ts';
+import { OutputCursor } from '../../shared/src/output-cursor.ts';
 import { fetchCalls } from './api-client.ts';
 import { CallTimeline } from './call-timeline.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
-import { OutputCursor } from './output-cursor.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { stateBadge } from './session-labels.ts';

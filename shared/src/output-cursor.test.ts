@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { OutputCursor } from './output-cursor.ts';
 
-const bytes = (text: string) => new TextEncoder().encode(text);
-const text = (data: Uint8Array) => new TextDecoder().decode(data);
+// ASCII only: shared/ has neither DOM nor Node types, so no TextEncoder here.
+const bytes = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0));
+const text = (data: Uint8Array) => String.fromCharCode(...data);
 
 describe('OutputCursor', () => {
   it('writes a frame that starts at the position and moves to its end', () => {

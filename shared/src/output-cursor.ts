@@ -1,9 +1,10 @@
 /**
- * Where the page is in a shell's display stream, so that output frames arriving after a
+ * Where a live client is in a shell's display stream, so that output frames arriving after a
  * reconnect (`?from=`) are written exactly once: bytes already shown are trimmed, a gap is
- * reported instead of being papered over.
+ * reported instead of being papered over. The protocol's "nothing lost or shown twice", in
+ * one place for the web app and the TypeScript client.
  */
-import type { OutputFrame } from '../../shared/src/live.ts';
+import type { OutputFrame } from './live.ts';
 
 export type FrameVerdict =
   /** New bytes to show; the position moves to the frame's end. */
