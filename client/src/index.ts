@@ -12,6 +12,7 @@ import type {
   TokenRequest,
   ToolCallReply,
   ToolDefinition,
+  ToolFormat,
 } from '../../shared/src/api.ts';
 import { apiError, type JumpseatApiError } from './errors.ts';
 import { type LiveEvent, LiveWatch, type WatchOptions } from './watch.ts';
@@ -26,7 +27,7 @@ export {
 } from './errors.ts';
 export type { ConnectionEvent, LiveEvent, OutputEvent, WatchOptions } from './watch.ts';
 export { LiveWatch } from './watch.ts';
-export type { CallInfo, Dialect, RoleName, SessionInfo, TokenReply, ToolDefinition };
+export type { CallInfo, Dialect, RoleName, SessionInfo, TokenReply, ToolDefinition, ToolFormat };
 
 export interface JumpseatClientOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:7400`. */
@@ -39,8 +40,6 @@ export interface CallOptions {
   /** Aborting cancels the call on the server: the shell is reset and the result dropped. */
   readonly signal?: AbortSignal;
 }
-
-export type ToolFormat = 'anthropic' | 'openai' | 'openai-responses' | 'json-schema';
 
 /** `agent` is required for role `agent`; `name` defaults to the role (or `agent:<id>`). */
 export type TokenOptions = TokenRequest;

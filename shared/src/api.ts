@@ -91,6 +91,10 @@ export const CallInfo = Type.Object({
 });
 export type CallInfo = Static<typeof CallInfo>;
 
+/** The shapes `GET /api/tools?format=` gives the tool definitions in (default anthropic). */
+export const TOOL_FORMATS = ['anthropic', 'openai', 'openai-responses', 'json-schema'] as const;
+export type ToolFormat = (typeof TOOL_FORMATS)[number];
+
 export const ToolDefinition = Type.Object({
   name: Type.String(),
   description: Type.String(),

@@ -10,8 +10,10 @@ import {
   AGENT_ID_PATTERN,
   AGENT_ID_REGEX,
   DIALECTS,
+  TOOL_FORMATS,
   ToolCallBody,
   ToolCallReply,
+  type ToolFormat,
 } from '../../../shared/src/api.ts';
 import { canCallAgent, type Principal } from '../auth/principal.ts';
 import {
@@ -25,7 +27,7 @@ import type { ToolService } from '../tool/tool-service.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { AGENT_ID_RULE } from './schema-errors.ts';
 import { checkToolCallBody } from './tool-call-body.ts';
-import { formatTools, TOOL_FORMATS, type ToolFormat } from './tool-formats.ts';
+import { formatTools } from './tool-formats.ts';
 
 export interface AgentApiOptions {
   readonly tools: ToolService;

@@ -4,10 +4,7 @@
  * OpenAI's Chat Completions `tools` (and its Responses API's flatter variant), or one plain
  * JSON Schema document per tool.
  */
-import type { ToolDefinition } from '../../../shared/src/api.ts';
-
-export const TOOL_FORMATS = ['anthropic', 'openai', 'openai-responses', 'json-schema'] as const;
-export type ToolFormat = (typeof TOOL_FORMATS)[number];
+import type { ToolDefinition, ToolFormat } from '../../../shared/src/api.ts';
 
 const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
