@@ -18,7 +18,7 @@ import {
 } from './bench-server.ts';
 
 const FLOOD_COMMAND = "head -c 20000000 /dev/zero | tr '\\0' x | fold -w 99";
-const FLOOD_RUNS = 3;
+const FLOOD_RUNS = 5;
 const VIEWERS = 20;
 /** What one stalled viewer may add to the server's memory: its 2 MiB send bound, the 4 MiB
  *  of output kept for resumes, and room for the allocator's own slack. */
@@ -58,17 +58,20 @@ export async function liveBenchmarks(): Promise<boolean[]> {
   const results: boolean[] = [];
   const server = await startServer();
   try {
-    // 1. 20 MB with nobody watching, then with 20 viewers (separate shells, same server).
+    // 1. 20 MB in a shell nobody watches and in one 20 viewers watch (same server), the two
+    //    runs taking turns so that a drift in the machine's speed hits both alike.
     await call(server, 'bench-flood-alone', 'true');
-    const alone = await timings(FLOOD_RUNS, () => call(server, 'bench-flood-alone', FLOOD_COMMAND));
     await call(server, 'bench-flood-watched', 'true');
     const id = await sessionId(server, 'bench-flood-watched');
     const viewers = await Promise.all(
       Array.from({ length: VIEWERS }, () => connectViewer(server, id)),
     );
-    const watched = await timings(FLOOD_RUNS, () =>
-      call(server, 'bench-flood-watched', FLOOD_COMMAND),
-    );
+    const alone: number[] = [];
+    const watched: number[] = [];
+    for (let run = 0; run < FLOOD_RUNS; run++) {
+      alone.push(...(await timings(1, () => call(server, 'bench-flood-alone', FLOOD_COMMAND))));
+      watched.push(...(await timings(1, () => call(server, 'bench-flood-watched', FLOOD_COMMAND))));
+    }
     await sleep(500);
     const streamed = viewers.reduce((sum, viewer) => sum + viewer.bytes, 0);
     for (const viewer of viewers) viewer.socket.close();
@@ -83,7 +86,7 @@ export async function liveBenchmarks(): Promise<boolean[]> {
       ),
     );
 
-    // 2. Memory with one viewer that stopped reading, over three 20 MB floods.
+    // 2. Memory with one viewer that stopped reading, over FLOOD_RUNS 20 MB floods.
     await call(server, 'bench-stalled', 'true');
     const stalledId = await sessionId(server, 'bench-stalled');
     await sleep(1500);
@@ -104,7 +107,7 @@ export async function liveBenchmarks(): Promise<boolean[]> {
     const peakMiB = (peak - before) / 1024;
     results.push(
       report(
-        'server memory with one stalled viewer (3 x 20 MB)',
+        `server memory with one stalled viewer (${FLOOD_RUNS} x 20 MB)`,
         Math.max(peakMiB, 0) / STALLED_VIEWER_BOUND_MIB,
         1,
         `(RSS +${grewMiB.toFixed(1)} MiB after, +${peakMiB.toFixed(1)} MiB at peak, against ${STALLED_VIEWER_BOUND_MIB} MiB)`,
