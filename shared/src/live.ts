@@ -225,7 +225,7 @@ function parseJson(text: string): Parsed<unknown> {
 
 /** First byte of a binary output frame; the next 8 bytes are the offset (float64, BE). */
 export const OUTPUT_FRAME = 1;
-const OUTPUT_HEADER_BYTES = 9;
+export const OUTPUT_HEADER_BYTES = 9;
 
 export interface OutputFrame {
   /** Display-stream offset of the first byte of `data`. */
@@ -233,12 +233,22 @@ export interface OutputFrame {
   readonly data: Uint8Array;
 }
 
-export function encodeOutputFrame(offset: number, data: Uint8Array): Uint8Array {
-  const frame = new Uint8Array(OUTPUT_HEADER_BYTES + data.length);
+/** One frame of the bytes in `data` (or in its pieces, in order), copied once. */
+export function encodeOutputFrame(
+  offset: number,
+  data: Uint8Array | readonly Uint8Array[],
+): Uint8Array {
+  const pieces = data instanceof Uint8Array ? [data] : data;
+  const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  const frame = new Uint8Array(OUTPUT_HEADER_BYTES + length);
   const view = new DataView(frame.buffer);
   view.setUint8(0, OUTPUT_FRAME);
   view.setFloat64(1, offset);
-  frame.set(data, OUTPUT_HEADER_BYTES);
+  let at = OUTPUT_HEADER_BYTES;
+  for (const piece of pieces) {
+    frame.set(piece, at);
+    at += piece.length;
+  }
   return frame;
 }
 

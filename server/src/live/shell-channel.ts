@@ -10,6 +10,7 @@ import {
   encodeOutputFrame,
   LIVE_CLOSE,
   LIVE_PROTOCOL_VERSION,
+  OUTPUT_HEADER_BYTES,
   type ServerMessage,
   type Viewer,
 } from '../../../shared/src/live.ts';
@@ -189,17 +190,21 @@ export class ShellChannel {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.pendingBytes === 0 || this.disposed) return;
-    const data =
-      this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending);
     const offset = this.pendingStart;
+    // The gathered chunks are copied once, into the frame every viewer gets; the bytes kept
+    // for resumes are that same memory.
+    const frame = encodeOutputFrame(offset, this.pending);
+    const data = Buffer.from(
+      frame.buffer,
+      frame.byteOffset + OUTPUT_HEADER_BYTES,
+      this.pendingBytes,
+    );
     this.pending = [];
     this.pendingBytes = 0;
     this.pendingStart = offset + data.length;
     this.ring.push(offset, data);
-    let frame: Uint8Array | undefined;
     for (const connection of this.viewers) {
       if (connection.mode !== 'live') continue;
-      frame ??= encodeOutputFrame(offset, data);
       const before = connection.position;
       if (!connection.sendOutput(offset, data, frame)) void this.resync(connection, 'resync');
       else this.observer?.bytesStreamed(connection.position - before);
