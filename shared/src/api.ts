@@ -50,7 +50,10 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 export const SessionInfo = Type.Object({
   id: Type.String(),
-  agent: Type.String(),
+  /** The agent whose shell this is; null for a person's own shell not handed to an agent. */
+  agent: Nullable(Type.String()),
+  /** The display name of the person who opened this shell; null for an agent's shell. */
+  owner: Nullable(Type.String()),
   dialect: Type.Union([Type.Literal('bash'), Type.Literal('pwsh')]),
   state: Type.Union([
     Type.Literal('starting'),
@@ -127,3 +130,72 @@ export const TokenReply = Type.Object({
   name: Type.String(),
 });
 export type TokenReply = Static<typeof TokenReply>;
+
+/** `POST /api/sessions`: a person opens a shell of their own (operator or admin). */
+export const NewShellRequest = Type.Object(
+  { dialect: Type.Union([Type.Literal('bash'), Type.Literal('pwsh')]) },
+  { additionalProperties: false },
+);
+export type NewShellRequest = Static<typeof NewShellRequest>;
+
+/** `POST /api/sessions/:id/hand-off`: the shell becomes this agent's shell of its dialect. */
+export const HandOffRequest = Type.Object(
+  { agent: Type.String({ pattern: AGENT_ID_PATTERN }) },
+  { additionalProperties: false },
+);
+export type HandOffRequest = Static<typeof HandOffRequest>;
+
+/** Longest life a share link may be given (30 days), in seconds. */
+export const MAX_SHARE_SECONDS = 30 * 24 * 3600;
+
+/** `POST /api/sessions/:id/shares`: a link to this one shell, to watch or also to type. */
+export const ShareRequest = Type.Object(
+  {
+    role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
+    /** Omitted: the link works until revoked. */
+    expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_SHARE_SECONDS })),
+  },
+  { additionalProperties: false },
+);
+export type ShareRequest = Static<typeof ShareRequest>;
+
+/** A share link as listed (its token is shown only once, when it is created). */
+export const ShareInfo = Type.Object({
+  id: Type.String(),
+  sessionId: Type.String(),
+  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
+  /** The holder's display name, once they gave it; null before. */
+  name: Nullable(Type.String()),
+  createdBy: Type.String(),
+  createdAt: Type.String(),
+  expiresAt: Nullable(Type.String()),
+});
+export type ShareInfo = Static<typeof ShareInfo>;
+
+export const ShareCreated = Type.Object({
+  share: ShareInfo,
+  /** The secret; shown this once. */
+  token: Type.String(),
+  /** Opening it logs a browser in and lands on the shared shell. */
+  url: Type.String(),
+});
+export type ShareCreated = Static<typeof ShareCreated>;
+
+/** `GET /api/me`: who this token is. */
+export const WhoAmI = Type.Object({
+  name: Type.String(),
+  role: Type.String(),
+  /** False for a share link whose holder has not given their name yet. */
+  named: Type.Boolean(),
+  /** The one shell a share link reaches; null for an unscoped token. */
+  scope: Nullable(Type.String()),
+  canControl: Type.Boolean(),
+});
+export type WhoAmI = Static<typeof WhoAmI>;
+
+/** `PUT /api/me/name`: the display name others see. */
+export const NameRequest = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 60 }) },
+  { additionalProperties: false },
+);
+export type NameRequest = Static<typeof NameRequest>;

@@ -27,7 +27,7 @@ export const MAX_ROWS = 300;
 export const LIVE_CLOSE = {
   /** The shell was forgotten by the server (or the server is shutting down). */
   gone: 4404,
-  /** The viewer's access was revoked. */
+  /** The viewer's access was revoked, or its share link expired. */
   revoked: 4403,
 } as const;
 
@@ -107,6 +107,24 @@ export const ResizeMessage = Type.Object({
   rows: Type.Integer(),
 });
 
+/** A viewer who may type asks the controller for the keyboard (everyone is told). */
+export const ControlRequestedMessage = Type.Object({
+  type: Type.Literal('control_requested'),
+  from: Viewer,
+});
+
+/** A request for the keyboard is over: granted, declined, or the asker or holder left. */
+export const ControlRequestClosedMessage = Type.Object({
+  type: Type.Literal('control_request_closed'),
+  /** The asking viewer's id. */
+  from: Type.String(),
+  outcome: Type.Union([
+    Type.Literal('granted'),
+    Type.Literal('declined'),
+    Type.Literal('withdrawn'),
+  ]),
+});
+
 export const ErrorMessage = Type.Object({
   type: Type.Literal('error'),
   code: Type.String(),
@@ -123,6 +141,8 @@ export const ServerMessage = Type.Union([
   ControlMessage,
   PresenceMessage,
   ResizeMessage,
+  ControlRequestedMessage,
+  ControlRequestClosedMessage,
   ErrorMessage,
 ]);
 export type ServerMessage = Static<typeof ServerMessage>;
@@ -156,12 +176,31 @@ export const InterruptMessage = Type.Object(
   { additionalProperties: false },
 );
 
+/** Asks the controller for the keyboard (it is taken at once when nobody holds it). */
+export const RequestControlMessage = Type.Object(
+  { type: Type.Literal('request_control') },
+  { additionalProperties: false },
+);
+/** The controller hands the keyboard to the viewer who asked. */
+export const GrantControlMessage = Type.Object(
+  { type: Type.Literal('grant_control'), to: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+/** The controller keeps the keyboard. */
+export const DeclineControlMessage = Type.Object(
+  { type: Type.Literal('decline_control'), to: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+
 export const ClientMessage = Type.Union([
   TakeControlMessage,
   ReleaseControlMessage,
   InputMessage,
   ClientResizeMessage,
   InterruptMessage,
+  RequestControlMessage,
+  GrantControlMessage,
+  DeclineControlMessage,
 ]);
 export type ClientMessage = Static<typeof ClientMessage>;
 
@@ -171,6 +210,9 @@ export const CLIENT_MESSAGE_TYPES = [
   'input',
   'resize',
   'interrupt',
+  'request_control',
+  'grant_control',
+  'decline_control',
 ] as const;
 
 const serverMessageCheck = Compile(ServerMessage);
@@ -181,6 +223,9 @@ const clientMessageChecks = {
   input: Compile(InputMessage),
   resize: Compile(ClientResizeMessage),
   interrupt: Compile(InterruptMessage),
+  request_control: Compile(RequestControlMessage),
+  grant_control: Compile(GrantControlMessage),
+  decline_control: Compile(DeclineControlMessage),
 } as const;
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };

@@ -8,7 +8,7 @@ import { fetchSessions } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
-import { commandPreview, stateBadge } from './session-labels.ts';
+import { commandPreview, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { formatElapsed, tickElapsedClocks } from './time-format.ts';
 
 interface Row {
@@ -74,7 +74,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   const render = (): void => {
     const ordered = [...sessions.values()].sort(
       (a, b) =>
-        a.agent.localeCompare(b.agent) ||
+        shellOwnerLabel(a).localeCompare(shellOwnerLabel(b)) ||
         a.dialect.localeCompare(b.dialect) ||
         a.id.localeCompare(b.id),
     );
@@ -157,13 +157,14 @@ function sessionRow(): Row {
     element,
     update(session) {
       element.dataset.sessionId = session.id;
-      element.dataset.agent = session.agent;
+      element.dataset.agent = session.agent ?? '';
+      element.dataset.owner = session.owner ?? '';
       element.dataset.dialect = session.dialect;
       element.dataset.state = session.state;
       element.classList.toggle('needs-human', session.state === 'waiting_input');
       element.classList.toggle('gone', session.state === 'exited' || session.state === 'ended');
       agentLink.href = `/sessions/${encodeURIComponent(session.id)}`;
-      agentLink.textContent = session.agent;
+      agentLink.textContent = shellOwnerLabel(session);
       cells.dialect.textContent = session.dialect;
       replaceChildren(cells.state, stateBadge(session));
       cells.command.textContent = session.command === null ? '' : commandPreview(session.command);

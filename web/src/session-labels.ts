@@ -20,6 +20,11 @@ export const OUTCOME_LABELS: Record<CallOutcome, string> = {
   cancelled: 'cancelled',
 };
 
+/** Whose shell it is: the agent's id, or the name of the person who opened it. */
+export function shellOwnerLabel(session: SessionInfo): string {
+  return session.agent ?? `${session.owner ?? 'someone'} (person)`;
+}
+
 /** A command can be a megabyte heredoc; lists show its first line, shortened. */
 const MAX_COMMAND_PREVIEW_CHARS = 160;
 

@@ -17,7 +17,7 @@ import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
-import { stateBadge } from './session-labels.ts';
+import { shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { watchForSuccessor } from './successor-shell.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
@@ -176,12 +176,13 @@ export async function showSession(
 
   const renderSession = (): void => {
     if (session === null) return;
-    title.textContent = `${session.agent} · ${session.dialect}`;
-    document.title = `${session.agent} · ${session.dialect} — jumpseat`;
+    title.textContent = `${shellOwnerLabel(session)} · ${session.dialect}`;
+    document.title = `${shellOwnerLabel(session)} · ${session.dialect} — jumpseat`;
     replaceChildren(badge, stateBadge(session));
     if (session.state !== 'running') timeline.idle();
     renderControls();
-    if (session.state === 'exited' && stopLooking === null) followAgent(session);
+    if (session.state === 'exited' && session.agent !== null && stopLooking === null)
+      followAgent(session);
   };
 
   /** The shell ended: point to the one the agent's next call starts. */
@@ -198,7 +199,7 @@ export async function showSession(
         h(
           'a',
           { href: `/sessions/${encodeURIComponent(next.id)}` },
-          `Open ${next.agent}'s new ${next.dialect} shell`,
+          `Open ${next.agent ?? 'the agent'}'s new ${next.dialect} shell`,
         ),
       );
     });

@@ -6,6 +6,7 @@ function shell(id: string, patch: Partial<SessionInfo> = {}): SessionInfo {
   return {
     id,
     agent: 'a1',
+    owner: null,
     dialect: 'bash',
     state: 'idle',
     command: null,

@@ -16,6 +16,7 @@ export function successorOf(
     .filter(
       (s) =>
         s.id !== ended.id &&
+        ended.agent !== null &&
         s.agent === ended.agent &&
         s.dialect === ended.dialect &&
         s.state !== 'exited' &&

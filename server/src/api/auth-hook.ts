@@ -33,9 +33,16 @@ export const authHook = fp<AuthOptions>(
     app.addHook('onRequest', async (request) => {
       const config = request.routeOptions.config;
       if (config.public === true) return;
-      const principal = authenticate(request, tokens);
-      const refusal = config.refuse?.(principal, request);
-      if (refusal !== undefined) throw new JumpseatError(JUMPSEAT_ERR_FORBIDDEN, refusal);
+      let principal: Principal | undefined;
+      try {
+        principal = authenticate(request, tokens);
+        const refusal = config.refuse?.(principal, request);
+        if (refusal !== undefined) throw new JumpseatError(JUMPSEAT_ERR_FORBIDDEN, refusal);
+      } catch (error) {
+        if (error instanceof JumpseatError) reportRefusal(tokens, request, error, principal);
+        throw error;
+      }
+      tokens.noteUse(principal, request.ip);
       request.principal = principal;
     });
   },
@@ -63,6 +70,24 @@ function authenticate(request: FastifyRequest, tokens: TokenStore): Principal {
     );
   }
   return principal;
+}
+
+function reportRefusal(
+  tokens: TokenStore,
+  request: FastifyRequest,
+  error: JumpseatError,
+  principal: Principal | undefined,
+): void {
+  tokens.onAuthEvent.fire({
+    kind: 'refused',
+    status: error.status === 401 ? 401 : 403,
+    reason: error.message,
+    address: request.ip,
+    method: request.method,
+    url: request.url.split('?')[0] ?? request.url,
+    tokenId: principal?.tokenId ?? null,
+    name: principal?.name ?? null,
+  });
 }
 
 function credentialOf(request: FastifyRequest): Credential | undefined {

@@ -25,7 +25,7 @@ const tokenApiPlugin: FastifyPluginAsyncTypebox<TokenApiOptions> = async (app, {
       config: { refuse: refuseUnlessAdmin },
     },
     async (request, reply) => {
-      const { token, principal } = tokens.mint(request.body);
+      const { token, principal } = tokens.mint(request.body, (request.principal as Principal).name);
       reply.status(201).header('cache-control', 'no-store');
       return {
         token,

@@ -5,6 +5,8 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { TokenRequest } from '../../../shared/src/api.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
+import { Emitter } from '../pty/disposable.ts';
+import type { AuthEvent } from './auth-events.ts';
 import type { Principal } from './principal.ts';
 import { loadTokenRecords, saveTokenRecords, type TokenRecord } from './token-file.ts';
 import { createTokenSecret, isWellFormedToken } from './token-secret.ts';
@@ -22,7 +24,14 @@ interface KnownToken {
 
 const ADMIN_PRINCIPAL: Principal = { role: 'admin', name: 'admin', tokenId: 'admin' };
 
+/** Addresses remembered per token for `new_address` events, before the oldest is forgotten. */
+const MAX_ADDRESSES_PER_TOKEN = 64;
+
 export class TokenStore {
+  /** Mints, revocations, first uses from an address and refusals, for the audit trail. */
+  readonly onAuthEvent = new Emitter<AuthEvent>();
+  /** Addresses each token was used from since the server started. */
+  readonly #seenFrom = new Map<string, Set<string>>();
   readonly #adminHash: Buffer;
   readonly #dataDir: string;
   readonly #records: TokenRecord[];
@@ -55,11 +64,29 @@ export class TokenStore {
     return match;
   }
 
+  /** Reports a token's first use from an address (since this server started). */
+  noteUse(principal: Principal, address: string): void {
+    let seen = this.#seenFrom.get(principal.tokenId);
+    if (seen === undefined) {
+      seen = new Set();
+      this.#seenFrom.set(principal.tokenId, seen);
+    }
+    if (seen.has(address)) return;
+    if (seen.size >= MAX_ADDRESSES_PER_TOKEN) seen.clear();
+    seen.add(address);
+    this.onAuthEvent.fire({
+      kind: 'new_address',
+      tokenId: principal.tokenId,
+      name: principal.name,
+      address,
+    });
+  }
+
   /**
    * Creates a token for a role and saves its hash; `agent` is required for role agent and
    * refused for the others (400).
    */
-  mint(request: TokenRequest): MintedToken {
+  mint(request: TokenRequest, by = 'admin'): MintedToken {
     if (request.role === 'agent' && request.agent === undefined) {
       throw new JumpseatError(
         JUMPSEAT_ERR_BAD_REQUEST,
@@ -85,6 +112,14 @@ export class TokenStore {
     this.#records.push(record);
     const entry = known(record);
     this.#known.push(entry);
+    this.onAuthEvent.fire({
+      kind: 'minted',
+      tokenId: record.id,
+      name: record.name,
+      role: record.role,
+      scope: null,
+      by,
+    });
     return { token, principal: entry.principal };
   }
 }

@@ -190,7 +190,7 @@ function table(list: readonly SessionInfo[]): string {
   const header = ['ID', 'AGENT', 'DIALECT', 'STATE', 'PID', 'COMMAND'];
   const rows = list.map((session) => [
     session.id,
-    session.agent,
+    session.agent ?? `${session.owner ?? '?'} (person)`,
     session.dialect,
     session.state,
     session.pid === null ? '-' : String(session.pid),

@@ -153,7 +153,7 @@ export class ShellChannel {
           this.shell.human.resize(id, message.cols, message.rows);
           break;
         case 'interrupt':
-          if (!(await this.shell.human.interrupt())) {
+          if (!(await this.shell.human.interrupt(connection.viewer))) {
             connection.send(errorMessage('NOTHING_TO_INTERRUPT', 'the shell is not running'));
           }
           break;

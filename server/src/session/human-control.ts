@@ -60,6 +60,10 @@ const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
 
 export class HumanControl {
   readonly onControl = new Emitter<Controller | null>();
+  /** Someone interrupted the foreground program (and a SIGINT was sent). */
+  readonly onInterrupt = new Emitter<Controller>();
+  /** Keystrokes the controller typed, as sent to the shell (recorded only when configured). */
+  readonly onInput = new Emitter<{ readonly by: Controller; readonly keys: string }>();
   private control: Controller | null = null;
   private readonly use = new HumanUse();
   /** Echo was not switched on at take-over: due once the shell is back at its prompt. */
@@ -120,9 +124,10 @@ export class HumanControl {
     // The engine answers a dialect's cursor queries itself; the controller's terminal answers
     // them too (it sees them in the stream), and a second answer would arrive as typed keys.
     const keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
-    if (keys === '') return;
+    if (keys === '' || !this.control) return;
     this.use.typed(keys);
     this.shell.write(keys);
+    this.onInput.fire({ by: this.control, keys });
   }
 
   /** The controller's terminal size, kept until release. */
@@ -131,12 +136,15 @@ export class HumanControl {
     this.shell.resize({ cols, rows });
   }
 
-  /** SIGINT to the foreground process group (the page's Interrupt button). */
-  async interrupt(): Promise<boolean> {
+  /** SIGINT to the foreground process group (the page's Interrupt button), sent by `by`. */
+  async interrupt(by: Controller): Promise<boolean> {
     if (!this.shell.alive) return false;
     // The shell's own builtins (`read`) run in its group: an agent command counts as a job.
     const sent = await interruptForeground(this.shell.pid, !this.shell.commandInForeground);
-    if (sent) this.use.interrupted();
+    if (sent) {
+      this.use.interrupted();
+      this.onInterrupt.fire(by);
+    }
     return sent;
   }
 

@@ -12,7 +12,7 @@ import { Shell, type ShellCallResult, type ShellOptions } from './shell.ts';
 /** Exited shells kept for the supervisor API before the oldest is forgotten. */
 const MAX_EXITED_SHELLS_KEPT = 200;
 
-export type ShellSettings = Omit<ShellOptions, 'id' | 'agent'>;
+export type ShellSettings = Omit<ShellOptions, 'id' | 'agent' | 'owner'>;
 
 export interface ExecutedCall {
   readonly shell: Shell;

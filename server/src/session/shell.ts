@@ -38,9 +38,18 @@ const MAX_REPAIRS = 1;
 /** Calls kept per shell for the supervisor API (durable history is the store's job). */
 const MAX_CALLS_KEPT = 500;
 
+/** The person who opened a shell of their own (see ShellRegistry.openPersonal). */
+export interface ShellOwner {
+  readonly name: string;
+  /** The token they opened it with: that token is the owner's, whatever its name becomes. */
+  readonly tokenId: string;
+}
+
 export interface ShellOptions {
   readonly id: string;
-  readonly agent: string;
+  /** The agent whose shell this is; null for a person's own shell. */
+  readonly agent: string | null;
+  readonly owner?: ShellOwner;
   readonly dialect: ShellDialect;
   readonly workspace: string;
   readonly baseEnv: NodeJS.ProcessEnv;
@@ -86,7 +95,7 @@ interface ForegroundCommand {
 
 export class Shell {
   readonly id: string;
-  readonly agent: string;
+  readonly owner: ShellOwner | null;
   readonly startedAt = new Date();
   readonly onDisplay = new Emitter<DisplayChunk>();
   /** Anything `info()` reports changed (state, command, controller, viewers, size). */
@@ -144,10 +153,12 @@ export class Shell {
   readonly human: HumanControl;
   private viewerCount = 0;
   private size: { cols: number; rows: number };
+  private agentId: string | null;
 
   constructor(private readonly options: ShellOptions) {
     this.id = options.id;
-    this.agent = options.agent;
+    this.agentId = options.agent;
+    this.owner = options.owner ?? null;
     this.ready = new Promise((resolve, reject) => {
       this.markReady = resolve;
       this.failStart = reject;
@@ -189,6 +200,20 @@ export class Shell {
     return this.options.dialect;
   }
 
+  /** The agent whose shell this is; null while it is a person's own shell. */
+  get agent(): string | null {
+    return this.agentId;
+  }
+
+  /**
+   * Makes a person's shell an agent's (the registry checks the agent has no live shell of
+   * this dialect). It stays the person's until they release the controls.
+   */
+  assignAgent(agent: string): void {
+    this.agentId = agent;
+    this.onChange.fire();
+  }
+
   get state(): SessionState {
     return this.stateValue;
   }
@@ -221,7 +246,7 @@ export class Shell {
     await this.switchEditing();
     this.human.refuseAgent();
     const run = new CallRun({
-      capture: this.options.newCapture(this.agent),
+      capture: this.options.newCapture(this.agentId ?? ''),
       timeoutMs: this.options.timeoutMs,
       probe: () => findWaitingReader(this.pty.pid, this.ttyPath),
       screenText: () => this.screenText(),
@@ -348,7 +373,8 @@ export class Shell {
   info(): SessionInfo {
     return {
       id: this.id,
-      agent: this.agent,
+      agent: this.agentId,
+      owner: this.owner?.name ?? null,
       dialect: this.options.dialect.name,
       state: this.human.controller && this.alive ? 'human_control' : this.stateValue,
       command: this.foreground?.command ?? null,
@@ -375,6 +401,8 @@ export class Shell {
       this.onCallStarted,
       this.onCallFinished,
       this.human.onControl,
+      this.human.onInterrupt,
+      this.human.onInput,
       this.onResize,
     ]) {
       (emitter as Emitter<unknown>).clear();
