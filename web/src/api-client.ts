@@ -1,8 +1,16 @@
 /**
- * The page's HTTP reads: same-origin fetches that carry the login cookie. A missing or
+ * The page's HTTP requests: same-origin fetches that carry the login cookie. A missing or
  * refused token becomes an `AccessProblem` the page explains instead of a broken view.
  */
-import type { CallInfo, SessionInfo } from '../../shared/src/api.ts';
+import type {
+  CallInfo,
+  Dialect,
+  SessionInfo,
+  ShareCreated,
+  ShareInfo,
+  ShareRequest,
+  WhoAmI,
+} from '../../shared/src/api.ts';
 
 export type AccessProblem =
   /** No cookie or a token the server no longer knows: open the login URL. */
@@ -10,42 +18,114 @@ export type AccessProblem =
   /** Logged in, but this token's role may not watch shells. */
   | { readonly kind: 'forbidden'; readonly message: string }
   | { readonly kind: 'not_found'; readonly message: string }
+  /** A share link's access ended (revoked by the owner, or expired) while watching. */
+  | { readonly kind: 'revoked' }
+  /** The server refused the request for what it asked (a 409 conflict, a bad value). */
+  | { readonly kind: 'refused'; readonly message: string }
   | { readonly kind: 'failed'; readonly message: string };
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; problem: AccessProblem };
 
+const HTTP_NO_CONTENT = 204;
+const HTTP_BAD_REQUEST = 400;
 const HTTP_UNAUTHORIZED = 401;
 const HTTP_FORBIDDEN = 403;
 const HTTP_NOT_FOUND = 404;
+const HTTP_CONFLICT = 409;
+
+const sessionPath = (id: string): string => `/api/sessions/${encodeURIComponent(id)}`;
 
 export function fetchSessions(): Promise<Fetched<SessionInfo[]>> {
-  return getJson<SessionInfo[]>('/api/sessions');
+  return requestJson<SessionInfo[]>('GET', '/api/sessions');
+}
+
+export function fetchSession(sessionId: string): Promise<Fetched<SessionInfo>> {
+  return requestJson<SessionInfo>('GET', sessionPath(sessionId));
 }
 
 export function fetchCalls(sessionId: string): Promise<Fetched<CallInfo[]>> {
-  return getJson<CallInfo[]>(`/api/sessions/${encodeURIComponent(sessionId)}/calls`);
+  return requestJson<CallInfo[]>('GET', `${sessionPath(sessionId)}/calls`);
 }
 
-async function getJson<T>(path: string): Promise<Fetched<T>> {
+export function fetchMe(): Promise<Fetched<WhoAmI>> {
+  return requestJson<WhoAmI>('GET', '/api/me');
+}
+
+export function putName(name: string): Promise<Fetched<WhoAmI>> {
+  return requestJson<WhoAmI>('PUT', '/api/me/name', { name });
+}
+
+/** The dialects this server runs: the names `GET /api/tools` lists. */
+export async function fetchDialects(): Promise<Dialect[]> {
+  const tools = await requestJson<{ name?: unknown }[]>('GET', '/api/tools');
+  if (!tools.ok) return ['bash'];
+  const names = new Set(tools.value.map((tool) => tool.name));
+  return (['bash', 'pwsh'] as const).filter((dialect) => names.has(dialect));
+}
+
+/** A person's own shell, ready; its owner gets the controls when their page joins. */
+export function openShell(dialect: Dialect): Promise<Fetched<SessionInfo>> {
+  return requestJson<SessionInfo>('POST', '/api/sessions', { dialect });
+}
+
+/** Ends the shell's process tree. */
+export function closeShell(sessionId: string): Promise<Fetched<null>> {
+  return requestJson<null>('DELETE', sessionPath(sessionId));
+}
+
+export function handOff(sessionId: string, agent: string): Promise<Fetched<SessionInfo>> {
+  return requestJson<SessionInfo>('POST', `${sessionPath(sessionId)}/hand-off`, { agent });
+}
+
+export function createShare(
+  sessionId: string,
+  request: ShareRequest,
+): Promise<Fetched<ShareCreated>> {
+  return requestJson<ShareCreated>('POST', `${sessionPath(sessionId)}/shares`, request);
+}
+
+export function fetchShares(sessionId: string): Promise<Fetched<ShareInfo[]>> {
+  return requestJson<ShareInfo[]>('GET', `${sessionPath(sessionId)}/shares`);
+}
+
+export function revokeShare(sessionId: string, shareId: string): Promise<Fetched<null>> {
+  return requestJson<null>(
+    'DELETE',
+    `${sessionPath(sessionId)}/shares/${encodeURIComponent(shareId)}`,
+  );
+}
+
+async function requestJson<T>(method: string, path: string, body?: object): Promise<Fetched<T>> {
   let response: Response;
   try {
     response = await fetch(path, {
+      method,
       credentials: 'same-origin',
-      headers: { accept: 'application/json' },
+      headers:
+        body === undefined
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
     return { ok: false, problem: { kind: 'failed', message: `cannot reach jumpseat: ${error}` } };
   }
+  if (response.status === HTTP_NO_CONTENT) return { ok: true, value: null as T };
   if (response.ok) return { ok: true, value: (await response.json()) as T };
   const message = await errorMessage(response);
-  if (response.status === HTTP_UNAUTHORIZED) return { ok: false, problem: { kind: 'login' } };
-  if (response.status === HTTP_FORBIDDEN) {
-    return { ok: false, problem: { kind: 'forbidden', message } };
+  switch (response.status) {
+    case HTTP_UNAUTHORIZED:
+      return { ok: false, problem: { kind: 'login' } };
+    case HTTP_FORBIDDEN:
+      return { ok: false, problem: { kind: 'forbidden', message } };
+    case HTTP_NOT_FOUND:
+      return { ok: false, problem: { kind: 'not_found', message } };
+    case HTTP_BAD_REQUEST:
+    case HTTP_CONFLICT:
+      return { ok: false, problem: { kind: 'refused', message } };
+    default:
+      return { ok: false, problem: { kind: 'failed', message } };
   }
-  if (response.status === HTTP_NOT_FOUND) {
-    return { ok: false, problem: { kind: 'not_found', message } };
-  }
-  return { ok: false, problem: { kind: 'failed', message } };
 }
 
 async function errorMessage(response: Response): Promise<string> {
@@ -56,4 +136,16 @@ async function errorMessage(response: Response): Promise<string> {
     // Not our error shape (a proxy's page): the status line will do.
   }
   return `${response.status} ${response.statusText}`;
+}
+
+/** What to tell the person when a request they made did not go through. */
+export function problemText(problem: AccessProblem): string {
+  switch (problem.kind) {
+    case 'login':
+      return 'You are no longer logged in.';
+    case 'revoked':
+      return 'Your access was revoked.';
+    default:
+      return problem.message;
+  }
 }

@@ -4,8 +4,9 @@
  */
 import type { SessionInfo } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
-import { fetchSessions } from './api-client.ts';
+import { fetchMe, fetchSessions } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
+import { newShellControl } from './new-shell.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { commandPreview, shellOwnerLabel, stateBadge } from './session-labels.ts';
@@ -19,7 +20,14 @@ interface Row {
 export async function showDashboard(root: HTMLElement): Promise<void> {
   document.title = 'jumpseat';
   const frame = pageFrame(root);
-  const initial = await fetchSessions();
+  const [initial, me] = await Promise.all([fetchSessions(), fetchMe()]);
+  // A share link reaches one shell only: its holder belongs on that shell's page.
+  if (me.ok && me.value.scope !== null) {
+    location.replace(`/sessions/${encodeURIComponent(me.value.scope)}`);
+    return;
+  }
+  const myName = me.ok ? me.value.name : null;
+  const mayOpenShells = me.ok && (me.value.role === 'admin' || me.value.role === 'operator');
   if (!initial.ok) {
     frame.setConnection('closed', 'not connected');
     showAccessProblem(frame.main, initial.problem);
@@ -33,7 +41,13 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   const empty = h(
     'div',
     { class: 'empty' },
-    h('p', {}, 'No shells yet. A shell starts on an agent’s first call:'),
+    h(
+      'p',
+      {},
+      mayOpenShells
+        ? 'No shells yet. Open one of your own with New shell, or an agent’s first call starts one:'
+        : 'No shells yet. A shell starts on an agent’s first call:',
+    ),
     h(
       'pre',
       {},
@@ -50,7 +64,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
         'tr',
         {},
         ...[
-          'Agent',
+          'Agent or person',
           'Shell',
           'State',
           'Command',
@@ -65,7 +79,12 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   );
   replaceChildren(
     frame.main,
-    h('h1', { class: 'page-title' }, 'Shells'),
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', { class: 'page-title' }, 'Shells'),
+      mayOpenShells && newShellControl(),
+    ),
     attention,
     h('div', { class: 'table-wrap' }, table),
     empty,
@@ -87,7 +106,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     ordered.forEach((session, index) => {
       let row = rows.get(session.id);
       if (row === undefined) {
-        row = sessionRow();
+        row = sessionRow(myName);
         rows.set(session.id, row);
       }
       row.update(session);
@@ -134,10 +153,12 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   tickElapsedClocks(frame.main);
 }
 
-function sessionRow(): Row {
+/** `myName`: whose shells get the "yours" mark (a person's shells carry their name). */
+function sessionRow(myName: string | null): Row {
   const agentLink = h('a', { class: 'agent' });
+  const yours = h('span', { class: 'yours', hidden: true }, 'yours');
   const cells = {
-    agent: h('td', {}, agentLink),
+    agent: h('td', {}, agentLink, yours),
     dialect: h('td', {}),
     state: h('td', {}),
     command: h('td', { class: 'command' }),
@@ -165,6 +186,9 @@ function sessionRow(): Row {
       element.classList.toggle('gone', session.state === 'exited' || session.state === 'ended');
       agentLink.href = `/sessions/${encodeURIComponent(session.id)}`;
       agentLink.textContent = shellOwnerLabel(session);
+      const mine = session.agent === null && myName !== null && session.owner === myName;
+      yours.hidden = !mine;
+      element.dataset.yours = String(mine);
       cells.dialect.textContent = session.dialect;
       replaceChildren(cells.state, stateBadge(session));
       cells.command.textContent = session.command === null ? '' : commandPreview(session.command);
@@ -205,7 +229,7 @@ function renderAttention(section: HTMLElement, waiting: readonly SessionInfo[]):
       h(
         'a',
         { href: `/sessions/${encodeURIComponent(session.id)}` },
-        `${session.agent} (${session.dialect})`,
+        `${shellOwnerLabel(session)} (${session.dialect})`,
       ),
     ]),
   );

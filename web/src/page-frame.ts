@@ -17,6 +17,8 @@ const CONNECTION_LABELS: Record<ConnectionState, string> = {
 export interface PageFrame {
   readonly main: HTMLElement;
   setConnection(state: ConnectionState, detail: string): void;
+  /** A share link reaches one shell only: the name stops linking to the dashboard. */
+  unlinkHome(): void;
 }
 
 export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame {
@@ -29,13 +31,19 @@ export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame 
   });
   connection.textContent = CONNECTION_LABELS.connecting;
   const main = h('main', { id: 'main' });
+  const brand = h(
+    'a',
+    { class: 'brand', href: '/' },
+    h('span', { 'aria-hidden': 'true' }, '▍'),
+    'jumpseat',
+  );
   replaceChildren(
     root,
     h('a', { class: 'skip', href: '#main' }, 'Skip to content'),
     h(
       'header',
       { class: 'top' },
-      h('a', { class: 'brand', href: '/' }, h('span', { 'aria-hidden': 'true' }, '▍'), 'jumpseat'),
+      brand,
       ...headerItems,
       h('span', { class: 'spacer' }),
       connection,
@@ -50,6 +58,9 @@ export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame 
       connection.textContent = CONNECTION_LABELS[state];
       connection.title = detail;
     },
+    unlinkHome() {
+      brand.removeAttribute('href');
+    },
   };
 }
 
@@ -57,7 +68,11 @@ export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame 
 export function showAccessProblem(main: HTMLElement, problem: AccessProblem): void {
   replaceChildren(
     main,
-    h('section', { class: 'notice', 'data-testid': 'notice' }, ...explain(problem)),
+    h(
+      'section',
+      { class: 'notice', 'data-testid': 'notice', 'data-problem': problem.kind },
+      ...explain(problem),
+    ),
   );
 }
 
@@ -91,6 +106,17 @@ function explain(problem: AccessProblem): Node[] {
         h('p', {}, problem.message),
         h('p', {}, h('a', { href: '/' }, 'See every shell')),
       ];
+    case 'revoked':
+      return [
+        h('h1', {}, 'Your access to this shell was revoked'),
+        h(
+          'p',
+          {},
+          'The person who shared this shell revoked your link, or it expired. You no longer see it or type in it.',
+        ),
+        h('p', { class: 'muted' }, 'Ask them for a new link if you still need it.'),
+      ];
+    case 'refused':
     case 'failed':
       return [h('h1', {}, 'Something went wrong'), h('p', {}, problem.message)];
   }

@@ -25,7 +25,8 @@ export interface SocketOwner {
   url(): string;
   onText(text: string): void;
   onBinary(data: Uint8Array): void;
-  onState(state: ConnectionState, detail: string): void;
+  /** `code` is the server's close code when it ended the connection for good. */
+  onState(state: ConnectionState, detail: string, code?: number): void;
   /** Called after FAILURES_BEFORE_ACCESS_CHECK failed attempts in a row. */
   onRepeatedFailure?(): void;
 }
@@ -101,7 +102,7 @@ export class ReconnectingSocket {
       this.forget(socket);
       if (isFinal(event.code)) {
         this.stopped = true;
-        this.owner.onState('closed', event.reason || closeReason(event.code));
+        this.owner.onState('closed', event.reason || closeReason(event.code), event.code);
         return;
       }
       this.failures += 1;

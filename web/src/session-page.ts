@@ -1,23 +1,31 @@
 /**
- * `/sessions/:id`: one shell live — the terminal, who is watching, the call timeline, and the
- * controls to take over, hand back and interrupt. The live stream resumes from the page's
- * own position after a drop (`?from=`), so nothing is lost or shown twice.
+ * `/sessions/:id`: one shell live — the terminal, who is watching and who types, the call
+ * timeline, the controls (take over, ask for them, hand back, interrupt) and, for the
+ * shell's owner, sharing it by link, handing it to an agent and closing it. The live stream
+ * resumes from the page's own position after a drop (`?from=`), so nothing is lost or shown
+ * twice. A share link's holder reaches this one shell only: nothing here reads the dashboard.
  */
-import type { SessionInfo } from '../../shared/src/api.ts';
+import type { SessionInfo, WhoAmI } from '../../shared/src/api.ts';
 import {
+  type ClientMessage,
   decodeOutputFrame,
+  LIVE_CLOSE,
   parseServerMessage,
   type ServerMessage,
   type Viewer,
 } from '../../shared/src/live.ts';
 import { OutputCursor } from '../../shared/src/output-cursor.ts';
-import { fetchCalls } from './api-client.ts';
+import { fetchCalls, fetchMe, fetchSession } from './api-client.ts';
 import { CallTimeline } from './call-timeline.ts';
+import { ControlRequests } from './control-request.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
+import { askName } from './name-prompt.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
+import { PresenceList } from './presence-list.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { shellOwnerLabel, stateBadge } from './session-labels.ts';
+import { ShellOwnerTools } from './shell-owner-tools.ts';
 import { watchForSuccessor } from './successor-shell.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
@@ -38,11 +46,20 @@ export async function showSession(
     title,
     badge,
   );
-  const initialCalls = await fetchCalls(sessionId);
+  const [me, initialCalls] = await Promise.all([fetchMe(), fetchCalls(sessionId)]);
   if (!initialCalls.ok) {
     frame.setConnection('closed', 'not connected');
     showAccessProblem(frame.main, initialCalls.problem);
     return undefined;
+  }
+  let who: WhoAmI | null = me.ok ? me.value : null;
+  const scoped = who?.scope !== null && who?.scope !== undefined;
+  if (scoped) frame.unlinkHome();
+  if (who !== null && !who.named) {
+    // Before the live connection: the name others see is fixed when it joins.
+    frame.setConnection('closed', 'waiting for your name');
+    const shared = await fetchSession(sessionId);
+    who = await askName(frame.main, shared.ok ? shared.value.owner : null);
   }
 
   let you: Viewer | null = null;
@@ -85,14 +102,24 @@ export async function showSession(
     { class: 'hint muted', hidden: true },
     'Your keys go to the shell. F6 moves the keyboard out of the terminal.',
   );
-  const viewerList = h('ul', { class: 'viewers', 'data-testid': 'viewers' });
+  const presence = new PresenceList();
+  const requests = new ControlRequests(
+    (message) => send(message),
+    (text) => showNotice(text),
+  );
   const successor = h('p', { class: 'successor', 'data-testid': 'successor', hidden: true });
-  let stopLooking: (() => void) | null = null;
   const timeline = new CallTimeline();
   timeline.merge(initialCalls.value);
   const refreshCalls = (): void => {
     void fetchCalls(sessionId).then((calls) => calls.ok && timeline.merge(calls.value));
   };
+  const ownerTools = new ShellOwnerTools(sessionId, who, (handed) => {
+    session = handed;
+    renderSession();
+    showNotice(
+      `Handed to agent ${handed.agent ?? ''}: its next ${handed.dialect} call runs in this shell.`,
+    );
+  });
 
   replaceChildren(
     frame.main,
@@ -105,11 +132,12 @@ export async function showSession(
         h(
           'div',
           { class: 'toolbar', role: 'toolbar', 'aria-label': 'Shell controls' },
-          h('span', { class: 'controls' }, takeOver, release, interrupt, fit),
+          h('span', { class: 'controls' }, takeOver, requests.askButton, release, interrupt, fit),
           controlStatus,
           h('span', { class: 'spacer' }),
           search,
         ),
+        requests.element,
         notice,
         successor,
         terminalHost,
@@ -122,8 +150,9 @@ export async function showSession(
           'section',
           { 'aria-labelledby': 'viewers-title' },
           h('h2', { id: 'viewers-title' }, 'Watching'),
-          viewerList,
+          presence.element,
         ),
+        ...ownerTools.elements,
         timeline.element,
       ),
     ),
@@ -133,6 +162,7 @@ export async function showSession(
   onThemeChange((dark) => view.setTheme(dark));
   const cursor = new OutputCursor();
   const inControl = (): boolean => you !== null && controller?.id === you.id;
+  const ended = (): boolean => session?.state === 'exited' || session?.state === 'ended';
 
   /** A refusal fades; a lost shell stays said (`sticky`). */
   const showNotice = (text: string, sticky = false): void => {
@@ -146,29 +176,24 @@ export async function showSession(
 
   const renderControls = (): void => {
     const mine = inControl();
-    takeOver.hidden = mine;
+    requests.update({ you, canControl, controller, ended: ended() });
+    const asking = !requests.askButton.hidden;
+    takeOver.hidden = mine || asking;
     release.hidden = !mine;
     fit.hidden = !mine;
     hint.hidden = !mine;
-    takeOver.disabled =
-      !canControl ||
-      controller !== null ||
-      session?.state === 'exited' ||
-      session?.state === 'ended';
+    takeOver.disabled = !canControl || controller !== null || ended();
     interrupt.disabled = !canControl;
     takeOver.title = !canControl
       ? 'Your token may only watch'
       : controller !== null
         ? `${controller.name} holds the keyboard`
-        : 'Take the keyboard; the agent’s new calls are refused until you release';
-    controlStatus.textContent = mine
-      ? 'You have control — type in the terminal'
-      : controller !== null
-        ? `${controller.name} has control`
-        : canControl
-          ? 'The agent has the shell'
-          : 'The agent has the shell · you are watching';
+        : session?.agent === null
+          ? 'Take the keyboard'
+          : 'Take the keyboard; the agent’s new calls are refused until you release';
+    controlStatus.textContent = controlText(mine, controller, canControl, session);
     controlStatus.dataset.controller = controller?.name ?? '';
+    controlStatus.classList.toggle('held', controller !== null);
     terminalHost.classList.toggle('controlled', mine);
     if (!mine) view.fitting(false);
     view.setInputEnabled(mine);
@@ -180,19 +205,25 @@ export async function showSession(
     document.title = `${shellOwnerLabel(session)} · ${session.dialect} — jumpseat`;
     replaceChildren(badge, stateBadge(session));
     if (session.state !== 'running') timeline.idle();
+    ownerTools.update(session);
     renderControls();
-    if (session.state === 'exited' && session.agent !== null && stopLooking === null)
-      followAgent(session);
+    if (ended()) showEnded(session);
   };
 
-  /** The shell ended: point to the one the agent's next call starts. */
-  const followAgent = (ended: SessionInfo): void => {
+  /** The shell ended: an agent's next call starts a new one; a person's shell is just over. */
+  const showEnded = (over: SessionInfo): void => {
+    if (!successor.hidden) return;
     successor.hidden = false;
+    if (over.agent === null || scoped) {
+      replaceChildren(successor, 'This shell has ended.');
+      return;
+    }
     replaceChildren(
       successor,
-      `This shell has ended. The agent's next ${ended.dialect} call starts a new one; a link to it appears here.`,
+      `This shell has ended. The agent's next ${over.dialect} call starts a new one; a link to it appears here.`,
     );
-    stopLooking = watchForSuccessor(ended, (next) => {
+    // Once: `successor` is shown from here on, so this is not reached again.
+    watchForSuccessor(over, (next) => {
       replaceChildren(
         successor,
         'This shell has ended. ',
@@ -205,29 +236,13 @@ export async function showSession(
     });
   };
 
-  const renderViewers = (viewers: readonly Viewer[]): void => {
-    replaceChildren(
-      viewerList,
-      ...viewers.map((viewer) =>
-        h(
-          'li',
-          { 'data-viewer-id': viewer.id },
-          viewer.name,
-          h('span', { class: 'muted' }, ` ${viewer.role}`),
-          viewer.id === you?.id && h('span', { class: 'you' }, ' (you)'),
-          viewer.id === controller?.id && h('span', { class: 'has-control' }, ' ⌨ in control'),
-        ),
-      ),
-    );
-  };
-  let viewers: readonly Viewer[] = [];
-
   const handle = (message: ServerMessage): void => {
     switch (message.type) {
       case 'hello':
         you = message.you;
         canControl = message.canControl;
         session = message.session;
+        presence.setYou(you.id);
         renderSession();
         break;
       case 'snapshot':
@@ -251,13 +266,20 @@ export async function showSession(
         break;
       case 'control':
         controller = message.controller;
+        presence.setController(controller?.id ?? null);
         renderControls();
-        renderViewers(viewers);
         if (inControl()) view.focus();
         break;
       case 'presence':
-        viewers = message.viewers;
-        renderViewers(viewers);
+        presence.setViewers(message.viewers);
+        // Someone came or went: a share's holder may just have opened their link.
+        ownerTools.refresh();
+        break;
+      case 'control_requested':
+        requests.requested(message.from);
+        break;
+      case 'control_request_closed':
+        requests.closed(message.from, message.outcome);
         break;
       case 'resize':
         view.resize(message.cols, message.rows);
@@ -266,6 +288,12 @@ export async function showSession(
         showNotice(message.message);
         break;
     }
+  };
+
+  /** The page's access ended for good: say so in place of the shell, and stop. */
+  const revoked = (): void => {
+    frame.setConnection('closed', 'access revoked');
+    showAccessProblem(frame.main, { kind: 'revoked' });
   };
 
   let connectedOnce = false;
@@ -285,7 +313,7 @@ export async function showSession(
       if (verdict.kind === 'write') view.write(verdict.data);
       else if (verdict.kind === 'gap') socket.restart('output gap: resuming');
     },
-    onState(state, detail) {
+    onState(state, detail, code) {
       frame.setConnection(state, detail);
       if (state === 'live') {
         // Calls that finished while the page was away arrive with the list, not as events.
@@ -295,16 +323,26 @@ export async function showSession(
       if (state === 'closed') {
         controller = null;
         canControl = false;
+        requests.clear();
+        presence.setController(null);
         renderControls();
-        if (detail !== 'closed')
-          showNotice(`Disconnected: ${detail}. See every shell on the dashboard.`, true);
+        if (code === LIVE_CLOSE.revoked) revoked();
+        else if (detail !== 'closed')
+          showNotice(
+            scoped
+              ? `Disconnected: ${detail}.`
+              : `Disconnected: ${detail}. See every shell on the dashboard.`,
+            true,
+          );
       }
     },
     async onRepeatedFailure() {
       const check = await fetchCalls(sessionId);
       if (!check.ok) {
         socket.stop('not connected');
-        showAccessProblem(frame.main, check.problem);
+        // A share link's token that stopped working was revoked or expired.
+        if (scoped && check.problem.kind === 'login') revoked();
+        else showAccessProblem(frame.main, check.problem);
       }
     },
   });
@@ -325,13 +363,13 @@ export async function showSession(
   });
   view.terminal.attachCustomKeyEventHandler((event) => {
     if (event.key === 'F6' && event.type === 'keydown') {
-      (inControl() ? release : takeOver).focus();
+      (inControl() ? release : takeOver.hidden ? requests.askButton : takeOver).focus();
       return false;
     }
     return true;
   });
 
-  function send(message: object): void {
+  function send(message: ClientMessage): void {
     if (!socket.send(message)) showNotice('Not connected; try again in a moment.');
   }
 
@@ -348,4 +386,17 @@ export async function showSession(
     },
     position: () => cursor.position,
   };
+}
+
+/** The control badge: who types, in words. */
+function controlText(
+  mine: boolean,
+  controller: Viewer | null,
+  canControl: boolean,
+  session: SessionInfo | null,
+): string {
+  if (mine) return 'You have control — type in the terminal';
+  if (controller !== null) return `${controller.name} has control`;
+  const idle = session?.agent === null ? 'Nobody is typing' : 'The agent has the shell';
+  return canControl ? idle : `${idle} · you are watching`;
 }
