@@ -48,6 +48,34 @@ export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
+/** How a shell ended: by itself, by jumpseat, or with the server (see SessionInfo.ending). */
+export const SESSION_ENDING_KINDS = [
+  /** The shell exited by itself (`exit 3`): `exitCode` says with what. */
+  'exited',
+  /** A signal ended the shell from outside jumpseat: `signal` names it. */
+  'killed',
+  /** jumpseat ended it: a call timed out or was cancelled, or the shell never became ready. */
+  'reset',
+  /** The server closed it on shutdown (or let it go). */
+  'closed',
+  /** It was still running when the server stopped without closing it (a crash, `kill -9`). */
+  'server_stopped',
+] as const;
+export type SessionEndingKind = (typeof SESSION_ENDING_KINDS)[number];
+
+export const SessionEnding = Type.Object({
+  kind: Type.Union([
+    Type.Literal('exited'),
+    Type.Literal('killed'),
+    Type.Literal('reset'),
+    Type.Literal('closed'),
+    Type.Literal('server_stopped'),
+  ]),
+  exitCode: Nullable(Type.Integer()),
+  signal: Nullable(Type.String()),
+});
+export type SessionEnding = Static<typeof SessionEnding>;
+
 export const SessionInfo = Type.Object({
   id: Type.String(),
   /** The agent whose shell this is; null for a person's own shell not handed to an agent. */
@@ -73,6 +101,10 @@ export const SessionInfo = Type.Object({
   controller: Nullable(Type.String()),
   viewers: Type.Integer(),
   startedAt: Type.String(),
+  /** When the shell ended; null while it runs. */
+  endedAt: Nullable(Type.String()),
+  /** How the shell ended; null while it runs. */
+  ending: Nullable(SessionEnding),
 });
 export type SessionInfo = Static<typeof SessionInfo>;
 
@@ -91,8 +123,57 @@ export const CallInfo = Type.Object({
   ]),
   startedAt: Type.String(),
   durationMs: Type.Number(),
+  /**
+   * The person who held the controls while the call ran (the last one, if several); null when
+   * nobody did. Absent where it is not known yet (the live stream's `call_finished`).
+   */
+  controller: Type.Optional(Nullable(Type.String())),
 });
 export type CallInfo = Static<typeof CallInfo>;
+
+/** `GET /api/sessions?state=`: `live` (the default) lists this run's shells, `all` adds past ones. */
+export const SESSION_LIST_STATES = ['live', 'ended', 'all'] as const;
+export type SessionListState = (typeof SESSION_LIST_STATES)[number];
+
+/** `GET /api/sessions/:id/events`: who took, released or interrupted a shell, and when. */
+export const ControlEvent = Type.Object({
+  at: Type.String(),
+  kind: Type.Union([Type.Literal('take'), Type.Literal('release'), Type.Literal('interrupt')]),
+  /** The person's display name. */
+  name: Type.String(),
+  /** Their keystrokes went into the recording (the server records them only when configured). */
+  keysRecorded: Type.Boolean(),
+});
+export type ControlEvent = Static<typeof ControlEvent>;
+
+export const AUDIT_KINDS = ['minted', 'revoked', 'named', 'new_address', 'refused'] as const;
+
+/** `GET /api/audit` (admin): the auth trail, newest first. Fields a kind lacks are null. */
+export const AuditEvent = Type.Object({
+  id: Type.Integer(),
+  at: Type.String(),
+  kind: Type.Union([
+    Type.Literal('minted'),
+    Type.Literal('revoked'),
+    Type.Literal('named'),
+    Type.Literal('new_address'),
+    Type.Literal('refused'),
+  ]),
+  tokenId: Nullable(Type.String()),
+  /** The token's display name. */
+  name: Nullable(Type.String()),
+  role: Nullable(Type.String()),
+  /** The one shell a share link reaches. */
+  scope: Nullable(Type.String()),
+  /** Who minted or revoked it. */
+  by: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+  status: Nullable(Type.Integer()),
+  reason: Nullable(Type.String()),
+  method: Nullable(Type.String()),
+  url: Nullable(Type.String()),
+});
+export type AuditEvent = Static<typeof AuditEvent>;
 
 /** The shapes `GET /api/tools?format=` gives the tool definitions in (default anthropic). */
 export const TOOL_FORMATS = ['anthropic', 'openai', 'openai-responses', 'json-schema'] as const;
@@ -195,7 +276,7 @@ export type WhoAmI = Static<typeof WhoAmI>;
 
 /** `PUT /api/me/name`: the display name others see. */
 export const NameRequest = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 60 }) },
+  { name: Type.String({ minLength: 1, maxLength: 60, pattern: '\\S' }) },
   { additionalProperties: false },
 );
 export type NameRequest = Static<typeof NameRequest>;

@@ -18,6 +18,8 @@ function shell(id: string, patch: Partial<SessionInfo> = {}): SessionInfo {
     controller: null,
     viewers: 0,
     startedAt: '2026-11-30T10:00:00.000Z',
+    endedAt: null,
+    ending: null,
     ...patch,
   };
 }
