@@ -7,7 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallInfo, SessionInfo, SessionState } from '../../../shared/src/api.ts';
+import type {
+  CallInfo,
+  SessionEnding,
+  SessionEndingKind,
+  SessionInfo,
+  SessionState,
+} from '../../../shared/src/api.ts';
 import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
 import { CursorQueryScanner, cursorReport } from '../pty/cursor-queries.ts';
 import { commandFileContent, type DialectContext, type ShellDialect } from '../pty/dialect.ts';
@@ -97,6 +103,9 @@ export class Shell {
   readonly id: string;
   readonly owner: ShellOwner | null;
   readonly startedAt = new Date();
+  /** How and when the shell ended (the first cause wins); null while it runs. */
+  private endingValue: SessionEnding | null = null;
+  private endedAtValue: Date | null = null;
   readonly onDisplay = new Emitter<DisplayChunk>();
   /** Anything `info()` reports changed (state, command, controller, viewers, size). */
   readonly onChange = new Emitter<void>();
@@ -274,7 +283,8 @@ export class Shell {
   }
 
   /** Ends the whole process tree; the shell is then `exited`. */
-  async reset(): Promise<void> {
+  async reset(cause: Extract<SessionEndingKind, 'reset' | 'closed'> = 'reset'): Promise<void> {
+    this.endingValue ??= { kind: cause, exitCode: null, signal: null };
     await this.endTree();
     this.setState('exited');
   }
@@ -386,12 +396,14 @@ export class Shell {
       controller: this.human.controller?.name ?? null,
       viewers: this.viewerCount,
       startedAt: this.startedAt.toISOString(),
+      endedAt: this.endedAtValue?.toISOString() ?? null,
+      ending: this.endingValue,
     };
   }
 
   /** Frees everything; ends the process tree if it still runs. */
   async dispose(): Promise<void> {
-    if (this.alive) await this.reset();
+    if (this.alive) await this.reset('closed');
     clearTimeout(this.lineCheck);
     this.disposables.dispose();
     this.screen.dispose();
@@ -665,6 +677,9 @@ export class Shell {
   }
 
   private async onPtyExit(exit: PtyExit): Promise<void> {
+    this.endingValue ??= exit.signal
+      ? { kind: 'killed', exitCode: null, signal: exit.signal }
+      : { kind: 'exited', exitCode: exit.code, signal: null };
     await this.quiet();
     const rest = this.scanner.flush();
     if (rest.length) this.onBytes(rest);
@@ -702,7 +717,10 @@ export class Shell {
   private setState(state: SessionState): void {
     if (this.stateValue === state || this.stateValue === 'exited') return;
     this.stateValue = state;
-    if (state === 'exited') this.human.shellExited();
+    if (state === 'exited') {
+      this.endedAtValue = new Date();
+      this.human.shellExited();
+    }
     this.onChange.fire();
   }
 }
