@@ -33,6 +33,12 @@ describe('defaults', () => {
     expect(config.port).toBe(7400);
     expect(config.logLevel).toBe('off');
     expect(config.envPass).toEqual([]);
+    expect(config.history).toEqual({
+      recordKeystrokes: false,
+      recordingMaxFileBytes: 64 * 1024 * 1024,
+      recordingMaxTotalBytes: 1024 * 1024 * 1024,
+      recordingMaxAgeDays: 30,
+    });
     expect(config.dialects).toEqual({
       bash: {
         timeoutMs: 300000,
@@ -116,6 +122,34 @@ describe('flags and variables', () => {
       ['AWS_KEY', 'GH_TOKEN'],
     ],
     ['--log', 'JUMPSEAT_LOG', 'info', (c) => c.logLevel, 'info'],
+    [
+      '--record-keystrokes',
+      'JUMPSEAT_RECORD_KEYSTROKES',
+      'on',
+      (c) => c.history.recordKeystrokes,
+      true,
+    ],
+    [
+      '--recording-max-file-bytes',
+      'JUMPSEAT_RECORDING_MAX_FILE_BYTES',
+      '65536',
+      (c) => c.history.recordingMaxFileBytes,
+      65536,
+    ],
+    [
+      '--recording-max-total-bytes',
+      'JUMPSEAT_RECORDING_MAX_TOTAL_BYTES',
+      '1000000',
+      (c) => c.history.recordingMaxTotalBytes,
+      1000000,
+    ],
+    [
+      '--recording-max-age-days',
+      'JUMPSEAT_RECORDING_MAX_AGE_DAYS',
+      '7',
+      (c) => c.history.recordingMaxAgeDays,
+      7,
+    ],
   ];
 
   it.each(cases)('%s sets the value', (flag, _env, value, read, want) => {
@@ -213,6 +247,21 @@ describe('invalid values', () => {
       ['--log', 'loud'],
       {},
       '--log must be one of "off", "fatal", "error", "warn", "info", "debug", "trace" (got "loud")',
+    ],
+    [
+      ['--record-keystrokes', 'yes'],
+      {},
+      '--record-keystrokes must be one of "off", "on" (got "yes")',
+    ],
+    [
+      ['--recording-max-file-bytes', '100'],
+      {},
+      '--recording-max-file-bytes must be at least 4096 (got "100")',
+    ],
+    [
+      [],
+      { JUMPSEAT_RECORDING_MAX_AGE_DAYS: '0' },
+      'JUMPSEAT_RECORDING_MAX_AGE_DAYS must be a positive integer (got "0")',
     ],
     [['--host', ''], {}, '--host must be a host name or IP address (got "")'],
     [['--data-dir', ''], {}, '--data-dir must not be empty'],

@@ -38,6 +38,18 @@ export type ClipMode = (typeof CLIP_MODES)[number];
 export const LOG_LEVELS = ['off', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** What the history store records and keeps (README, "History and replay"). */
+export interface HistorySettings {
+  /** Controllers' keystrokes go into recordings as `i` events (they can hold passwords). */
+  readonly recordKeystrokes: boolean;
+  /** A recording file past this size is closed and the shell's next part begun. */
+  readonly recordingMaxFileBytes: number;
+  /** Oldest recording files are deleted while all of them together exceed this. */
+  readonly recordingMaxTotalBytes: number;
+  /** Recording files not written for this many days are deleted. */
+  readonly recordingMaxAgeDays: number;
+}
+
 /** The model-facing tool settings of one dialect (TOOL-CONTRACT.md, "Configuration"). */
 export interface DialectSettings {
   readonly timeoutMs: number;
@@ -63,6 +75,7 @@ export interface Config {
   /** The pwsh executable given explicitly (absolute, executable); else it is looked for. */
   readonly pwshPath: string | undefined;
   readonly logLevel: LogLevel;
+  readonly history: HistorySettings;
 }
 
 export const DEFAULT_DATA_DIR = './.jumpseat';
@@ -73,6 +86,14 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 16_000;
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 /** The data directory holds token files: owner only. */
 const DATA_DIR_MODE = 0o700;
+
+export const DEFAULT_RECORDING_MAX_FILE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_RECORDING_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_RECORDING_MAX_AGE_DAYS = 30;
+/** Smallest rotation size: a part must hold its header line and some output. */
+const MIN_RECORDING_FILE_BYTES = 4096;
+/** A century: ages beyond it are a typo, and the milliseconds stay exact. */
+const MAX_RECORDING_AGE_DAYS = 36_500;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -96,6 +117,7 @@ export function loadConfig(
   const clip = oneOf(read('clip'), CLIP_MODES, 'head');
   const logLevel = oneOf(read('log'), LOG_LEVELS, 'off');
   const envPass = readEnvPass(values, env);
+  const history = readHistorySettings(read);
   const pwshSetting = read('pwsh');
   const pwshPath = pwshSetting === undefined ? undefined : executableFile(pwshSetting, cwd);
   // A per-dialect value is the more specific statement, so it wins whatever its source.
@@ -135,6 +157,35 @@ export function loadConfig(
     envPass,
     pwshPath,
     logLevel,
+    history,
+  };
+}
+
+function readHistorySettings(read: (name: FlagName) => Setting | undefined): HistorySettings {
+  const recordingMaxFileBytes = positiveInteger(
+    read('recording-max-file-bytes'),
+    DEFAULT_RECORDING_MAX_FILE_BYTES,
+    Number.MAX_SAFE_INTEGER,
+  );
+  const fileSetting = read('recording-max-file-bytes');
+  if (fileSetting !== undefined && recordingMaxFileBytes < MIN_RECORDING_FILE_BYTES) {
+    throw new ConfigError(
+      `${fileSetting.source} must be at least ${MIN_RECORDING_FILE_BYTES} ${got(fileSetting)}`,
+    );
+  }
+  return {
+    recordKeystrokes: oneOf(read('record-keystrokes'), ['off', 'on'], 'off') === 'on',
+    recordingMaxFileBytes,
+    recordingMaxTotalBytes: positiveInteger(
+      read('recording-max-total-bytes'),
+      DEFAULT_RECORDING_MAX_TOTAL_BYTES,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    recordingMaxAgeDays: positiveInteger(
+      read('recording-max-age-days'),
+      DEFAULT_RECORDING_MAX_AGE_DAYS,
+      MAX_RECORDING_AGE_DAYS,
+    ),
   };
 }
 

@@ -58,6 +58,26 @@ export const FLAGS = {
     multiple: true,
     help: 'variables let through the shell-environment secret filter',
   },
+  'record-keystrokes': {
+    env: 'JUMPSEAT_RECORD_KEYSTROKES',
+    value: 'on|off',
+    help: "put controllers' keystrokes in recordings; they can hold passwords (off)",
+  },
+  'recording-max-file-bytes': {
+    env: 'JUMPSEAT_RECORDING_MAX_FILE_BYTES',
+    value: 'N',
+    help: 'a recording file rotates to a new part past this size (67108864)',
+  },
+  'recording-max-total-bytes': {
+    env: 'JUMPSEAT_RECORDING_MAX_TOTAL_BYTES',
+    value: 'N',
+    help: 'oldest recording files are deleted past this total (1073741824)',
+  },
+  'recording-max-age-days': {
+    env: 'JUMPSEAT_RECORDING_MAX_AGE_DAYS',
+    value: 'DAYS',
+    help: 'recording files older than this are deleted (30)',
+  },
   log: {
     env: 'JUMPSEAT_LOG',
     value: 'LEVEL',
