@@ -16,6 +16,10 @@ export const JUMPSEAT_ERR_NOT_FOUND: ErrorSpec = { code: 'NOT_FOUND', status: 40
 export const JUMPSEAT_ERR_HUMAN_CONTROL: ErrorSpec = { code: 'HUMAN_CONTROL', status: 409 };
 /** Live control refused: someone else holds the controls, or the sender does not. */
 export const JUMPSEAT_ERR_CONTROLLED: ErrorSpec = { code: 'CONTROLLED', status: 409 };
+/** A hand-off to an agent that already has a live shell of that dialect. */
+export const JUMPSEAT_ERR_AGENT_HAS_SHELL: ErrorSpec = { code: 'AGENT_HAS_SHELL', status: 409 };
+/** A hand-off of a shell that is not (or no longer) a person's own live shell. */
+export const JUMPSEAT_ERR_NOT_PERSONAL: ErrorSpec = { code: 'NOT_PERSONAL', status: 409 };
 export const JUMPSEAT_ERR_BODY_TOO_LARGE: ErrorSpec = { code: 'BODY_TOO_LARGE', status: 413 };
 export const JUMPSEAT_ERR_SHELL_UNAVAILABLE: ErrorSpec = { code: 'SHELL_UNAVAILABLE', status: 503 };
 export const JUMPSEAT_ERR_SHUTTING_DOWN: ErrorSpec = { code: 'SHUTTING_DOWN', status: 503 };

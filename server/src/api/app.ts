@@ -21,9 +21,12 @@ import { liveApi, websocketSupport } from './live-api.ts';
 import { type LogSettings, loggerOptions } from './logging.ts';
 import { login } from './login.ts';
 import { mcpApi } from './mcp-api.ts';
+import { meApi } from './me-api.ts';
 import { metricsApi } from './metrics-api.ts';
 import { openApiGenerator, openApiRoute } from './openapi.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
+import { shareApi } from './share-api.ts';
+import { shellApi } from './shell-api.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
 import { webApp } from './web-app.ts';
@@ -79,9 +82,16 @@ export function buildApp(options: AppOptions) {
   app.register(agentApi, { tools });
   app.register(mcpApi, { tools });
   app.register(supervisorApi, { tools });
-  app.register(liveApi, {
-    hub: new LiveHub(tools.registry, metrics),
+  const hub = new LiveHub(tools.registry, metrics);
+  // A revoked share link's holder is disconnected at once, wherever they watch.
+  const revocations = tokens.onAuthEvent.on((event) => {
+    if (event.kind === 'revoked') hub.disconnectToken(event.tokenId, 'access was revoked');
   });
+  app.addHook('onClose', async () => revocations.dispose());
+  app.register(liveApi, { hub });
+  app.register(shellApi, { tools });
+  app.register(shareApi, { tools, tokens });
+  app.register(meApi, { tokens });
   app.register(tokenApi, { tokens });
   app.register(login, { tokens });
   app.register(webApp);

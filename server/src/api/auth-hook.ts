@@ -36,7 +36,8 @@ export const authHook = fp<AuthOptions>(
       let principal: Principal | undefined;
       try {
         principal = authenticate(request, tokens);
-        const refusal = config.refuse?.(principal, request);
+        const refusal =
+          refuseOutsideScope(principal, request) ?? config.refuse?.(principal, request);
         if (refusal !== undefined) throw new JumpseatError(JUMPSEAT_ERR_FORBIDDEN, refusal);
       } catch (error) {
         if (error instanceof JumpseatError) reportRefusal(tokens, request, error, principal);
@@ -70,6 +71,16 @@ function authenticate(request: FastifyRequest, tokens: TokenStore): Principal {
     );
   }
   return principal;
+}
+
+/** A share link's token reaches its own shell's routes, and nothing else (403). */
+function refuseOutsideScope(principal: Principal, request: FastifyRequest): string | undefined {
+  if (principal.scope === undefined) return undefined;
+  const config = request.routeOptions.config;
+  if (config.anyScope === true) return undefined;
+  const id = (request.params as { id?: unknown } | undefined)?.id;
+  if (config.sessionScoped === true && id === principal.scope) return undefined;
+  return `this share link reaches only the shell it was made for (${principal.scope})`;
 }
 
 function reportRefusal(

@@ -11,11 +11,12 @@ import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import type { RawData, WebSocket } from 'ws';
 import {
+  LIVE_CLOSE,
   MAX_CLIENT_MESSAGE_BYTES,
   parseClientMessage,
   type ServerMessage,
 } from '../../../shared/src/live.ts';
-import type { Principal } from '../auth/principal.ts';
+import { canControl, type Principal } from '../auth/principal.ts';
 import { JUMPSEAT_ERR_FORBIDDEN, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import type { LiveHub } from '../live/live-hub.ts';
 import { refuseUnlessSupervisor } from './supervisor-api.ts';
@@ -91,7 +92,7 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
           { additionalProperties: false },
         ),
       },
-      config: { refuse: refuseUnlessSupervisor },
+      config: { refuse: refuseUnlessSupervisor, sessionScoped: true },
       preHandler: async (request) => {
         refuseForeignOrigin(request);
         const { id } = request.params as { id: string };
@@ -109,9 +110,13 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
         if (early.length < MAX_EARLY_MESSAGES) early.push([data, isBinary]);
       };
       socket.on('message', (data, isBinary) => onMessage(data, isBinary));
+      const owner = hub.ownerOf(request.params.id);
       const joined = await hub.join(request.params.id, socket, {
         viewer: { id: randomUUID(), name: principal.name, role: principal.role },
-        canControl: principal.role === 'admin' || principal.role === 'operator',
+        tokenId: principal.tokenId,
+        canControl: canControl(principal),
+        // A person's own shell: its owner's first connection holds the controls at once.
+        takeControl: principal.scope === undefined && principal.tokenId === owner,
         ...(request.query.from === undefined ? {} : { from: request.query.from }),
       });
       if (!joined) {
@@ -120,6 +125,7 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       }
       const { channel, connection } = joined;
       socket.on('close', () => hub.leave(channel, connection));
+      closeAtExpiry(socket, principal);
       if (socket.readyState !== socket.OPEN) hub.leave(channel, connection);
       onMessage = (data, isBinary) => {
         const reply = (message: ServerMessage): void => connection.send(message);
@@ -163,6 +169,26 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
     },
   );
 };
+
+/** Longest timer Node keeps exact (about 24.8 days); a later expiry is checked again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A share link that expires while its holder watches disconnects them then. */
+function closeAtExpiry(socket: WebSocket, principal: Principal): void {
+  const { expiresAt } = principal;
+  if (expiresAt === undefined) return;
+  const check = (): void => {
+    const left = expiresAt - Date.now();
+    if (left <= 0) {
+      socket.close(LIVE_CLOSE.revoked, 'the share link expired');
+      return;
+    }
+    const timer = setTimeout(check, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+  check();
+}
 
 /** A browser's upgrade must come from a page of this server (cookies go everywhere). */
 function refuseForeignOrigin(request: FastifyRequest): void {

@@ -24,14 +24,18 @@ const loginPlugin: FastifyPluginAsyncTypebox<LoginOptions> = async (app, { token
       // The URL holds a token: keep it out of caches and out of the next page's Referer.
       reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
       const token = request.query.token;
-      if (token === undefined || tokens.verify(token) === undefined) {
+      const principal = token === undefined ? undefined : tokens.verify(token);
+      if (token === undefined || principal === undefined) {
         throw new JumpseatError(
           JUMPSEAT_ERR_UNAUTHORIZED,
-          'This login link is not valid. Use the login URL jumpseat printed when it started.',
+          'This login link is not valid. A share link may have expired or been revoked: ask for a new one. As the admin, use the login URL jumpseat printed when it started.',
         );
       }
       reply.setCookie(TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/' });
-      return reply.redirect('/', 303);
+      // A share link lands on its shell: the dashboard is not for it.
+      const page =
+        principal.scope === undefined ? '/' : `/sessions/${encodeURIComponent(principal.scope)}`;
+      return reply.redirect(page, 303);
     },
   );
 };

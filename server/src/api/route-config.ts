@@ -16,6 +16,13 @@ declare module 'fastify' {
     refuse?: Refusal;
     /** Refusals render as an HTML page: a browser opens this route. */
     html?: boolean;
+    /**
+     * A share link's scoped token may use this route for its own shell: the route's `:id`
+     * param must be the token's scope. Every route without it is 403 for scoped tokens.
+     */
+    sessionScoped?: boolean;
+    /** Any valid token may use this route, scoped or not (who am I, my name). */
+    anyScope?: boolean;
   }
   interface FastifyRequest {
     /** Set by the auth hook; null only on public routes. */

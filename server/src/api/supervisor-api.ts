@@ -44,7 +44,7 @@ const supervisorApiPlugin: FastifyPluginAsyncTypebox<SupervisorApiOptions> = asy
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: MAX_SESSION_ID_CHARS }) }),
         response: { 200: Type.Array(CallInfo), ...ERROR_RESPONSES },
       },
-      config: { refuse: refuseUnlessSupervisor },
+      config: { refuse: refuseUnlessSupervisor, sessionScoped: true },
     },
     async (request) => {
       const calls = tools.calls(request.params.id);

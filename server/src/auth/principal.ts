@@ -4,19 +4,29 @@
  */
 import type { RoleName } from '../../../shared/src/api.ts';
 
+/** What a share link adds to a viewer or operator token. */
+interface ShareLimits {
+  /** The one shell (session id) the token reaches; every other shell and route is 403. */
+  readonly scope?: string;
+  /** When the token stops working (ms since the epoch). */
+  readonly expiresAt?: number;
+  /** Set while the holder has not given their display name yet. */
+  readonly unnamed?: true;
+}
+
 export type Principal =
-  | {
+  | ({
       readonly role: Exclude<RoleName, 'agent'>;
       readonly name: string;
       /** Which token authenticated: 'admin' for the configured admin token. */
       readonly tokenId: string;
-    }
-  | {
+    } & ShareLimits)
+  | ({
       readonly role: 'agent';
       readonly agent: string;
       readonly name: string;
       readonly tokenId: string;
-    };
+    } & ShareLimits);
 
 /** Tool calls: the admin for anyone, an agent token only for its own agent. */
 export function canCallAgent(principal: Principal, agentId: string): boolean {
@@ -30,4 +40,24 @@ export function canSupervise(principal: Principal): boolean {
 
 export function canMintTokens(principal: Principal): boolean {
   return principal.role === 'admin';
+}
+
+/** Taking the controls, typing, interrupting: admins and operators (scoped or not). */
+export function canControl(principal: Principal): boolean {
+  return principal.role === 'admin' || principal.role === 'operator';
+}
+
+/** Opening a shell of one's own: admins and unscoped operators. */
+export function canOpenShells(principal: Principal): boolean {
+  return principal.scope === undefined && canControl(principal);
+}
+
+/** The person's own shell (opened with this very token), or any shell for the admin. */
+export function ownsShell(principal: Principal, ownerTokenId: string | undefined): boolean {
+  return (
+    principal.role === 'admin' ||
+    (principal.scope === undefined &&
+      ownerTokenId !== undefined &&
+      principal.tokenId === ownerTokenId)
+  );
 }

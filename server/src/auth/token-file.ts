@@ -21,6 +21,14 @@ const TokenRecord = Type.Object({
   agent: Type.Optional(Type.String({ pattern: AGENT_ID_PATTERN })),
   name: Type.String(),
   createdAt: Type.String(),
+  /** Share links: the one session the token reaches. */
+  scope: Type.Optional(Type.String({ minLength: 1 })),
+  /** Share links: ISO time the token stops working. */
+  expiresAt: Type.Optional(Type.String()),
+  /** False while a share link's holder has not given their name. */
+  named: Type.Optional(Type.Boolean()),
+  /** The display name of whoever minted it. */
+  createdBy: Type.Optional(Type.String()),
 });
 export type TokenRecord = Static<typeof TokenRecord>;
 

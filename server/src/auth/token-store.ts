@@ -3,13 +3,25 @@
  * role, kept across restarts as SHA-256 hashes only, so the file never holds a usable secret.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { TokenRequest } from '../../../shared/src/api.ts';
-import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
+import type { ShareInfo, TokenRequest } from '../../../shared/src/api.ts';
+import { JUMPSEAT_ERR_BAD_REQUEST, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
 import type { AuthEvent } from './auth-events.ts';
 import type { Principal } from './principal.ts';
 import { loadTokenRecords, saveTokenRecords, type TokenRecord } from './token-file.ts';
 import { createTokenSecret, isWellFormedToken } from './token-secret.ts';
+
+/** A share link's holder is shown as this until they give their name. */
+export const UNNAMED_SHARE_NAME = 'guest';
+
+export interface ShareGrant {
+  readonly sessionId: string;
+  readonly role: 'viewer' | 'operator';
+  /** Omitted: the link works until revoked. */
+  readonly expiresInSeconds?: number;
+  /** The display name of whoever creates the link. */
+  readonly by: string;
+}
 
 export interface MintedToken {
   /** Shown once, to the admin who minted it; only its hash is kept. */
@@ -61,7 +73,81 @@ export class TokenStore {
     for (const token of this.#known) {
       if (timingSafeEqual(digest, token.hash)) match = token.principal;
     }
+    if (match?.expiresAt !== undefined && match.expiresAt <= Date.now()) return undefined;
     return match;
+  }
+
+  /** A token that reaches one shell only, as a `viewer` or `operator`; its holder names it. */
+  mintShare(grant: ShareGrant): { token: string; share: ShareInfo } {
+    const token = createTokenSecret();
+    const now = Date.now();
+    const record: TokenRecord = {
+      id: randomUUID(),
+      sha256: sha256(token).toString('hex'),
+      role: grant.role,
+      name: UNNAMED_SHARE_NAME,
+      createdAt: new Date(now).toISOString(),
+      scope: grant.sessionId,
+      ...(grant.expiresInSeconds === undefined
+        ? {}
+        : { expiresAt: new Date(now + grant.expiresInSeconds * 1000).toISOString() }),
+      named: false,
+      createdBy: grant.by,
+    };
+    this.#add(record);
+    this.onAuthEvent.fire({
+      kind: 'minted',
+      tokenId: record.id,
+      name: record.name,
+      role: record.role,
+      scope: grant.sessionId,
+      by: grant.by,
+    });
+    return { token, share: shareInfo(record) };
+  }
+
+  /** The share links of one shell that still work, oldest first. */
+  shares(sessionId: string): ShareInfo[] {
+    const now = Date.now();
+    return this.#records
+      .filter((record) => record.scope === sessionId && !expired(record, now))
+      .map(shareInfo);
+  }
+
+  /** Revokes a share link of `sessionId`; 404 when it has no such link. */
+  revokeShare(sessionId: string, shareId: string, by: string): void {
+    const record = this.#records.find((r) => r.id === shareId && r.scope === sessionId);
+    if (record === undefined) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_NOT_FOUND,
+        `no share link ${JSON.stringify(shareId)} on this shell`,
+      );
+    }
+    this.#remove(record.id);
+    this.onAuthEvent.fire({ kind: 'revoked', tokenId: record.id, name: record.name, by });
+  }
+
+  /**
+   * Sets the display name of a minted token (a share link's holder naming themselves); the
+   * principal returned for it from now on carries the new name. The admin's name is fixed.
+   */
+  rename(tokenId: string, name: string): Principal {
+    const index = this.#records.findIndex((record) => record.id === tokenId);
+    const record = this.#records[index];
+    if (record === undefined) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        "the admin token's name is fixed; mint a token with a name instead",
+      );
+    }
+    const renamed: TokenRecord = { ...record, name, named: true };
+    const records = this.#records.map((r, i) => (i === index ? renamed : r));
+    saveTokenRecords(this.#dataDir, records);
+    this.#records.splice(index, 1, renamed);
+    const entry = known(renamed);
+    this.#known.splice(index, 1, entry);
+    this.onAuthEvent.fire({ kind: 'named', tokenId, name });
+    return entry.principal;
   }
 
   /** Reports a token's first use from an address (since this server started). */
@@ -108,10 +194,7 @@ export class TokenStore {
       name: request.name ?? defaultName(request),
       createdAt: new Date().toISOString(),
     };
-    saveTokenRecords(this.#dataDir, [...this.#records, record]);
-    this.#records.push(record);
-    const entry = known(record);
-    this.#known.push(entry);
+    const entry = this.#add(record);
     this.onAuthEvent.fire({
       kind: 'minted',
       tokenId: record.id,
@@ -122,6 +205,42 @@ export class TokenStore {
     });
     return { token, principal: entry.principal };
   }
+
+  /** Saves a new record first, then makes its token work. */
+  #add(record: TokenRecord): KnownToken {
+    saveTokenRecords(this.#dataDir, [...this.#records, record]);
+    this.#records.push(record);
+    const entry = known(record);
+    this.#known.push(entry);
+    return entry;
+  }
+
+  #remove(tokenId: string): void {
+    const index = this.#records.findIndex((record) => record.id === tokenId);
+    if (index === -1) return;
+    saveTokenRecords(
+      this.#dataDir,
+      this.#records.filter((_, i) => i !== index),
+    );
+    this.#records.splice(index, 1);
+    this.#known.splice(index, 1);
+  }
+}
+
+function expired(record: TokenRecord, now: number): boolean {
+  return record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now;
+}
+
+function shareInfo(record: TokenRecord): ShareInfo {
+  return {
+    id: record.id,
+    sessionId: record.scope ?? '',
+    role: record.role === 'operator' ? 'operator' : 'viewer',
+    name: record.named === false ? null : record.name,
+    createdBy: record.createdBy ?? 'admin',
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt ?? null,
+  };
 }
 
 function sha256(text: string): Buffer {
@@ -134,7 +253,13 @@ function defaultName(request: TokenRequest): string {
 
 function known(record: TokenRecord): KnownToken {
   const hash = Buffer.from(record.sha256, 'hex');
-  const common = { name: record.name, tokenId: record.id };
+  const common = {
+    name: record.name,
+    tokenId: record.id,
+    ...(record.scope === undefined ? {} : { scope: record.scope }),
+    ...(record.expiresAt === undefined ? {} : { expiresAt: Date.parse(record.expiresAt) }),
+    ...(record.named === false ? { unnamed: true as const } : {}),
+  };
   if (record.role === 'agent') {
     return { hash, principal: { role: 'agent', agent: record.agent ?? '', ...common } };
   }

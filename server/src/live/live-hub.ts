@@ -39,6 +39,12 @@ export class LiveHub {
     return this.registry.find(shellId) !== undefined;
   }
 
+  /** The token id of the person whose own shell this is; undefined for agents' shells. */
+  ownerOf(shellId: string): string | undefined {
+    const shell = this.registry.find(shellId);
+    return shell?.agent === null ? shell.owner?.tokenId : undefined;
+  }
+
   /** Adds a viewer to a shell's live stream; null when the shell is unknown. */
   async join(
     shellId: string,
@@ -61,6 +67,10 @@ export class LiveHub {
   /** Removes a viewer; a channel nobody watches is let go after a grace for reconnects. */
   leave(channel: ShellChannel, connection: ViewerConnection): void {
     channel.leave(connection);
+    this.leaveEmpty(channel);
+  }
+
+  private leaveEmpty(channel: ShellChannel): void {
     const id = channel.shell.id;
     if (channel.viewerCount > 0 || this.channels.get(id) !== channel) return;
     clearTimeout(this.idleTimers.get(id));
@@ -72,6 +82,15 @@ export class LiveHub {
     }, UNWATCHED_CHANNEL_GRACE_MS);
     timer.unref();
     this.idleTimers.set(id, timer);
+  }
+
+  /** Disconnects everyone watching with this token, at once (it was revoked or expired). */
+  disconnectToken(tokenId: string, reason: string): void {
+    for (const channel of [...this.channels.values()]) {
+      const before = channel.viewerCount;
+      channel.disconnectToken(tokenId, reason);
+      if (channel.viewerCount < before && channel.viewerCount === 0) this.leaveEmpty(channel);
+    }
   }
 
   /** Adds a dashboard: every shell now, then each change. */

@@ -38,13 +38,19 @@ export interface LiveObserver {
 
 export interface JoinRequest {
   readonly viewer: Viewer;
+  /** The token the viewer connected with (revoking it disconnects the viewer). */
+  readonly tokenId: string;
   readonly canControl: boolean;
+  /** The shell's owner joining their own shell: the controls are theirs if nobody holds them. */
+  readonly takeControl?: boolean;
   /** Display offset the client already has everything before (a reconnect). */
   readonly from?: number;
 }
 
 export class ShellChannel {
   private readonly viewers = new Set<ViewerConnection>();
+  /** Viewers who asked the controller for the keyboard, by viewer id. */
+  private readonly requests = new Map<string, ViewerConnection>();
   private readonly ring = new OutputRing(RETAINED_OUTPUT_BYTES);
   private readonly disposables = new DisposableStore();
   private pending: Buffer[] = [];
@@ -70,6 +76,8 @@ export class ShellChannel {
     this.disposables.add(
       shell.human.onControl.on((controller) => {
         this.broadcast({ type: 'control', controller });
+        // Nobody holds the controls any more: asking is moot, anyone may take them.
+        if (controller === null) this.closeRequests('withdrawn');
       }),
     );
     this.disposables.add(
@@ -89,6 +97,7 @@ export class ShellChannel {
   async join(socket: WebSocket, request: JoinRequest): Promise<ViewerConnection> {
     const connection: ViewerConnection = new ViewerConnection(
       request.viewer,
+      request.tokenId,
       request.canControl,
       socket,
       () => {
@@ -117,7 +126,19 @@ export class ShellChannel {
     } else {
       await this.resync(connection, request.from === undefined ? 'join' : 'expired');
     }
+    if (request.takeControl && request.canControl && this.shell.human.controller === null) {
+      await this.handle(connection, { type: 'take_control' });
+    }
     return connection;
+  }
+
+  /** Disconnects every viewer that joined with this token (it was revoked or expired). */
+  disconnectToken(tokenId: string, reason: string): void {
+    for (const connection of this.viewers) {
+      if (connection.tokenId !== tokenId) continue;
+      connection.close(LIVE_CLOSE.revoked, reason);
+      this.leave(connection);
+    }
   }
 
   /** Removes a viewer; if it held the controls, the shell goes back to its agent. */
@@ -126,6 +147,13 @@ export class ShellChannel {
     connection.dispose();
     if (!this.disposed) this.shell.viewers = this.viewers.size;
     void this.shell.human.release(connection.viewer.id); // a no-op unless it held them
+    if (this.requests.delete(connection.viewer.id)) {
+      this.broadcast({
+        type: 'control_request_closed',
+        from: connection.viewer.id,
+        outcome: 'withdrawn',
+      });
+    }
     this.broadcastPresence();
   }
 
@@ -157,10 +185,58 @@ export class ShellChannel {
             connection.send(errorMessage('NOTHING_TO_INTERRUPT', 'the shell is not running'));
           }
           break;
+        case 'request_control':
+          await this.requestControl(connection);
+          break;
+        case 'grant_control':
+          this.answerRequest(connection, message.to, 'granted');
+          break;
+        case 'decline_control':
+          this.answerRequest(connection, message.to, 'declined');
+          break;
       }
     } catch (error) {
       if (error instanceof JumpseatError) connection.send(errorMessage(error.code, error.message));
       else throw error;
+    }
+  }
+
+  /** Takes the free controls, or asks their holder (everyone sees the request). */
+  private async requestControl(connection: ViewerConnection): Promise<void> {
+    const holder = this.shell.human.controller;
+    if (holder === null) {
+      await this.shell.human.take(connection.viewer);
+      return;
+    }
+    if (holder.id === connection.viewer.id || this.requests.has(connection.viewer.id)) return;
+    this.requests.set(connection.viewer.id, connection);
+    this.broadcast({ type: 'control_requested', from: connection.viewer });
+  }
+
+  /** The controller grants (the keyboard passes straight over) or declines a request. */
+  private answerRequest(
+    connection: ViewerConnection,
+    to: string,
+    outcome: 'granted' | 'declined',
+  ): void {
+    if (this.shell.human.controller?.id !== connection.viewer.id) {
+      connection.send(errorMessage('CONTROLLED', 'only the viewer at the controls can answer'));
+      return;
+    }
+    const asker = this.requests.get(to);
+    if (asker === undefined) {
+      connection.send(errorMessage('NO_REQUEST', `viewer ${JSON.stringify(to)} is not asking`));
+      return;
+    }
+    this.requests.delete(to);
+    if (outcome === 'granted') this.shell.human.pass(connection.viewer.id, asker.viewer);
+    this.broadcast({ type: 'control_request_closed', from: to, outcome });
+  }
+
+  private closeRequests(outcome: 'withdrawn'): void {
+    for (const id of [...this.requests.keys()]) {
+      this.requests.delete(id);
+      this.broadcast({ type: 'control_request_closed', from: id, outcome });
     }
   }
 

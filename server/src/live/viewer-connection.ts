@@ -30,6 +30,8 @@ export class ViewerConnection {
   /** `drained` is called when a viewer that fell behind can take a resync. */
   constructor(
     readonly viewer: Viewer,
+    /** The token it connected with. */
+    readonly tokenId: string,
     readonly canControl: boolean,
     private readonly socket: WebSocket,
     private readonly drained: () => void,

@@ -25,6 +25,8 @@ export type Controller = Viewer;
 /** What human control needs from the shell it controls. */
 export interface ControlledShell {
   readonly alive: boolean;
+  /** A person's own shell, no agent's (yet): releasing it hands nothing back. */
+  readonly personal: boolean;
   /** The terminal's device path (for its echo setting). */
   readonly ttyPath: string;
   readonly pid: number;
@@ -102,19 +104,39 @@ export class HumanControl {
     this.announce();
   }
 
-  /** Hands the shell back to the agent: size, echo, editing and the deadline as they were. */
+  /**
+   * Hands the shell back to the agent: size, echo, editing and the deadline as they were. A
+   * person's own shell stays as the human left it, for whoever takes the controls next.
+   */
   async release(id: string): Promise<void> {
     if (this.control?.id !== id) return;
     this.control = null;
     this.echoDue = false;
-    const handBack = this.handBack();
-    this.handingBack = handBack;
-    try {
-      await handBack;
-    } finally {
-      if (this.handingBack === handBack) this.handingBack = null;
-    }
+    if (!this.shell.personal) await this.handingBackDone();
     this.shell.resumeCall();
+    this.announce();
+  }
+
+  /**
+   * A person's shell was just given to an agent: whoever holds the controls lets go, and the
+   * shell is set up for the agent as after any release.
+   */
+  async handToAgent(): Promise<void> {
+    const held = this.control !== null;
+    this.control = null;
+    this.echoDue = false;
+    await this.handingBackDone();
+    if (held) this.announce();
+  }
+
+  /**
+   * The controller hands the keyboard straight to another viewer (a granted request): no
+   * hand-back to the agent in between, echo and editing stay as they are.
+   */
+  pass(fromId: string, to: Controller): void {
+    this.requireController(fromId);
+    if (to.id === fromId) return;
+    this.control = to;
     this.announce();
   }
 
@@ -187,6 +209,16 @@ export class HumanControl {
     if (!this.control) return;
     this.control = null;
     this.onControl.fire(null);
+  }
+
+  private async handingBackDone(): Promise<void> {
+    const handBack = this.handBack();
+    this.handingBack = handBack;
+    try {
+      await handBack;
+    } finally {
+      if (this.handingBack === handBack) this.handingBack = null;
+    }
   }
 
   private async handBack(): Promise<void> {

@@ -5,9 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Dialect, SessionInfo } from '../../../shared/src/api.ts';
-import { JUMPSEAT_ERR_SHUTTING_DOWN, JumpseatError } from '../errors.ts';
+import {
+  JUMPSEAT_ERR_AGENT_HAS_SHELL,
+  JUMPSEAT_ERR_NOT_PERSONAL,
+  JUMPSEAT_ERR_SHUTTING_DOWN,
+  JumpseatError,
+} from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
-import { Shell, type ShellCallResult, type ShellOptions } from './shell.ts';
+import { Shell, type ShellCallResult, type ShellOptions, type ShellOwner } from './shell.ts';
 
 /** Exited shells kept for the supervisor API before the oldest is forgotten. */
 const MAX_EXITED_SHELLS_KEPT = 200;
@@ -58,6 +63,56 @@ export class ShellRegistry {
       if (this.queues.get(key) === tail) this.queues.delete(key);
     });
     return turn;
+  }
+
+  /**
+   * Opens a person's own shell: listed and watched like an agent's, but no agent call can
+   * reach it (it is in no agent's slot) until it is handed to one. Resolves once it is ready.
+   */
+  async openPersonal(owner: ShellOwner, dialect: Dialect): Promise<Shell> {
+    if (this.closed)
+      throw new JumpseatError(JUMPSEAT_ERR_SHUTTING_DOWN, 'the server is shutting down');
+    const shell = new Shell({ ...this.settingsFor(dialect), id: randomUUID(), agent: null, owner });
+    this.known.set(shell.id, shell);
+    this.onShellAdded.fire(shell);
+    this.evictExited();
+    try {
+      await shell.whenReady();
+    } catch (error) {
+      this.known.delete(shell.id);
+      this.onShellRemoved.fire(shell);
+      void shell.dispose();
+      throw error;
+    }
+    return shell;
+  }
+
+  /**
+   * Makes a person's live shell `agent`'s shell of its dialect: the agent's next call runs in
+   * it, as it is (cwd, variables, history). Refused while the agent has a live shell of that
+   * dialect, so no shell of the agent's is ever dropped by a hand-off.
+   */
+  async handOff(shell: Shell, agent: string): Promise<void> {
+    if (shell.agent !== null || !shell.alive) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_NOT_PERSONAL,
+        shell.alive
+          ? `this shell already belongs to agent "${shell.agent}"`
+          : 'this shell has ended; open a new one to hand over',
+      );
+    }
+    const dialect = shell.dialect.name;
+    const key = `${agent}\u0000${dialect}`;
+    const current = this.live.get(key);
+    if (current?.alive) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_AGENT_HAS_SHELL,
+        `agent "${agent}" already has a live ${dialect} shell (${current.id}); end that shell or hand this one to another agent`,
+      );
+    }
+    this.live.set(key, shell);
+    shell.assignAgent(agent);
+    await shell.human.handToAgent();
   }
 
   sessions(): SessionInfo[] {

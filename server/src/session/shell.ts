@@ -333,6 +333,9 @@ export class Shell {
       get alive() {
         return shell.alive;
       },
+      get personal() {
+        return shell.agentId === null;
+      },
       get ttyPath() {
         return shell.ttyPath;
       },
@@ -547,7 +550,8 @@ export class Shell {
    */
   private async switchEditing(): Promise<void> {
     const lines = this.options.dialect.humanEditing;
-    const wanted = this.human.controller !== null;
+    // A person's own shell keeps its line editing, with or without someone at the controls.
+    const wanted = this.human.controller !== null || this.agentId === null;
     if (!lines || wanted === this.humanEditing || !this.atPrompt) return;
     this.humanEditing = wanted;
     this.hideUntilPrompt = true;
