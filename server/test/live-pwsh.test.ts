@@ -53,4 +53,26 @@ describe.skipIf(PWSH === null)('a pwsh shell, live', () => {
     );
     await client.close();
   });
+
+  it("opens a person's own pwsh shell, theirs to type in, and hands it to an agent", async () => {
+    const opened = await server.post('/api/sessions', { dialect: 'pwsh' });
+    expect(opened.status).toBe(201);
+    const shell = (await opened.json()) as SessionInfo;
+    expect(shell).toMatchObject({ agent: null, owner: 'admin', dialect: 'pwsh' });
+    const client = await LiveClient.connect(
+      `${server.origin.replace('http', 'ws')}/api/sessions/${shell.id}/live`,
+      { token: server.adminToken },
+    );
+    await client.next('control', (m) => m.controller !== null);
+    client.send({ type: 'input', data: '$handed = "from-" + (6*7)\r' });
+    client.send({ type: 'input', data: 'Write-Output $handed\r' });
+    await client.until(() => client.outputText().includes('from-42'), 'the typed output');
+    const handed = await server.post(`/api/sessions/${shell.id}/hand-off`, { agent: 'ps-heir' });
+    expect(handed.status).toBe(200);
+    const response = await server.post('/api/agents/ps-heir/pwsh', { command: '$handed' });
+    expect(((await response.json()) as { output: string }).output).toBe(
+      '[a human used this shell: $handed = "from-" + (6*7); Write-Output $handed]\nfrom-42',
+    );
+    await client.close();
+  });
 });

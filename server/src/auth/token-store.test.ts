@@ -136,3 +136,70 @@ describe('persistence', () => {
     expect(() => TokenStore.open(dataDir, ADMIN)).toThrow('token x has a role/agent mismatch');
   });
 });
+
+describe('share links', () => {
+  const grant = { sessionId: 's-1', role: 'viewer', by: 'Olive' } as const;
+
+  it('reach one shell, unnamed until their holder gives a name', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    const { token, share } = store.mintShare(grant);
+    expect(share).toMatchObject({
+      sessionId: 's-1',
+      role: 'viewer',
+      name: null,
+      createdBy: 'Olive',
+      expiresAt: null,
+    });
+    expect(store.verify(token)).toEqual({
+      role: 'viewer',
+      name: 'guest',
+      tokenId: share.id,
+      scope: 's-1',
+      unnamed: true,
+    });
+    const renamed = store.rename(share.id, 'Vera');
+    expect(renamed).toEqual({ role: 'viewer', name: 'Vera', tokenId: share.id, scope: 's-1' });
+    expect(TokenStore.open(dataDir, ADMIN).verify(token)).toEqual(renamed);
+    expect(store.shares('s-1')).toEqual([{ ...share, name: 'Vera' }]);
+    expect(store.shares('s-2')).toEqual([]);
+  });
+
+  it('stop working when they expire, and are dropped from the list', () => {
+    vi.useFakeTimers({ now: Date.parse('2026-01-01T00:00:00Z'), toFake: ['Date'] });
+    try {
+      const store = TokenStore.open(dataDir, ADMIN);
+      const { token, share } = store.mintShare({ ...grant, expiresInSeconds: 60 });
+      expect(share.expiresAt).toBe('2026-01-01T00:01:00.000Z');
+      expect(store.verify(token)?.expiresAt).toBe(Date.parse('2026-01-01T00:01:00Z'));
+      vi.setSystemTime(Date.parse('2026-01-01T00:00:59Z'));
+      expect(store.verify(token)).toBeDefined();
+      vi.setSystemTime(Date.parse('2026-01-01T00:01:00Z'));
+      expect(store.verify(token)).toBeUndefined();
+      expect(store.shares('s-1')).toEqual([]);
+      store.mintShare(grant);
+      expect(readFileSync(join(dataDir, 'tokens.json'), 'utf8')).not.toContain(share.id);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('are revoked for good, and reported', () => {
+    const store = TokenStore.open(dataDir, ADMIN);
+    const events: string[] = [];
+    store.onAuthEvent.on((event) => events.push(`${event.kind}:${'by' in event ? event.by : ''}`));
+    const { token, share } = store.mintShare(grant);
+    expect(() => store.revokeShare('s-2', share.id, 'Olive')).toThrow(
+      `no share link "${share.id}" on this shell`,
+    );
+    store.revokeShare('s-1', share.id, 'Olive');
+    expect(store.verify(token)).toBeUndefined();
+    expect(TokenStore.open(dataDir, ADMIN).verify(token)).toBeUndefined();
+    expect(events).toEqual(['minted:Olive', 'revoked:Olive']);
+  });
+
+  it("keeps the admin's name fixed", () => {
+    expect(() => TokenStore.open(dataDir, ADMIN).rename('admin', 'Boss')).toThrow(
+      "the admin token's name is fixed; mint a token with a name instead",
+    );
+  });
+});

@@ -81,6 +81,8 @@ export class TokenStore {
   mintShare(grant: ShareGrant): { token: string; share: ShareInfo } {
     const token = createTokenSecret();
     const now = Date.now();
+    // Expired links are dropped as new ones are made, so the file does not grow for ever.
+    for (const record of this.#records.filter((r) => expired(r, now))) this.#remove(record.id);
     const record: TokenRecord = {
       id: randomUUID(),
       sha256: sha256(token).toString('hex'),
