@@ -8,11 +8,15 @@ import type {
   Dialect,
   RoleName,
   SessionInfo,
+  ShareCreated,
+  ShareInfo,
+  ShareRequest,
   TokenReply,
   TokenRequest,
   ToolCallReply,
   ToolDefinition,
   ToolFormat,
+  WhoAmI,
 } from '../../shared/src/api.ts';
 import { apiError, type JumpseatApiError } from './errors.ts';
 import { type LiveEvent, LiveWatch, type WatchOptions } from './watch.ts';
@@ -27,7 +31,19 @@ export {
 } from './errors.ts';
 export type { ConnectionEvent, LiveEvent, OutputEvent, WatchOptions } from './watch.ts';
 export { LiveWatch } from './watch.ts';
-export type { CallInfo, Dialect, RoleName, SessionInfo, TokenReply, ToolDefinition, ToolFormat };
+export type {
+  CallInfo,
+  Dialect,
+  RoleName,
+  SessionInfo,
+  ShareCreated,
+  ShareInfo,
+  ShareRequest,
+  TokenReply,
+  ToolDefinition,
+  ToolFormat,
+  WhoAmI,
+};
 
 export interface JumpseatClientOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:7400`. */
@@ -111,6 +127,59 @@ export class JumpseatClient {
     return watch;
   }
 
+  /** One shell (supervisor roles, or a share link for its own shell). */
+  session(sessionId: string): Promise<SessionInfo> {
+    return this.#request('GET', `/api/sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  /**
+   * Opens a shell of your own (operator or admin): no agent can reach it, and your first live
+   * connection to it (`watch`) holds the controls.
+   */
+  openShell(dialect: Dialect): Promise<SessionInfo> {
+    return this.#request('POST', '/api/sessions', { dialect });
+  }
+
+  /** Ends a shell's process tree (your own shell, or any as the admin). */
+  async closeShell(sessionId: string): Promise<void> {
+    await this.#request('DELETE', `/api/sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  /** Makes your own shell `agent`'s shell of its dialect (refused if it has a live one). */
+  handOff(sessionId: string, agent: string): Promise<SessionInfo> {
+    return this.#request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/hand-off`, {
+      agent,
+    });
+  }
+
+  /** A link that reaches this one shell, to watch (`viewer`) or also type (`operator`). */
+  share(sessionId: string, request: ShareRequest): Promise<ShareCreated> {
+    return this.#request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/shares`, request);
+  }
+
+  /** The shell's share links that still work (the tokens are not shown again). */
+  shares(sessionId: string): Promise<ShareInfo[]> {
+    return this.#request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/shares`);
+  }
+
+  /** Revokes a share link; its holder is disconnected at once. */
+  async revokeShare(sessionId: string, shareId: string): Promise<void> {
+    await this.#request(
+      'DELETE',
+      `/api/sessions/${encodeURIComponent(sessionId)}/shares/${encodeURIComponent(shareId)}`,
+    );
+  }
+
+  /** Who this client's token is. */
+  me(): Promise<WhoAmI> {
+    return this.#request('GET', '/api/me');
+  }
+
+  /** Sets the display name others see for this token (a share link's holder names themselves). */
+  setName(name: string): Promise<WhoAmI> {
+    return this.#request('PUT', '/api/me/name', { name });
+  }
+
   /** Mints a token (admin only); the reply holds the token, shown this once. */
   createToken(options: TokenOptions): Promise<TokenReply> {
     return this.#request('POST', '/api/tokens', options);
@@ -132,7 +201,8 @@ export class JumpseatClient {
     });
     const text = await response.text();
     if (!response.ok) throw refusal(response.status, text);
-    return JSON.parse(text) as T;
+    // 204 No Content (closing, revoking) has no body.
+    return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 }
 

@@ -148,6 +148,29 @@ describe('JumpseatClient.watch', () => {
   });
 });
 
+describe('JumpseatClient for shared shells', () => {
+  it('opens a shell of its own, shares it, is named by the link holder, revokes, hands off', async () => {
+    const shell = await admin.openShell('bash');
+    expect(shell).toMatchObject({ agent: null, owner: 'admin', state: 'idle' });
+    const created = await admin.share(shell.id, { role: 'viewer', expiresInSeconds: 600 });
+    const guest = new JumpseatClient({ url: server.origin, token: created.token });
+    expect(await guest.me()).toMatchObject({ named: false, scope: shell.id });
+    expect(await guest.setName('Gwen')).toMatchObject({ name: 'Gwen', named: true });
+    expect((await guest.session(shell.id)).id).toBe(shell.id);
+    expect(await refusalOf(guest.sessions())).toBeInstanceOf(ForbiddenError);
+    expect(await admin.shares(shell.id)).toEqual([{ ...created.share, name: 'Gwen' }]);
+    await admin.revokeShare(shell.id, created.share.id);
+    expect(await refusalOf(guest.me())).toBeInstanceOf(UnauthorizedError);
+    expect(await admin.shares(shell.id)).toEqual([]);
+
+    const handed = await admin.handOff(shell.id, 'client-heir');
+    expect(handed.agent).toBe('client-heir');
+    expect(await admin.bash('client-heir', 'echo $$')).toBe(String(shell.pid));
+    await admin.closeShell(shell.id);
+    expect((await admin.session(shell.id)).state).toBe('exited');
+  });
+});
+
 describe('jumpseat/client compiled to JavaScript', () => {
   it('is importable by plain Node without tsx', () => {
     // Inside the repository, so the compiled files find the package's dependencies (ws,
