@@ -4,7 +4,13 @@
  * share a shell.
  */
 import { randomBytes } from 'node:crypto';
-import { type Browser, test as base, expect, type Page } from '@playwright/test';
+import {
+  type Browser,
+  type BrowserContext,
+  test as base,
+  expect,
+  type Page,
+} from '@playwright/test';
 import type { SessionInfo } from '../../shared/src/api.ts';
 import type {} from '../../web/src/hooks.ts';
 
@@ -16,8 +22,12 @@ export interface AgentReply {
 }
 
 export interface Jumpseat {
+  /** The server's origin, `http://127.0.0.1:PORT`. */
+  readonly origin: string;
   /** The workspace directory shells start in (files the shell writes can be read here). */
   readonly workspace: string;
+  /** A request to the server with `token` as Bearer (the admin's by default). */
+  api(path: string, init?: RequestInit, token?: string): Promise<Response>;
   /** `POST /api/agents/:agent/bash` as the admin. */
   bash(agent: string, command: string): Promise<AgentReply>;
   /** Mints a token for a person: `viewer` or `operator`, with a display name. */
@@ -29,6 +39,8 @@ export interface Jumpseat {
   login(page: Page, token?: string): Promise<void>;
   /** A new browser context (a second person) logged in with `token`, with one page. */
   person(browser: Browser, token: string): Promise<Page>;
+  /** A new browser context (someone given a link), not logged in, with one page. */
+  stranger(browser: Browser): Promise<Page>;
 }
 
 function env(name: string): string {
@@ -54,17 +66,33 @@ export const test = base.extend<{ jumpseat: Jumpseat; agent: string }>({
   jumpseat: async ({}, use) => {
     const origin = env('JUMPSEAT_E2E_URL');
     const adminToken = env('JUMPSEAT_E2E_TOKEN');
-    const api = async (path: string, init: RequestInit = {}): Promise<Response> =>
+    const api = async (
+      path: string,
+      init: RequestInit = {},
+      token = adminToken,
+    ): Promise<Response> =>
       fetch(`${origin}${path}`, {
         ...init,
         headers: {
-          authorization: `Bearer ${adminToken}`,
-          'content-type': 'application/json',
+          authorization: `Bearer ${token}`,
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...init.headers,
         },
       });
+    /** Contexts a test opened for other people, closed when it ends. */
+    const contexts: BrowserContext[] = [];
+    const newContext = async (browser: Browser): Promise<Page> => {
+      const context = await browser.newContext({
+        baseURL: origin,
+        viewport: { width: 1280, height: 800 },
+      });
+      contexts.push(context);
+      return context.newPage();
+    };
     const jumpseat: Jumpseat = {
+      origin,
       workspace: env('JUMPSEAT_E2E_WORKSPACE'),
+      api,
       async bash(agent, command) {
         const response = await api(`/api/agents/${agent}/bash`, {
           method: 'POST',
@@ -98,16 +126,14 @@ export const test = base.extend<{ jumpseat: Jumpseat; agent: string }>({
         await expect(page).toHaveURL(`${origin}/`);
       },
       async person(browser, token) {
-        const context = await browser.newContext({
-          baseURL: origin,
-          viewport: { width: 1280, height: 800 },
-        });
-        const page = await context.newPage();
+        const page = await newContext(browser);
         await jumpseat.login(page, token);
         return page;
       },
+      stranger: newContext,
     };
     await use(jumpseat);
+    for (const context of contexts) await context.close();
   },
 });
 

@@ -77,6 +77,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     ),
     body,
   );
+  const tableWrap = h('div', { class: 'table-wrap' }, table);
   replaceChildren(
     frame.main,
     h(
@@ -86,7 +87,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       mayOpenShells && newShellControl(),
     ),
     attention,
-    h('div', { class: 'table-wrap' }, table),
+    tableWrap,
     empty,
   );
 
@@ -113,7 +114,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       if (body.children[index] !== row.element)
         body.insertBefore(row.element, body.children[index] ?? null);
     });
-    table.hidden = ordered.length === 0;
+    tableWrap.hidden = ordered.length === 0;
     empty.hidden = ordered.length !== 0;
     renderAttention(
       attention,

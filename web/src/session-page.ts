@@ -57,8 +57,9 @@ export async function showSession(
   if (scoped) frame.unlinkHome();
   if (who !== null && !who.named) {
     // Before the live connection: the name others see is fixed when it joins.
-    frame.setConnection('closed', 'waiting for your name');
+    frame.setConnection('connecting', 'waiting for your name');
     const shared = await fetchSession(sessionId);
+    if (shared.ok) title.textContent = `${shellOwnerLabel(shared.value)} · ${shared.value.dialect}`;
     who = await askName(frame.main, shared.ok ? shared.value.owner : null);
   }
 

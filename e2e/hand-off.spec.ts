@@ -1,0 +1,46 @@
+// Handing a person's shell to an agent: the shell, in the directory the person left it and
+// with their shell variable, becomes the agent's, and the agent's next call runs in it.
+// Handing a second shell to the same agent is refused with the server's reason.
+import { randomBytes } from 'node:crypto';
+import { expect, test } from './support/fixtures.ts';
+import { openOwnShell, run } from './support/sharing.ts';
+
+test('a shell handed to an agent keeps its cwd and variables; a second is refused', async ({
+  page,
+  jumpseat,
+}) => {
+  const suffix = randomBytes(3).toString('hex');
+  const agent = `a-handoff-${suffix}`;
+  const dir = `${jumpseat.workspace}/unusual dir ${suffix}`;
+  await jumpseat.login(page, await jumpseat.mint('operator', 'Ann'));
+  const sessionId = await openOwnShell(page);
+  await run(page, `mkdir -p '${dir}' && cd '${dir}' && HANDOFF_VAR=kept-${suffix}`, 'setup');
+
+  const panel = page.getByTestId('hand-off');
+  await panel.getByRole('button', { name: 'Hand to agent…' }).click();
+  await panel.getByLabel('Agent id').fill(agent);
+  await panel.getByRole('button', { name: 'Hand off' }).click();
+  await expect(page.locator('.session-title')).toHaveText(`${agent} · bash`);
+  await expect(page.getByTestId('controller')).toHaveText('The agent has the shell');
+  await expect(panel).toBeHidden();
+
+  const reply = await jumpseat.bash(agent, 'pwd; echo $HANDOFF_VAR');
+  expect(reply.status).toBe(200);
+  expect(reply.output).toMatch(new RegExp(`(^|\\n)${dir}\\nkept-${suffix}$`));
+  expect((await jumpseat.sessionOf(agent)).id).toBe(sessionId);
+  await expect(page.getByTestId('call').first()).toHaveAttribute('data-outcome', 'completed');
+
+  // The agent has a live bash shell now: a second one cannot be handed to it.
+  await page.goto('/');
+  await openOwnShell(page);
+  const second = page.getByTestId('hand-off');
+  await second.getByRole('button', { name: 'Hand to agent…' }).click();
+  await second.getByLabel('Agent id').fill(agent);
+  await second.getByRole('button', { name: 'Hand off' }).click();
+  await expect(second.getByTestId('hand-off-error')).toContainText(agent);
+  await expect(page.locator('.session-title')).toHaveText('Ann (person) · bash');
+
+  await page.getByRole('button', { name: 'Close shell' }).click();
+  await page.getByRole('button', { name: 'Close it' }).click();
+  await expect(page.getByTestId('state')).toHaveText('exited');
+});

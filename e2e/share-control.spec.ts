@@ -1,0 +1,44 @@
+// Sharing by link to type: the holder of a "watch and type" link asks for the controls, the
+// person typing sees the prompt and hands over, and what the holder types shows in both
+// browsers.
+import { expect, screenOf, test } from './support/fixtures.ts';
+import { createLink, joinByLink, openOwnShell, run, viewerEntry } from './support/sharing.ts';
+
+test('an operator link asks for control, the owner hands over, the holder types', async ({
+  page,
+  browser,
+  jumpseat,
+}) => {
+  await jumpseat.login(page, await jumpseat.mint('operator', 'Ann'));
+  await openOwnShell(page);
+  const url = await createLink(page, 'Watch and type');
+  await expect(page.getByTestId('share')).toHaveAttribute('data-role', 'operator');
+
+  const cleo = await joinByLink(browser, jumpseat, url, 'Cleo');
+  await expect(cleo.getByTestId('controller')).toHaveText('Ann has control');
+  await expect(cleo.getByRole('button', { name: 'Take over' })).toBeHidden();
+  await cleo.getByRole('button', { name: 'Ask for control' }).click();
+  await expect(cleo.getByTestId('control-requests')).toContainText(
+    'You asked Ann for the controls',
+  );
+
+  const prompt = page.getByTestId('control-request');
+  await expect(prompt).toHaveText(/Cleo asks for the controls/);
+  await prompt.getByRole('button', { name: 'Hand over' }).click();
+  await expect(prompt).toBeHidden();
+
+  await expect(cleo.getByTestId('controller')).toHaveText(
+    'You have control — type in the terminal',
+  );
+  await expect(page.getByTestId('controller')).toHaveText('Cleo has control');
+  await expect(page.getByRole('button', { name: 'Ask for control' })).toBeVisible();
+  for (const person of [page, cleo]) {
+    await expect(viewerEntry(person, 'Cleo')).toHaveAttribute('data-typing', 'true');
+    await expect(viewerEntry(person, 'Ann')).toHaveAttribute('data-typing', 'false');
+  }
+
+  await run(cleo, 'echo cleo-typed-$((40+2))', 'cleo');
+  for (const person of [page, cleo]) {
+    await expect.poll(() => screenOf(person)).toMatch(/^cleo-typed-42$/m);
+  }
+});
