@@ -11,10 +11,12 @@ import type { Config } from '../config/config.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import { LiveHub } from '../live/live-hub.ts';
 import { Metrics } from '../ops/metrics.ts';
+import { History } from '../store/history.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { agentApi } from './agent-api.ts';
 import { authHook } from './auth-hook.ts';
 import { BODY_LIMIT_BYTES, errorReplies } from './error-replies.ts';
+import { historyApi } from './history-api.ts';
 import { jsonBody } from './json-body.ts';
 import { lifecycle } from './lifecycle.ts';
 import { liveApi, websocketSupport } from './live-api.ts';
@@ -42,6 +44,8 @@ export interface AppOptions {
    * observed here; the live hub reports viewers' traffic to the same object.
    */
   readonly metrics?: Metrics;
+  /** The durable history; opened in `config.dataDir` when not given, closed with the app. */
+  readonly history?: History;
 }
 
 /**
@@ -70,6 +74,18 @@ export function buildApp(options: AppOptions) {
     observed.dispose();
     logged.dispose();
   });
+  const history =
+    options.history ??
+    new History({
+      dataDir: config.dataDir,
+      settings: config.history,
+      registry: tools.registry,
+      authEvents: tokens.onAuthEvent,
+      onError: (error, what) => app.log.error({ err: error }, `${what} failed`),
+    });
+  app.decorate('history', history);
+  // A root hook runs after every plugin's: the shells the lifecycle ends are recorded as closed.
+  app.addHook('onClose', async () => history.close());
 
   app.register(openApiGenerator);
 
@@ -81,7 +97,8 @@ export function buildApp(options: AppOptions) {
   app.register(authHook, { tokens });
   app.register(agentApi, { tools });
   app.register(mcpApi, { tools });
-  app.register(supervisorApi, { tools });
+  app.register(supervisorApi, { tools, history });
+  app.register(historyApi, { history });
   const hub = new LiveHub(tools.registry, metrics);
   // A revoked share link's holder is disconnected at once, wherever they watch.
   const revocations = tokens.onAuthEvent.on((event) => {
@@ -104,6 +121,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** This server's metrics (see AppOptions.metrics). */
     metrics: Metrics;
+    /** This server's durable history (see AppOptions.history). */
+    history: History;
   }
 }
 

@@ -1,0 +1,325 @@
+/**
+ * The SQLite side of history: shells, calls, control events and the auth audit, written in
+ * batches (one transaction each) and read back as the API's shapes. WAL mode, so readers never
+ * wait for the writer and a batch costs one fsync-free append to the log.
+ */
+import Database from 'better-sqlite3';
+import type {
+  AuditEvent,
+  CallInfo,
+  ControlEvent,
+  SessionEnding,
+  SessionInfo,
+} from '../../../shared/src/api.ts';
+import type { AuthEvent } from '../auth/auth-events.ts';
+import { migrate } from './migrations.ts';
+
+/** What a batch writes about one shell: its latest description. */
+export interface ShellRow {
+  readonly info: SessionInfo;
+  readonly seenAt: string;
+}
+
+export interface ControlRow {
+  readonly sessionId: string;
+  readonly event: ControlEvent;
+}
+
+export interface AuditRow {
+  readonly at: string;
+  readonly event: AuthEvent;
+}
+
+/** Everything gathered since the last flush, written in one transaction. */
+export interface WriteBatch {
+  readonly shells: readonly ShellRow[];
+  readonly calls: readonly CallInfo[];
+  readonly controls: readonly ControlRow[];
+  readonly audits: readonly AuditRow[];
+}
+
+/** Lets a busy reader (another process, a backup) hold the file this long before a write fails. */
+const BUSY_TIMEOUT_MS = 5000;
+
+interface ShellRecord {
+  id: string;
+  agent: string | null;
+  owner: string | null;
+  dialect: string;
+  started_at: string;
+  cols: number;
+  rows: number;
+  last_exit_code: number | null;
+  ended_at: string | null;
+  ending_kind: string | null;
+  ending_exit_code: number | null;
+  ending_signal: string | null;
+}
+
+interface CallRecord {
+  id: string;
+  session_id: string;
+  command: string;
+  output: string;
+  exit_code: number | null;
+  outcome: string;
+  started_at: string;
+  duration_ms: number;
+  controller: string | null;
+}
+
+interface ControlRecord {
+  at: string;
+  kind: string;
+  name: string;
+  keys_recorded: number;
+}
+
+interface AuditRecord {
+  id: number;
+  at: string;
+  kind: string;
+  token_id: string | null;
+  name: string | null;
+  role: string | null;
+  scope: string | null;
+  by_name: string | null;
+  address: string | null;
+  status: number | null;
+  reason: string | null;
+  method: string | null;
+  url: string | null;
+}
+
+export class HistoryDatabase {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    // With WAL, NORMAL loses at most the last transactions on a power cut, never integrity.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    migrate(this.db);
+    this.statements = {
+      upsertShell: this.db.prepare(`
+        INSERT INTO shells (id, agent, owner, dialect, started_at, cols, rows, last_exit_code,
+          last_seen_at, ended_at, ending_kind, ending_exit_code, ending_signal)
+        VALUES (@id, @agent, @owner, @dialect, @startedAt, @cols, @rows, @lastExitCode,
+          @seenAt, @endedAt, @endingKind, @endingExitCode, @endingSignal)
+        ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, owner = excluded.owner,
+          cols = excluded.cols, rows = excluded.rows, last_exit_code = excluded.last_exit_code,
+          last_seen_at = excluded.last_seen_at, ended_at = excluded.ended_at,
+          ending_kind = excluded.ending_kind, ending_exit_code = excluded.ending_exit_code,
+          ending_signal = excluded.ending_signal`),
+      insertCall: this.db.prepare(`
+        INSERT OR REPLACE INTO calls (id, session_id, command, output, exit_code, outcome,
+          started_at, duration_ms, controller)
+        VALUES (@id, @sessionId, @command, @output, @exitCode, @outcome, @startedAt,
+          @durationMs, @controller)`),
+      insertControl: this.db.prepare(`
+        INSERT INTO control_events (session_id, at, kind, name, keys_recorded)
+        VALUES (?, ?, ?, ?, ?)`),
+      insertAudit: this.db.prepare(`
+        INSERT INTO auth_events (at, kind, token_id, name, role, scope, by_name, address,
+          status, reason, method, url)
+        VALUES (@at, @kind, @tokenId, @name, @role, @scope, @by, @address, @status, @reason,
+          @method, @url)`),
+      shells: this.db.prepare('SELECT * FROM shells ORDER BY started_at DESC'),
+      shell: this.db.prepare('SELECT * FROM shells WHERE id = ?'),
+      calls: this.db.prepare('SELECT * FROM calls WHERE session_id = ? ORDER BY started_at, rowid'),
+      controls: this.db.prepare(
+        'SELECT at, kind, name, keys_recorded FROM control_events WHERE session_id = ? ORDER BY seq',
+      ),
+      audits: this.db.prepare('SELECT * FROM auth_events ORDER BY id DESC LIMIT ?'),
+    };
+  }
+
+  /**
+   * Shells a previous run left without an ending were running when that server stopped
+   * without closing them: they ended when it last wrote anything of theirs.
+   */
+  endUnfinished(): number {
+    return this.db
+      .prepare(
+        `UPDATE shells SET ended_at = last_seen_at, ending_kind = 'server_stopped'
+         WHERE ended_at IS NULL`,
+      )
+      .run().changes;
+  }
+
+  write(batch: WriteBatch): void {
+    this.db.transaction(() => {
+      for (const { info, seenAt } of batch.shells) {
+        this.statements.upsertShell.run({
+          ...info,
+          seenAt,
+          endingKind: info.ending?.kind ?? null,
+          endingExitCode: info.ending?.exitCode ?? null,
+          endingSignal: info.ending?.signal ?? null,
+        });
+      }
+      for (const call of batch.calls) {
+        this.statements.insertCall.run({ ...call, controller: call.controller ?? null });
+      }
+      for (const { sessionId, event } of batch.controls) {
+        this.statements.insertControl.run(
+          sessionId,
+          event.at,
+          event.kind,
+          event.name,
+          event.keysRecorded ? 1 : 0,
+        );
+      }
+      for (const audit of batch.audits) this.statements.insertAudit.run(auditParams(audit));
+    })();
+  }
+
+  /** Every shell on record, newest first, as the sessions list shows an ended one. */
+  shells(): SessionInfo[] {
+    return (this.statements.shells.all() as ShellRecord[]).map(sessionOf);
+  }
+
+  shell(id: string): SessionInfo | undefined {
+    const row = this.statements.shell.get(id) as ShellRecord | undefined;
+    return row === undefined ? undefined : sessionOf(row);
+  }
+
+  calls(sessionId: string): CallInfo[] {
+    return (this.statements.calls.all(sessionId) as CallRecord[]).map((row) => ({
+      id: row.id,
+      sessionId: row.session_id,
+      command: row.command,
+      output: row.output,
+      exitCode: row.exit_code,
+      outcome: row.outcome as CallInfo['outcome'],
+      startedAt: row.started_at,
+      durationMs: row.duration_ms,
+      controller: row.controller,
+    }));
+  }
+
+  controlEvents(sessionId: string): ControlEvent[] {
+    return (this.statements.controls.all(sessionId) as ControlRecord[]).map((row) => ({
+      at: row.at,
+      kind: row.kind as ControlEvent['kind'],
+      name: row.name,
+      keysRecorded: row.keys_recorded === 1,
+    }));
+  }
+
+  /** The newest `limit` auth events, newest first. */
+  auditEvents(limit: number): AuditEvent[] {
+    return (this.statements.audits.all(limit) as AuditRecord[]).map((row) => ({
+      id: row.id,
+      at: row.at,
+      kind: row.kind as AuditEvent['kind'],
+      tokenId: row.token_id,
+      name: row.name,
+      role: row.role,
+      scope: row.scope,
+      by: row.by_name,
+      address: row.address,
+      status: row.status,
+      reason: row.reason,
+      method: row.method,
+      url: row.url,
+    }));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** A shell as listed from the record alone: ended (or, for this run's, as last written). */
+function sessionOf(row: ShellRecord): SessionInfo {
+  const ending: SessionEnding | null =
+    row.ending_kind === null
+      ? null
+      : {
+          kind: row.ending_kind as SessionEnding['kind'],
+          exitCode: row.ending_exit_code,
+          signal: row.ending_signal,
+        };
+  return {
+    id: row.id,
+    agent: row.agent,
+    owner: row.owner,
+    dialect: row.dialect as SessionInfo['dialect'],
+    state: 'ended',
+    command: null,
+    since: null,
+    lastExitCode: row.last_exit_code,
+    pid: null,
+    cols: row.cols,
+    rows: row.rows,
+    controller: null,
+    viewers: 0,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    ending,
+  };
+}
+
+function auditParams({ at, event }: AuditRow): Record<string, string | number | null> {
+  const none = {
+    tokenId: null,
+    name: null,
+    role: null,
+    scope: null,
+    by: null,
+    address: null,
+    status: null,
+    reason: null,
+    method: null,
+    url: null,
+  };
+  switch (event.kind) {
+    case 'minted':
+      return {
+        ...none,
+        at,
+        kind: event.kind,
+        tokenId: event.tokenId,
+        name: event.name,
+        role: event.role,
+        scope: event.scope,
+        by: event.by,
+      };
+    case 'revoked':
+      return {
+        ...none,
+        at,
+        kind: event.kind,
+        tokenId: event.tokenId,
+        name: event.name,
+        by: event.by,
+      };
+    case 'named':
+      return { ...none, at, kind: event.kind, tokenId: event.tokenId, name: event.name };
+    case 'new_address':
+      return {
+        ...none,
+        at,
+        kind: event.kind,
+        tokenId: event.tokenId,
+        name: event.name,
+        address: event.address,
+      };
+    case 'refused':
+      return {
+        ...none,
+        at,
+        kind: event.kind,
+        tokenId: event.tokenId,
+        name: event.name,
+        address: event.address,
+        status: event.status,
+        reason: event.reason,
+        method: event.method,
+        url: event.url,
+      };
+  }
+}

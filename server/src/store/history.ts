@@ -1,0 +1,190 @@
+/**
+ * Durable history (ARCHITECTURE.md, "Persistence"): every shell's description, calls, control
+ * events and recording, and the auth audit, kept in the data dir across restarts. It subscribes
+ * to the registry and the token store; nothing in the engine knows it exists. Everything is
+ * gathered in memory and written every FLUSH_INTERVAL_MS in one transaction plus one append per
+ * recording, so the PTY path never waits for a disk and a crash loses at most that interval.
+ */
+import { join } from 'node:path';
+import type {
+  AuditEvent,
+  CallInfo,
+  ControlEvent,
+  SessionInfo,
+  SessionListState,
+} from '../../../shared/src/api.ts';
+import type { AuthEvent } from '../auth/auth-events.ts';
+import type { HistorySettings } from '../config/config.ts';
+import { DisposableStore, type Emitter } from '../pty/disposable.ts';
+import type { Shell } from '../session/shell.ts';
+import type { ShellRegistry } from '../session/shell-registry.ts';
+import { type AuditRow, HistoryDatabase, type ShellRow } from './history-database.ts';
+import { RecordingFiles } from './recording-files.ts';
+import { ShellRecorder } from './shell-recorder.ts';
+
+/**
+ * How often gathered history is written. Under a second, so a crash (`kill -9`) loses at most
+ * the last second; long enough that a flood of output costs a few large writes, not many.
+ */
+export const FLUSH_INTERVAL_MS = 500;
+/** Retention runs at start and then this often (file ages are counted in days). */
+const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
+export const HISTORY_DB_NAME = 'history.db';
+export const RECORDINGS_DIR_NAME = 'recordings';
+
+export interface HistoryOptions {
+  readonly dataDir: string;
+  readonly settings: HistorySettings;
+  readonly registry: ShellRegistry;
+  /** The auth side's audit events (the token store's `onAuthEvent`). */
+  readonly authEvents?: Emitter<AuthEvent>;
+  /** A write that failed (a full disk): reported, and the history goes on with later ones. */
+  readonly onError?: (error: unknown, what: string) => void;
+}
+
+export class History {
+  readonly files: RecordingFiles;
+  private readonly db: HistoryDatabase;
+  private readonly recorders = new Map<string, ShellRecorder>();
+  private readonly subscriptions = new DisposableStore();
+  private audits: AuditRow[] = [];
+  private readonly flushTimer: NodeJS.Timeout;
+  private readonly retentionTimer: NodeJS.Timeout;
+  private retention: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly options: HistoryOptions) {
+    this.db = new HistoryDatabase(join(options.dataDir, HISTORY_DB_NAME));
+    this.db.endUnfinished();
+    const { settings } = options;
+    this.files = new RecordingFiles(join(options.dataDir, RECORDINGS_DIR_NAME), {
+      maxFileBytes: settings.recordingMaxFileBytes,
+      maxTotalBytes: settings.recordingMaxTotalBytes,
+      maxAgeDays: settings.recordingMaxAgeDays,
+    });
+    for (const shell of options.registry.shells()) this.follow(shell);
+    this.subscriptions.add(options.registry.onShellAdded.on((shell) => this.follow(shell)));
+    if (options.authEvents) {
+      this.subscriptions.add(
+        options.authEvents.on((event) => this.audits.push({ at: new Date().toISOString(), event })),
+      );
+    }
+    this.flushTimer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
+    this.flushTimer.unref();
+    this.retentionTimer = setInterval(() => void this.applyRetention(), RETENTION_INTERVAL_MS);
+    this.retentionTimer.unref();
+    void this.applyRetention();
+  }
+
+  /**
+   * Writes what gathered: the rows in one transaction now, the recording lines queued to their
+   * files; resolves when those are on disk. Shells that ended are written a last time and let go.
+   */
+  flush(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const seenAt = new Date().toISOString();
+    const shells: ShellRow[] = [];
+    const calls: CallInfo[] = [];
+    const controls: { sessionId: string; event: ControlEvent }[] = [];
+    const written: Promise<void>[] = [];
+    for (const [id, recorder] of this.recorders) {
+      const ended = recorder.ended;
+      const drained = recorder.drain();
+      written.push(drained.written);
+      if (drained.touched) shells.push({ info: recorder.shell.info(), seenAt });
+      calls.push(...drained.calls);
+      for (const event of drained.controls) controls.push({ sessionId: id, event });
+      if (ended) {
+        recorder.dispose();
+        this.recorders.delete(id);
+      }
+    }
+    const audits = this.audits;
+    this.audits = [];
+    if (shells.length + calls.length + controls.length + audits.length > 0) {
+      try {
+        this.db.write({ shells, calls, controls, audits });
+      } catch (error) {
+        this.options.onError?.(error, 'history database write');
+      }
+    }
+    return Promise.all(written).then(() => undefined);
+  }
+
+  /**
+   * `live`: the shells this server run lists (`live` being what the registry gives); `all`
+   * adds every past shell on record, as `ended`; `ended` is `all` less those still running.
+   */
+  sessions(state: SessionListState, live: readonly SessionInfo[]): SessionInfo[] {
+    if (state === 'live') return [...live];
+    const listed = new Set(live.map((session) => session.id));
+    const past = this.db.shells().filter((session) => !listed.has(session.id));
+    const all = [...live, ...past];
+    return state === 'all'
+      ? all
+      : all.filter((session) => session.state === 'exited' || session.state === 'ended');
+  }
+
+  /** A shell on record or followed now; undefined when history never saw it. */
+  session(id: string): SessionInfo | undefined {
+    return this.recorders.get(id)?.shell.info() ?? this.db.shell(id);
+  }
+
+  /** The shell's calls, oldest first, with who held the controls; undefined for no such shell. */
+  calls(id: string): CallInfo[] | undefined {
+    const recorder = this.recorders.get(id);
+    if (recorder === undefined && this.db.shell(id) === undefined) return undefined;
+    return [...this.db.calls(id), ...(recorder?.pendingCalls ?? [])];
+  }
+
+  controlEvents(id: string): ControlEvent[] | undefined {
+    const recorder = this.recorders.get(id);
+    if (recorder === undefined && this.db.shell(id) === undefined) return undefined;
+    return [...this.db.controlEvents(id), ...(recorder?.pendingControls ?? [])];
+  }
+
+  /** The shell's asciicast up to now (a live one's gathered output is written first). */
+  async recording(id: string): Promise<string | null> {
+    if (this.recorders.has(id)) await this.flush();
+    return this.files.read(id);
+  }
+
+  /** The newest `limit` auth events, newest first (gathered ones written first). */
+  async audit(limit: number): Promise<AuditEvent[]> {
+    await this.flush();
+    return this.db.auditEvents(limit);
+  }
+
+  /** Deletes recording files past the age and total-size caps (parts being written are kept). */
+  applyRetention(): Promise<string[]> {
+    const active = new Set<string>();
+    for (const recorder of this.recorders.values()) {
+      if (recorder.activePath !== null) active.add(recorder.activePath);
+    }
+    const run = this.retention.then(() => this.files.applyRetention(active));
+    this.retention = run.catch((error: unknown) => this.options.onError?.(error, 'retention'));
+    return run;
+  }
+
+  /** Writes everything gathered (shells ended by the server's close included) and closes. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    clearInterval(this.flushTimer);
+    clearInterval(this.retentionTimer);
+    this.subscriptions.dispose();
+    await this.flush();
+    await this.retention;
+    this.closed = true;
+    for (const recorder of this.recorders.values()) recorder.dispose();
+    this.recorders.clear();
+    this.db.close();
+  }
+
+  private follow(shell: Shell): void {
+    if (this.recorders.has(shell.id) || !shell.alive) return;
+    this.recorders.set(
+      shell.id,
+      new ShellRecorder(shell, this.files, this.options.settings.recordKeystrokes),
+    );
+  }
+}

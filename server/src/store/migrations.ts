@@ -1,0 +1,97 @@
+/**
+ * The history database's schema, as numbered steps kept in code: a database at version N gets
+ * the steps after N, each in its own transaction, and SQLite's `user_version` records N.
+ * Never edit a released step; add the next one.
+ */
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE shells (
+        id TEXT PRIMARY KEY,
+        agent TEXT,
+        owner TEXT,
+        dialect TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        cols INTEGER NOT NULL,
+        rows INTEGER NOT NULL,
+        last_exit_code INTEGER,
+        -- the last flush that carried anything of this shell: a crash ends it about there
+        last_seen_at TEXT NOT NULL,
+        ended_at TEXT,
+        ending_kind TEXT,
+        ending_exit_code INTEGER,
+        ending_signal TEXT
+      );
+      CREATE INDEX shells_started ON shells (started_at);
+      CREATE TABLE calls (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES shells (id),
+        command TEXT NOT NULL,
+        output TEXT NOT NULL,
+        exit_code INTEGER,
+        outcome TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        duration_ms REAL NOT NULL,
+        controller TEXT
+      );
+      CREATE INDEX calls_session ON calls (session_id, started_at);
+      CREATE TABLE control_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES shells (id),
+        at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        keys_recorded INTEGER NOT NULL
+      );
+      CREATE INDEX control_events_session ON control_events (session_id, seq);
+      CREATE TABLE auth_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        token_id TEXT,
+        name TEXT,
+        role TEXT,
+        scope TEXT,
+        by_name TEXT,
+        address TEXT,
+        status INTEGER,
+        reason TEXT,
+        method TEXT,
+        url TEXT
+      );
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+/** Brings `db` up to SCHEMA_VERSION; refuses a database written by a newer jumpseat. */
+export function migrate(
+  db: Database.Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+): void {
+  const current = Number(db.pragma('user_version', { simple: true }));
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new Error(
+      `the history database is at schema version ${current}, newer than this jumpseat's ${latest}; upgrade jumpseat or use another --data-dir`,
+    );
+  }
+  for (const step of migrations) {
+    if (step.version <= current) continue;
+    db.transaction(() => {
+      db.exec(step.sql);
+      // PRAGMA takes no bound parameters; the version is a number from our own code.
+      db.pragma(`user_version = ${step.version}`);
+    })();
+  }
+}
