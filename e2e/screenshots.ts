@@ -1,6 +1,7 @@
-// Not part of `npm test`: `npm run screenshots` refreshes docs/dashboard.png and
-// docs/session.png from a real server with real agent shells.
+// Not part of `npm test`: `npm run screenshots` refreshes docs/dashboard.png,
+// docs/session.png and docs/share.png from a real server with real shells.
 import { expect, openShell, screenOf, test } from './support/fixtures.ts';
+import { createLink, joinByLink, openOwnShell, typeLine } from './support/sharing.ts';
 
 test('screenshots of the dashboard and the session page', async ({ browser, jumpseat }) => {
   const setup = [
@@ -44,4 +45,38 @@ test('screenshots of the dashboard and the session page', async ({ browser, jump
   await running;
   await light.close();
   await dark.close();
+});
+
+test('screenshot of a shell shared by link', async ({ browser, jumpseat }) => {
+  const light = await browser.newContext({
+    colorScheme: 'light',
+    viewport: { width: 1280, height: 800 },
+  });
+  const ann = await light.newPage();
+  await jumpseat.login(ann, await jumpseat.mint('operator', 'Ann'));
+  await openOwnShell(ann);
+  const lines: [string, RegExp][] = [
+    [
+      "mkdir -p /tmp/flaky && cd /tmp/flaky && printf 'GET /health 200\\nGET /orders 502\\nGET /orders 502\\n' > access.log && clear",
+      /^\/tmp\/flaky# *$/m,
+    ],
+    ["grep -c ' 502' access.log", /^2$/m],
+    ['tail -n 2 access.log', /^GET \/orders 502\nGET \/orders 502$/m],
+  ];
+  for (const [line, shown] of lines) {
+    await typeLine(ann, line);
+    await expect.poll(() => screenOf(ann)).toMatch(shown);
+  }
+  await createLink(ann, 'Watch and type');
+  const bob = await joinByLink(
+    browser,
+    jumpseat,
+    await ann.getByTestId('share-link').inputValue(),
+    'Bob',
+  );
+  await bob.getByRole('button', { name: 'Ask for control' }).click();
+  await expect(ann.getByTestId('control-request')).toBeVisible();
+  await expect(ann.getByTestId('share')).toHaveAttribute('data-holder', 'Bob');
+  await ann.screenshot({ path: 'docs/share.png' });
+  await light.close();
 });
