@@ -32,7 +32,10 @@ test('a shell handed to an agent keeps its cwd and variables; a second is refuse
 
   // The agent has a live bash shell now: a second one cannot be handed to it.
   await page.goto('/');
-  await openOwnShell(page);
+  const handed = page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
+  await expect(handed).toHaveAttribute('data-agent', agent);
+  await expect(handed).toHaveAttribute('data-yours', 'false');
+  const secondId = await openOwnShell(page);
   const second = page.getByTestId('hand-off');
   await second.getByRole('button', { name: 'Hand to agent…' }).click();
   await second.getByLabel('Agent id').fill(agent);
@@ -43,4 +46,10 @@ test('a shell handed to an agent keeps its cwd and variables; a second is refuse
   await page.getByRole('button', { name: 'Close shell' }).click();
   await page.getByRole('button', { name: 'Close it' }).click();
   await expect(page.getByTestId('state')).toHaveText('exited');
+
+  await page.goto('/');
+  const closed = page.locator(`[data-testid="session-row"][data-session-id="${secondId}"]`);
+  await expect(closed).toHaveAttribute('data-yours', 'true');
+  await expect(closed).toHaveAttribute('data-state', 'exited');
+  await expect(closed.getByRole('link')).toHaveText('Ann (person)');
 });

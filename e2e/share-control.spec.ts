@@ -1,6 +1,6 @@
-// Sharing by link to type: the holder of a "watch and type" link asks for the controls, the
-// person typing sees the prompt and hands over, and what the holder types shows in both
-// browsers.
+// Sharing by link to type: the holder of a "watch and type" link asks for the controls; the
+// person typing first keeps them, then hands over when asked again, and what the holder
+// types shows in both browsers.
 import { expect, screenOf, test } from './support/fixtures.ts';
 import { createLink, joinByLink, openOwnShell, run, viewerEntry } from './support/sharing.ts';
 
@@ -17,12 +17,20 @@ test('an operator link asks for control, the owner hands over, the holder types'
   const cleo = await joinByLink(browser, jumpseat, url, 'Cleo');
   await expect(cleo.getByTestId('controller')).toHaveText('Ann has control');
   await expect(cleo.getByRole('button', { name: 'Take over' })).toBeHidden();
+  const prompt = page.getByTestId('control-request');
+
+  // First Ann keeps the controls: Cleo is told, and may ask again.
+  await cleo.getByRole('button', { name: 'Ask for control' }).click();
+  await prompt.getByRole('button', { name: 'Keep' }).click();
+  await expect(prompt).toBeHidden();
+  await expect(cleo.getByRole('alert')).toHaveText('Ann kept the controls.');
+  await expect(cleo.getByTestId('controller')).toHaveText('Ann has control');
+
   await cleo.getByRole('button', { name: 'Ask for control' }).click();
   await expect(cleo.getByTestId('control-requests')).toContainText(
     'You asked Ann for the controls',
   );
 
-  const prompt = page.getByTestId('control-request');
   await expect(prompt).toHaveText(/Cleo asks for the controls/);
   await prompt.getByRole('button', { name: 'Hand over' }).click();
   await expect(prompt).toBeHidden();

@@ -25,6 +25,7 @@ import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { PresenceList } from './presence-list.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { shellOwnerLabel, stateBadge } from './session-labels.ts';
+import { controlText } from './sharing-rules.ts';
 import { ShellOwnerTools } from './shell-owner-tools.ts';
 import { watchForSuccessor } from './successor-shell.ts';
 import { TerminalView } from './terminal-view.ts';
@@ -137,6 +138,15 @@ export async function showSession(
           controlStatus,
           h('span', { class: 'spacer' }),
           search,
+          h(
+            'a',
+            {
+              class: 'replay-link',
+              href: `/sessions/${encodeURIComponent(sessionId)}/replay`,
+              'data-testid': 'replay-link',
+            },
+            'Replay',
+          ),
         ),
         requests.element,
         notice,
@@ -387,17 +397,4 @@ export async function showSession(
     },
     position: () => cursor.position,
   };
-}
-
-/** The control badge: who types, in words. */
-function controlText(
-  mine: boolean,
-  controller: Viewer | null,
-  canControl: boolean,
-  session: SessionInfo | null,
-): string {
-  if (mine) return 'You have control — type in the terminal';
-  if (controller !== null) return `${controller.name} has control`;
-  const idle = session?.agent === null ? 'Nobody is typing' : 'The agent has the shell';
-  return canControl ? idle : `${idle} · you are watching`;
 }

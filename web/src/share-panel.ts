@@ -6,6 +6,7 @@
 import type { ShareInfo } from '../../shared/src/api.ts';
 import { createShare, fetchShares, problemText, revokeShare } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
+import { expiryLabel } from './sharing-rules.ts';
 
 const HOUR_S = 3600;
 const DAY_S = 24 * HOUR_S;
@@ -140,7 +141,11 @@ export class SharePanel {
             'span',
             { class: 'share-what' },
             h('strong', {}, share.name ?? 'not opened yet'),
-            h('span', { class: 'muted' }, ` · ${ROLE_LABELS[share.role]} · ${expiryLabel(share)}`),
+            h(
+              'span',
+              { class: 'muted' },
+              ` · ${ROLE_LABELS[share.role]} · ${expiryLabel(share, new Date())}`,
+            ),
           ),
           revoke,
         );
@@ -158,14 +163,6 @@ export class SharePanel {
     }
     await this.refresh();
   }
-}
-
-function expiryLabel(share: ShareInfo): string {
-  if (share.expiresAt === null) return 'no expiry';
-  const at = new Date(share.expiresAt);
-  if (at.getTime() <= Date.now()) return 'expired';
-  const sameDay = at.toDateString() === new Date().toDateString();
-  return `until ${sameDay ? at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false }) : at.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short', hour12: false })}`;
 }
 
 /** The clipboard API where the page may use it; else the selection and the old command. */

@@ -8,6 +8,7 @@ import { CloseShellButton } from './close-shell.ts';
 import { h } from './dom.ts';
 import { HandOffPanel } from './hand-off.ts';
 import { SharePanel } from './share-panel.ts';
+import { managesShell } from './sharing-rules.ts';
 
 export class ShellOwnerTools {
   private readonly share: SharePanel;
@@ -34,7 +35,7 @@ export class ShellOwnerTools {
 
   update(session: SessionInfo): void {
     const live = session.state !== 'exited' && session.state !== 'ended';
-    const manages = live && this.manages(session);
+    const manages = live && managesShell(this.who, session);
     this.share.element.hidden = !manages;
     if (manages && !this.sharing) void this.share.refresh();
     this.sharing = manages;
@@ -56,11 +57,5 @@ export class ShellOwnerTools {
   /** The share list again (someone may have opened a link and given their name). */
   refresh(): void {
     if (this.sharing) void this.share.refresh();
-  }
-
-  private manages(session: SessionInfo): boolean {
-    const who = this.who;
-    if (who === null || who.scope !== null) return false;
-    return who.role === 'admin' || (session.owner !== null && session.owner === who.name);
   }
 }
