@@ -122,11 +122,57 @@ describe('jumpseat sessions and --help', { timeout: CLI_TEST_TIMEOUT_MS }, () =>
       ['exec', '--help'],
       ['sessions', '--help'],
       ['token', '--help'],
+      ['share', '--help'],
       ['serve', '--help'],
     ]) {
       const run = await jumpseat(args, adminEnv);
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/^Usage: jumpseat /);
     }
+  });
+});
+
+describe('jumpseat share', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('creates a link to one shell, lists it once named, and revokes it', async () => {
+    const opened = await fetch(`${server.origin}/api/sessions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${adminEnv.JUMPSEAT_TOKEN}`,
+        'content-type': 'application/json',
+      },
+      body: '{"dialect":"bash"}',
+    });
+    const { id } = (await opened.json()) as { id: string };
+    const created = await jumpseat(
+      ['share', 'create', id, '--role', 'operator', '--expires-in', '3600'],
+      adminEnv,
+    );
+    expect(created.status).toBe(0);
+    expect(created.stdout).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/login\?token=js_[A-Za-z0-9_-]{43}\n$/,
+    );
+    const token = new URL(created.stdout.trim()).searchParams.get('token') ?? '';
+    await fetch(`${server.origin}/api/me/name`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"name":"Ann"}',
+    });
+    const listed = await jumpseat(['share', 'list', id], adminEnv);
+    const [header, row, ...more] = listed.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID\s+ROLE\s+NAME\s+EXPIRES$/);
+    expect(row).toMatch(/^[0-9a-f-]{36}\s+operator\s+Ann\s+\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    expect(more).toEqual([]);
+    const shareId = row?.split(/\s+/)[0] ?? '';
+    const revoked = await jumpseat(['share', 'revoke', id, shareId], adminEnv);
+    expect(revoked.status).toBe(0);
+    const after = await fetch(`${server.origin}/api/me`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(after.status).toBe(401);
+    const bad = await jumpseat(['share', 'create', id, '--expires-in', '5'], adminEnv);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(
+      'jumpseat: --expires-in must be a whole number of seconds from 60 to 2592000 (see jumpseat share --help)\n',
+    );
   });
 });

@@ -7,9 +7,14 @@ import { fileURLToPath } from 'node:url';
 
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'serve') {
-  // As `npm start`'s prestart does: build the web app when it is missing or stale.
-  const script = fileURLToPath(new URL('../../../scripts/build-web-if-stale.mjs', import.meta.url));
-  execFileSync(process.execPath, [script], { stdio: 'inherit' });
+  // As `npm start`'s prestart does: build the web app when it is missing or stale (not just
+  // to print the help).
+  if (!rest.some((arg) => arg === '--help' || arg === '-h')) {
+    const script = fileURLToPath(
+      new URL('../../../scripts/build-web-if-stale.mjs', import.meta.url),
+    );
+    execFileSync(process.execPath, [script], { stdio: 'inherit' });
+  }
   // Loaded only for serve: the server's modules take a second or more to load.
   const { serveOrExit } = await import('../serve.ts');
   serveOrExit(rest, 'jumpseat serve');

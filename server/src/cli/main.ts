@@ -1,6 +1,6 @@
 /**
- * The `jumpseat` command: `serve` runs the server (as `npm start` does); `exec`, `sessions`
- * and `token create` talk to a running server through the TypeScript client.
+ * The `jumpseat` command: `serve` runs the server (as `npm start` does); `exec`, `sessions`,
+ * `token create` and `share` talk to a running server through the TypeScript client.
  */
 import { parseArgs } from 'node:util';
 import { JumpseatApiError, type SessionInfo } from '../../../client/src/index.ts';
@@ -8,6 +8,8 @@ import { DIALECTS, type Dialect, ROLES, type RoleName } from '../../../shared/sr
 import { parseFlagError } from '../config/parse-flag-error.ts';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, UsageError } from './connection.ts';
 import { exitStatusOf } from './exit-status.ts';
+import { runShare, SHARE_HELP, SHARE_OPTIONS } from './share-command.ts';
+import { textTable } from './text-table.ts';
 
 const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;
@@ -23,6 +25,7 @@ Commands:
   exec            run a command in an agent's shell and print the result text
   sessions        list the shells of a running server
   token create    mint a token for a role
+  share           create, list and revoke share links to one shell
 
 Run "jumpseat <command> --help" for a command's flags.
 `;
@@ -93,6 +96,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await sessions(rest, io);
       case 'token':
         return await token(rest, io);
+      case 'share':
+        return await share(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -112,7 +117,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 function helpTopic(command: string | undefined): string {
-  return command === 'exec' || command === 'sessions' || command === 'token' ? `${command} ` : '';
+  return command === 'exec' || command === 'sessions' || command === 'token' || command === 'share'
+    ? `${command} `
+    : '';
 }
 
 type CommandOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
@@ -196,21 +203,7 @@ function table(list: readonly SessionInfo[]): string {
     session.pid === null ? '-' : String(session.pid),
     session.command === null ? '' : (session.command.split('\n')[0] ?? ''),
   ]);
-  const all = [header, ...rows];
-  const widths = header.map((_, column) =>
-    Math.max(...all.map((row) => (row[column] ?? '').length)),
-  );
-  return all
-    .map((row) =>
-      row
-        .map((cell, column) =>
-          column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0),
-        )
-        .join('  ')
-        .trimEnd(),
-    )
-    .map((line) => `${line}\n`)
-    .join('');
+  return textTable(header, rows);
 }
 
 async function token(args: readonly string[], io: CliIo): Promise<number> {
@@ -237,6 +230,13 @@ async function token(args: readonly string[], io: CliIo): Promise<number> {
     ...(values.name === undefined ? {} : { name: values.name }),
   });
   io.out(`${minted.token}\n`);
+  return 0;
+}
+
+async function share(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand(args, SHARE_OPTIONS, SHARE_HELP, io);
+  if (parsed === undefined) return 0;
+  io.out(await runShare(clientFrom(parsed.values, io.env), parsed.values, parsed.positionals));
   return 0;
 }
 
