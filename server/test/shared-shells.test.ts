@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo, ShareCreated, ShareInfo, WhoAmI } from '../../shared/src/api.ts';
 import { LIVE_CLOSE } from '../../shared/src/live.ts';
+import { MAX_PERSONAL_SHELLS } from '../src/session/shell-registry.ts';
 import { errorOf, startServer, type TestServer } from './support/http-server.ts';
 import { LiveClient } from './support/live-client.ts';
 
@@ -112,6 +113,23 @@ describe("a person's own shell", () => {
     }
     const bad = await server.post('/api/sessions', { dialect: 'zsh' }, ownerToken);
     expect(bad.status).toBe(400);
+  });
+
+  it('is refused past the number one person may have open, with a clear message', async () => {
+    const busy = await server.mint({ role: 'operator', name: 'Busy' });
+    const opened = await Promise.all(
+      Array.from({ length: MAX_PERSONAL_SHELLS }, () => openShell(busy)),
+    );
+    const refused = await server.post('/api/sessions', { dialect: 'bash' }, busy);
+    expect(refused.status).toBe(429);
+    expect(await errorOf(refused)).toEqual({
+      code: 'TOO_MANY_SHELLS',
+      message: `you have ${MAX_PERSONAL_SHELLS} shells of your own open, the most one may; close one first`,
+    });
+    for (const shell of opened) {
+      await server.request(`/api/sessions/${shell.id}`, { method: 'DELETE', token: busy });
+    }
+    expect((await openShell(busy)).owner).toBe('Busy');
   });
 
   it('is closed by its owner (its process tree ends), and not by another operator', async () => {

@@ -9,6 +9,7 @@ import {
   JUMPSEAT_ERR_AGENT_HAS_SHELL,
   JUMPSEAT_ERR_NOT_PERSONAL,
   JUMPSEAT_ERR_SHUTTING_DOWN,
+  JUMPSEAT_ERR_TOO_MANY_SHELLS,
   JumpseatError,
 } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
@@ -16,6 +17,11 @@ import { Shell, type ShellCallResult, type ShellOptions, type ShellOwner } from 
 
 /** Exited shells kept for the supervisor API before the oldest is forgotten. */
 const MAX_EXITED_SHELLS_KEPT = 200;
+/**
+ * Live shells one person (one token) may have open of their own: enough for any real session,
+ * while a runaway script cannot fill the machine with shells.
+ */
+export const MAX_PERSONAL_SHELLS = 16;
 
 export type ShellSettings = Omit<ShellOptions, 'id' | 'agent' | 'owner'>;
 
@@ -72,6 +78,15 @@ export class ShellRegistry {
   async openPersonal(owner: ShellOwner, dialect: Dialect): Promise<Shell> {
     if (this.closed)
       throw new JumpseatError(JUMPSEAT_ERR_SHUTTING_DOWN, 'the server is shutting down');
+    const open = [...this.known.values()].filter(
+      (shell) => shell.alive && shell.agent === null && shell.owner?.tokenId === owner.tokenId,
+    );
+    if (open.length >= MAX_PERSONAL_SHELLS) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_TOO_MANY_SHELLS,
+        `you have ${open.length} shells of your own open, the most one may; close one first`,
+      );
+    }
     const shell = new Shell({ ...this.settingsFor(dialect), id: randomUUID(), agent: null, owner });
     this.known.set(shell.id, shell);
     this.onShellAdded.fire(shell);
