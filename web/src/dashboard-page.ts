@@ -9,6 +9,7 @@ import { h, replaceChildren } from './dom.ts';
 import { newShellControl } from './new-shell.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
+import { pastShellsSection } from './replay-past-shells.ts';
 import { commandPreview, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { formatElapsed, tickElapsedClocks } from './time-format.ts';
 
@@ -89,6 +90,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     attention,
     tableWrap,
     empty,
+    pastShellsSection(),
   );
 
   const render = (): void => {

@@ -11,6 +11,21 @@ export interface JumpseatHooks {
   dropConnection(): number | null;
   /** Test-only: the display-stream offset the page has shown up to. */
   position(): number | null;
+  /** On a replay page (`/sessions/:id/replay`): its player (README, "History and replay"). */
+  replay?: ReplayHooks;
+}
+
+/** The replay player, on its playback clock (milliseconds, idle stretches shortened). */
+export interface ReplayHooks {
+  position(): number;
+  duration(): number;
+  state(): 'paused' | 'playing' | 'ended';
+  /** Shows the screen as it was at `ms`. */
+  seek(ms: number): void;
+  play(): void;
+  pause(): void;
+  /** Where each call (oldest first, as `GET /api/sessions/:id/calls` lists them) starts. */
+  callStarts(): number[];
 }
 
 declare global {

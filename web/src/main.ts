@@ -1,6 +1,7 @@
 /**
- * Entry of the browser app (Vite root: web/): picks the page from the path (`/` or
- * `/sessions/:id`) and publishes `window.jumpseat`, the hooks Playwright users rely on.
+ * Entry of the browser app (Vite root: web/): picks the page from the path (`/`,
+ * `/sessions/:id` or `/sessions/:id/replay`) and publishes `window.jumpseat`, the hooks
+ * Playwright users rely on.
  */
 import './style.css';
 import { showDashboard } from './dashboard-page.ts';
@@ -20,7 +21,12 @@ async function start(): Promise<void> {
   const root = document.getElementById('app');
   if (root === null) return;
   const match = /^\/sessions\/([^/]+)\/?$/.exec(location.pathname);
-  if (match?.[1] !== undefined) {
+  const replay = /^\/sessions\/([^/]+)\/replay\/?$/.exec(location.pathname);
+  if (replay?.[1] !== undefined) {
+    const { showReplay } = await import('./replay-page.ts');
+    const hooks = await showReplay(root, decodeURIComponent(replay[1]));
+    if (hooks !== undefined) window.jumpseat = hooks;
+  } else if (match?.[1] !== undefined) {
     // The terminal (xterm.js and its renderers) loads only on the session page.
     const { showSession } = await import('./session-page.ts');
     const hooks = await showSession(root, decodeURIComponent(match[1]));

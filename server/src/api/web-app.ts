@@ -1,7 +1,8 @@
 /**
- * Serves the built browser app (`dist/web`, made by `vite build`): the HTML shell at `/` and
- * `/sessions/:id`, hashed assets under `/assets/`. Pages and assets are public — they hold no
- * data; every byte of data comes from the API and the live sockets, which need a token.
+ * Serves the built browser app (`dist/web`, made by `vite build`): the HTML shell at `/`,
+ * `/sessions/:id` and `/sessions/:id/replay`, hashed assets under `/assets/`. Pages and assets
+ * are public — they hold no data; every byte of data comes from the API and the live sockets,
+ * which need a token.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -76,6 +77,11 @@ const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, optio
   app.get('/', async (request, reply) => sendShell(request, reply));
   app.get(
     '/sessions/:id',
+    { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) } },
+    async (request, reply) => sendShell(request, reply),
+  );
+  app.get(
+    '/sessions/:id/replay',
     { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) } },
     async (request, reply) => sendShell(request, reply),
   );

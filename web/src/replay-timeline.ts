@@ -1,0 +1,142 @@
+/**
+ * The replay page's timeline: the shell's calls and control events in the order they happened,
+ * each with a button that jumps the player there; a call opens to the exact text the agent got
+ * and names who held the controls while it ran.
+ */
+import type { CallInfo, ControlEvent } from '../../shared/src/api.ts';
+import { h } from './dom.ts';
+import { commandPreview, OUTCOME_LABELS } from './session-labels.ts';
+import { formatClock, formatDuration } from './time-format.ts';
+
+const CONTROL_WORDS: Record<ControlEvent['kind'], string> = {
+  take: 'took the controls',
+  release: 'handed the controls back',
+  interrupt: 'interrupted the running command',
+};
+
+interface Entry {
+  readonly at: number;
+  readonly wall: string;
+  readonly element: HTMLElement;
+}
+
+/** `1:05` (or `1:02:05`) on the playback clock. */
+export function formatPlayback(ms: number): string {
+  const total = Math.floor(Math.max(0, ms) / 1000);
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, '0');
+  return hours > 0
+    ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}`
+    : `${minutes}:${seconds}`;
+}
+
+export function replayTimeline(
+  calls: readonly CallInfo[],
+  callStarts: readonly number[],
+  events: readonly ControlEvent[],
+  eventTime: (event: ControlEvent) => number,
+  jump: (ms: number) => void,
+): HTMLElement {
+  const entries: Entry[] = [
+    ...calls.map((call, index) => {
+      const at = callStarts[index] ?? 0;
+      return { at, wall: call.startedAt, element: callEntry(call, index, at, jump) };
+    }),
+    ...events.map((event) => {
+      const at = eventTime(event);
+      return { at, wall: event.at, element: controlEntry(event, at, jump) };
+    }),
+  ];
+  entries.sort((a, b) => a.at - b.at || a.wall.localeCompare(b.wall));
+  return h(
+    'section',
+    { class: 'timeline replay-timeline', 'aria-labelledby': 'replay-timeline-title' },
+    h('h2', { id: 'replay-timeline-title' }, 'Timeline'),
+    entries.length === 0 && h('p', { class: 'muted' }, 'No calls and nobody took the controls.'),
+    h('ol', { class: 'calls' }, ...entries.map((entry) => entry.element)),
+  );
+}
+
+function jumpButton(at: number, label: string, jump: (ms: number) => void): HTMLElement {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'jump',
+      'data-testid': 'replay-jump',
+      'aria-label': `Play from ${formatPlayback(at)}: ${label}`,
+      onclick: () => jump(at),
+    },
+    `▶ ${formatPlayback(at)}`,
+  );
+}
+
+function callEntry(
+  call: CallInfo,
+  index: number,
+  at: number,
+  jump: (ms: number) => void,
+): HTMLElement {
+  const failed = call.outcome !== 'completed' || (call.exitCode !== null && call.exitCode !== 0);
+  const preview = commandPreview(call.command);
+  return h(
+    'li',
+    {
+      class: failed ? 'call failed' : 'call',
+      'data-testid': 'replay-call',
+      'data-index': index,
+      'data-at': Math.round(at),
+      'data-outcome': call.outcome,
+      'data-exit-code': call.exitCode === null ? '' : String(call.exitCode),
+      'data-controller': call.controller ?? '',
+    },
+    jumpButton(at, preview, jump),
+    h(
+      'details',
+      {},
+      h(
+        'summary',
+        {},
+        h('code', { class: 'call-command' }, preview),
+        h(
+          'span',
+          { class: 'call-meta' },
+          h('span', { class: `outcome outcome-${call.outcome}` }, OUTCOME_LABELS[call.outcome]),
+          call.exitCode !== null && h('span', { class: 'exit' }, `exit ${call.exitCode}`),
+          call.controller &&
+            h('span', { class: 'controller' }, `${call.controller} at the controls`),
+          h('span', {}, formatDuration(call.durationMs)),
+          h('time', { datetime: call.startedAt }, formatClock(call.startedAt)),
+        ),
+      ),
+      preview !== call.command &&
+        h('pre', { class: 'call-full-command', 'aria-label': 'Command' }, call.command),
+      h('div', { class: 'result-label' }, 'What the agent received'),
+      h('pre', { class: 'result', 'data-testid': 'call-result' }, call.output),
+    ),
+  );
+}
+
+function controlEntry(event: ControlEvent, at: number, jump: (ms: number) => void): HTMLElement {
+  const words = `${event.name} ${CONTROL_WORDS[event.kind]}`;
+  return h(
+    'li',
+    {
+      class: 'control-event',
+      'data-testid': 'replay-control-event',
+      'data-kind': event.kind,
+      'data-name': event.name,
+    },
+    jumpButton(at, words, jump),
+    h(
+      'span',
+      { class: 'control-words' },
+      words,
+      event.kind === 'take' &&
+        event.keysRecorded &&
+        h('span', { class: 'muted' }, ' (keystrokes recorded)'),
+    ),
+    h('time', { class: 'muted', datetime: event.at }, formatClock(event.at)),
+  );
+}
