@@ -154,8 +154,9 @@ describe('control events and keystrokes', () => {
     await client.next('control', (m) => m.controller !== null);
     client.send({ type: 'input', data: 'echo typed-by-olive\r' });
     await client.until(() => client.outputText().includes('typed-by-olive\r\n'), 'the echo');
+    const beforeRelease = client.messages.length;
     client.send({ type: 'release_control' });
-    await client.next('control', (m) => m.controller === null);
+    await client.next('control', (m) => m.controller === null, beforeRelease);
     await client.close();
     return session;
   }
@@ -190,7 +191,10 @@ describe('control events and keystrokes', () => {
       .join('');
     expect(typed).toBe('echo typed-by-olive\r');
     const events = await getJson<ControlEvent[]>(server, `/api/sessions/${session.id}/events`);
-    expect(events.map((e) => e.keysRecorded)).toEqual([true, true]);
+    expect(events.map((e) => [e.kind, e.keysRecorded])).toEqual([
+      ['take', true],
+      ['release', true],
+    ]);
   });
 
   it('names the person who held the controls during a call', async () => {
@@ -208,8 +212,9 @@ describe('control events and keystrokes', () => {
     await client.next('call_started');
     client.send({ type: 'take_control' });
     await client.next('control', (m) => m.controller !== null);
+    const beforeRelease = client.messages.length;
     client.send({ type: 'release_control' });
-    await client.next('control', (m) => m.controller === null);
+    await client.next('control', (m) => m.controller === null, beforeRelease);
     expect(await running).toBe('done-after-takeover');
     await client.close();
     const calls = await getJson<CallInfo[]>(server, `/api/sessions/${session.id}/calls`);

@@ -6,6 +6,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { CallInfo, ControlEvent } from '../../../shared/src/api.ts';
+import type { Viewer } from '../../../shared/src/live.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
 import { type EventCode, eventLine } from './asciicast.ts';
@@ -47,7 +48,7 @@ export class ShellRecorder {
   /** The person at the controls while the current call ran (the last one who took them). */
   private callController: string | null = null;
   private callRunning = false;
-  private controller: string | null = null;
+  private controller: Viewer | null = null;
 
   constructor(
     readonly shell: Shell,
@@ -74,27 +75,29 @@ export class ShellRecorder {
     this.subscriptions.add(
       shell.onCallStarted.on(({ command }) => {
         this.callRunning = true;
-        this.callController = this.controller;
+        this.callController = this.controller?.name ?? null;
         this.event('m', command);
       }),
     );
     this.subscriptions.add(
       shell.onCallFinished.on((call) => {
         this.callRunning = false;
-        this.calls.push({ ...call, controller: this.callController ?? this.controller });
+        this.calls.push({
+          ...call,
+          controller: this.callController ?? this.controller?.name ?? null,
+        });
         this.event('m', `end: ${call.command}`);
       }),
     );
     this.subscriptions.add(
       human.onControl.on((viewer) => {
-        if (viewer !== null) {
-          this.controller = viewer.name;
-          if (this.callRunning) this.callController = viewer.name;
-          this.control('take', viewer.name);
-        } else if (this.controller !== null) {
-          this.control('release', this.controller);
-          this.controller = null;
-        }
+        if (viewer?.id === this.controller?.id) return;
+        // Handed straight to another person (a granted request): one lets go, the other takes.
+        if (this.controller !== null) this.control('release', this.controller.name);
+        this.controller = viewer;
+        if (viewer === null) return;
+        if (this.callRunning) this.callController = viewer.name;
+        this.control('take', viewer.name);
       }),
     );
     this.subscriptions.add(
