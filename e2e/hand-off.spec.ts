@@ -9,6 +9,8 @@ test('a shell handed to an agent keeps its cwd and variables; a second is refuse
   page,
   jumpseat,
 }) => {
+  // Two shells, a hand-off and an agent call: more steps than most specs, so more time on a busy CI box.
+  test.slow();
   const suffix = randomBytes(3).toString('hex');
   const agent = `a-handoff-${suffix}`;
   const dir = `${jumpseat.workspace}/unusual dir ${suffix}`;

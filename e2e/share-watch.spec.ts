@@ -17,6 +17,8 @@ test('a watch-only link shows the shell live to a second browser that cannot typ
   browser,
   jumpseat,
 }) => {
+  // Two people's browsers and a real shell: more steps than most specs, so more time on a busy CI box.
+  test.slow();
   const dir = `/tmp/js-e2e-share-${randomBytes(3).toString('hex')}`;
   await jumpseat.login(page, await jumpseat.mint('operator', 'Ann'));
   const sessionId = await openOwnShell(page);

@@ -326,6 +326,8 @@ export async function showSession(
     },
     onState(state, detail, code) {
       frame.setConnection(state, detail);
+      // Requests for the controls live on the server's connection: a new one starts clean.
+      if (state === 'reconnecting') requests.clear();
       if (state === 'live') {
         // Calls that finished while the page was away arrive with the list, not as events.
         if (connectedOnce) refreshCalls();
