@@ -194,7 +194,7 @@ export async function showSession(
     fit.hidden = !mine;
     hint.hidden = !mine;
     takeOver.disabled = !canControl || controller !== null || ended();
-    interrupt.disabled = !canControl;
+    interrupt.disabled = !canControl || ended();
     takeOver.title = !canControl
       ? 'Your token may only watch'
       : controller !== null
