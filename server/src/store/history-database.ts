@@ -3,6 +3,7 @@
  * batches (one transaction each) and read back as the API's shapes. WAL mode, so readers never
  * wait for the writer and a batch costs one fsync-free append to the log.
  */
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type {
   AuditEvent,
@@ -38,6 +39,7 @@ export interface WriteBatch {
   readonly audits: readonly AuditRow[];
 }
 
+const DB_FILE_MODE = 0o600;
 /** Lets a busy reader (another process, a backup) hold the file this long before a write fails. */
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -96,6 +98,10 @@ export class HistoryDatabase {
   private readonly statements;
 
   constructor(path: string) {
+    // Calls hold whatever commands printed: owner only (SQLite gives its -wal and -shm files
+    // the database file's mode).
+    closeSync(openSync(path, 'a', DB_FILE_MODE));
+    chmodSync(path, DB_FILE_MODE);
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     // With WAL, NORMAL loses at most the last transactions on a power cut, never integrity.
