@@ -34,7 +34,11 @@ test('an operator link asks for control, the owner hands over, the holder types'
   );
 
   await expect(prompt).toHaveText(/Cleo asks for the controls/);
-  await prompt.getByRole('button', { name: 'Hand over' }).click();
+  // By keyboard, as Ann types: F6 leaves the terminal for the prompt's "Hand over".
+  await page.getByTestId('terminal').click();
+  await page.keyboard.press('F6');
+  await expect(prompt.getByRole('button', { name: 'Hand over' })).toBeFocused();
+  await page.keyboard.press('Enter');
   await expect(prompt).toBeHidden();
 
   await expect(cleo.getByTestId('controller')).toHaveText(

@@ -62,6 +62,11 @@ export class ControlRequests {
     this.render();
   }
 
+  /** The first open "Hand over" button (the controller's prompt), for the keyboard. */
+  handOverButton(): HTMLButtonElement | null {
+    return this.element.querySelector<HTMLButtonElement>('.prompt button.primary');
+  }
+
   /** The connection went away: requests are the server's and end with it. */
   clear(): void {
     this.open.clear();

@@ -376,7 +376,12 @@ export async function showSession(
   });
   view.terminal.attachCustomKeyEventHandler((event) => {
     if (event.key === 'F6' && event.type === 'keydown') {
-      (inControl() ? release : takeOver.hidden ? requests.askButton : takeOver).focus();
+      const out = inControl()
+        ? (requests.handOverButton() ?? release)
+        : takeOver.hidden
+          ? requests.askButton
+          : takeOver;
+      out.focus();
       return false;
     }
     return true;
