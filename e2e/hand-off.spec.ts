@@ -34,6 +34,14 @@ test('a shell handed to an agent keeps its cwd and variables; a second is refuse
 
   // The agent has a live bash shell now: a second one cannot be handed to it.
   await page.goto('/');
+  // New shell offers pwsh exactly when the server runs it.
+  const tools = (await (await jumpseat.api('/api/tools')).json()) as { name: string }[];
+  const dialects = page.getByTestId('new-shell').getByLabel('Shell');
+  if (tools.some((tool) => tool.name === 'pwsh')) {
+    await expect(dialects.locator('option')).toHaveText(['bash', 'pwsh']);
+  } else {
+    await expect(dialects).toBeHidden();
+  }
   const handed = page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
   await expect(handed).toHaveAttribute('data-agent', agent);
   await expect(handed).toHaveAttribute('data-yours', 'false');

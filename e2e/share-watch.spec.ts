@@ -27,6 +27,12 @@ test('a watch-only link shows the shell live to a second browser that cannot typ
   await expect.poll(() => screenOf(page)).toMatch(new RegExp(`^${dir}$`, 'm'));
 
   const url = await createLink(page, 'Watch only');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByTestId('share-panel').getByRole('button', { name: 'Copy' }).click();
+  await expect(
+    page.getByTestId('share-panel').getByRole('button', { name: 'Copied' }),
+  ).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
   const share = page.getByTestId('share');
   await expect(share).toHaveAttribute('data-role', 'viewer');
   await expect(share).toContainText('not opened yet');
