@@ -2,8 +2,9 @@
  * Durable history (ARCHITECTURE.md, "Persistence"): every shell's description, calls, control
  * events and recording, and the auth audit, kept in the data dir across restarts. It subscribes
  * to the registry and the token store; nothing in the engine knows it exists. Everything is
- * gathered in memory and written every FLUSH_INTERVAL_MS in one transaction plus one append per
- * recording, so the PTY path never waits for a disk and a crash loses at most that interval.
+ * gathered in memory and written every FLUSH_INTERVAL_MS: the rows in one transaction, the
+ * recordings by a thread of their own (recording-worker.ts). The PTY path never waits for a
+ * disk, and a crash loses at most that interval.
  */
 import { join } from 'node:path';
 import type {
@@ -20,6 +21,7 @@ import type { Shell } from '../session/shell.ts';
 import type { ShellRegistry } from '../session/shell-registry.ts';
 import { type AuditRow, HistoryDatabase, type ShellRow } from './history-database.ts';
 import { RecordingFiles } from './recording-files.ts';
+import { RecordingThread } from './recording-thread.ts';
 import { ShellRecorder } from './shell-recorder.ts';
 
 /**
@@ -45,6 +47,7 @@ export interface HistoryOptions {
 export class History {
   readonly files: RecordingFiles;
   private readonly db: HistoryDatabase;
+  private readonly thread: RecordingThread;
   private readonly recorders = new Map<string, ShellRecorder>();
   private readonly subscriptions = new DisposableStore();
   private audits: AuditRow[] = [];
@@ -52,16 +55,22 @@ export class History {
   private readonly retentionTimer: NodeJS.Timeout;
   private retention: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** A flush asked for before the timer's (a shell's output backlog), not yet run. */
+  private flushSoon: NodeJS.Immediate | undefined;
 
   constructor(private readonly options: HistoryOptions) {
     this.db = new HistoryDatabase(join(options.dataDir, HISTORY_DB_NAME));
     this.db.endUnfinished();
     const { settings } = options;
-    this.files = new RecordingFiles(join(options.dataDir, RECORDINGS_DIR_NAME), {
+    const limits = {
       maxFileBytes: settings.recordingMaxFileBytes,
       maxTotalBytes: settings.recordingMaxTotalBytes,
       maxAgeDays: settings.recordingMaxAgeDays,
-    });
+    };
+    this.files = new RecordingFiles(join(options.dataDir, RECORDINGS_DIR_NAME), limits);
+    this.thread = new RecordingThread({ dir: this.files.dir, limits }, (message) =>
+      options.onError?.(new Error(message), 'recording'),
+    );
     for (const shell of options.registry.shells()) this.follow(shell);
     this.subscriptions.add(options.registry.onShellAdded.on((shell) => this.follow(shell)));
     if (options.authEvents) {
@@ -77,20 +86,28 @@ export class History {
   }
 
   /**
-   * Writes what gathered: the rows in one transaction now, the recording lines queued to their
-   * files; resolves when those are on disk. Shells that ended are written a last time and let go.
+   * Writes what gathered: the rows in one transaction now, the recording events sent to the
+   * recording thread; resolves when those are on disk. Shells that ended are written a last
+   * time and let go.
    */
   flush(): Promise<void> {
+    clearImmediate(this.flushSoon);
+    this.flushSoon = undefined;
     if (this.closed) return Promise.resolve();
     const seenAt = new Date().toISOString();
     const shells: ShellRow[] = [];
     const calls: CallInfo[] = [];
     const controls: { sessionId: string; event: ControlEvent }[] = [];
-    const written: Promise<void>[] = [];
     for (const [id, recorder] of this.recorders) {
       const ended = recorder.ended;
       const drained = recorder.drain();
-      written.push(drained.written);
+      if (drained.events.length > 0 || ended) {
+        const { header } = recorder;
+        this.thread.send(
+          { type: 'append', id, header, events: drained.events, ended },
+          drained.transfer,
+        );
+      }
       if (drained.touched) shells.push({ info: recorder.shell.info(), seenAt });
       calls.push(...drained.calls);
       for (const event of drained.controls) controls.push({ sessionId: id, event });
@@ -108,7 +125,7 @@ export class History {
         this.options.onError?.(error, 'history database write');
       }
     }
-    return Promise.all(written).then(() => undefined);
+    return this.thread.settled();
   }
 
   /**
@@ -157,10 +174,7 @@ export class History {
 
   /** Deletes recording files past the age and total-size caps (parts being written are kept). */
   applyRetention(): Promise<string[]> {
-    const active = new Set<string>();
-    for (const recorder of this.recorders.values()) {
-      if (recorder.activePath !== null) active.add(recorder.activePath);
-    }
+    const active = new Set(this.recorders.keys());
     const run = this.retention.then(() => this.files.applyRetention(active));
     this.retention = run.catch((error: unknown) => this.options.onError?.(error, 'retention'));
     return run;
@@ -174,6 +188,7 @@ export class History {
     this.subscriptions.dispose();
     await this.flush();
     await this.retention;
+    await this.thread.close();
     this.closed = true;
     for (const recorder of this.recorders.values()) recorder.dispose();
     this.recorders.clear();
@@ -184,7 +199,10 @@ export class History {
     if (this.recorders.has(shell.id) || !shell.alive) return;
     this.recorders.set(
       shell.id,
-      new ShellRecorder(shell, this.files, this.options.settings.recordKeystrokes),
+      new ShellRecorder(shell, this.options.settings.recordKeystrokes, () => {
+        // Not inside the PTY's listener: right after the current burst of events.
+        this.flushSoon ??= setImmediate(() => void this.flush());
+      }),
     );
   }
 }

@@ -92,13 +92,13 @@ describe('retention', () => {
     expect(readdirSync(dir)).toEqual([recent.split('/').at(-1)]);
   });
 
-  it('deletes the oldest files while the total passes the size cap, keeping active parts', async () => {
+  it('deletes the oldest files while the total passes the size cap, keeping live shells’ newest parts', async () => {
     const oldest = pastRecording('a', 1000, 5);
-    const active = pastRecording('b', 1000, 4);
+    pastRecording('b', 1000, 4);
     const middle = pastRecording('c', 1000, 3);
     pastRecording('d', 1000, 2);
     // Each file is about 1,100 bytes: two fit under 2,500.
-    const deleted = await files({ maxTotalBytes: 2500 }).applyRetention(new Set([active]));
+    const deleted = await files({ maxTotalBytes: 2500 }).applyRetention(new Set(['b']));
     expect(deleted).toEqual([oldest, middle]);
     expect(readdirSync(dir).sort()).toEqual(['b.cast', 'd.cast']);
   });

@@ -51,10 +51,20 @@ export class RecordingFiles {
 
   /**
    * Deletes files not written for `maxAgeDays`, then the oldest while the total exceeds
-   * `maxTotalBytes`; files in `active` (parts being written) are kept. Returns the deleted paths.
+   * `maxTotalBytes`; the newest part of each shell in `live` (the one being written) is kept.
+   * Returns the deleted paths.
    */
-  async applyRetention(active: ReadonlySet<string>, now = Date.now()): Promise<string[]> {
+  async applyRetention(live: ReadonlySet<string>, now = Date.now()): Promise<string[]> {
     const files = await this.files();
+    const newestPart = new Map<string, number>();
+    for (const file of files) {
+      newestPart.set(file.sessionId, Math.max(file.part, newestPart.get(file.sessionId) ?? 0));
+    }
+    const active = new Set(
+      files
+        .filter((file) => live.has(file.sessionId) && newestPart.get(file.sessionId) === file.part)
+        .map((file) => file.path),
+    );
     const stats = await Promise.all(
       files.map(async (file) => ({ ...file, stat: await stat(file.path).catch(() => null) })),
     );
@@ -125,9 +135,9 @@ export class RecordingWriter {
     const writes = this.plan(lines);
     this.queue = this.queue.then(async () => {
       if (this.failed) return;
-      for (const { path, text } of writes) {
+      for (const { path, data } of writes) {
         try {
-          await appendFile(path, text, { mode: FILE_MODE });
+          await appendFile(path, data, { mode: FILE_MODE });
         } catch (error) {
           this.failed = error instanceof Error ? error : new Error(String(error));
           return;
@@ -143,25 +153,34 @@ export class RecordingWriter {
   }
 
   /** Splits the batch into one text per part, rotating where a part would pass the cap. */
-  private plan(lines: readonly string[]): { path: string; text: string }[] {
-    const writes: { path: string; text: string }[] = [];
-    let text = '';
+  private plan(lines: readonly string[]): { path: string; data: Buffer }[] {
+    const writes: { path: string; data: Buffer }[] = [];
+    // Encoded once per line: its size decides the rotation, and the bytes are what is written.
+    let pieces: Buffer[] = [];
+    const endPart = (): void => {
+      if (pieces.length > 0)
+        writes.push({ path: this.pathOf(this.part), data: Buffer.concat(pieces) });
+      pieces = [];
+    };
     const startPart = (): void => {
-      if (text !== '') writes.push({ path: this.pathOf(this.part), text });
+      endPart();
       this.part += 1;
-      text = headerLine(this.header);
-      this.partBytes = Buffer.byteLength(text);
+      const header = Buffer.from(headerLine(this.header));
+      pieces.push(header);
+      this.partBytes = header.length;
       this.partEvents = 0;
     };
     if (this.part === 0) startPart();
     for (const line of lines) {
-      const bytes = Buffer.byteLength(line);
-      if (this.partEvents > 0 && this.partBytes + bytes > this.limits.maxFileBytes) startPart();
-      text += line;
-      this.partBytes += bytes;
+      const bytes = Buffer.from(line);
+      if (this.partEvents > 0 && this.partBytes + bytes.length > this.limits.maxFileBytes) {
+        startPart();
+      }
+      pieces.push(bytes);
+      this.partBytes += bytes.length;
       this.partEvents += 1;
     }
-    if (text !== '') writes.push({ path: this.pathOf(this.part), text });
+    endPart();
     return writes;
   }
 }

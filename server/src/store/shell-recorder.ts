@@ -1,17 +1,21 @@
 /**
- * Follows one shell for history: its display bytes, resizes and call markers go to its
- * asciicast; its calls (with who held the controls), control events and description go to the
- * database. Listeners only append to memory — the PTY path never waits for a disk — and
- * `drain` hands what gathered to the history's periodic flush.
+ * Follows one shell for history: its display bytes, resizes and call markers for its asciicast;
+ * its calls (with who held the controls), control events and description for the database.
+ * Listeners only append to memory — the PTY path never waits for a disk — and `drain` hands
+ * what gathered to the history's periodic flush.
  */
-import { StringDecoder } from 'node:string_decoder';
 import type { CallInfo, ControlEvent } from '../../../shared/src/api.ts';
 import type { Viewer } from '../../../shared/src/live.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
-import { type EventCode, eventLine } from './asciicast.ts';
-import type { RecordingFiles, RecordingWriter } from './recording-files.ts';
+import type { AsciicastHeader, EventCode } from './asciicast.ts';
+import type { RecordingEventData } from './recording-messages.ts';
 
+/**
+ * A shell's output gathered past this size asks for a flush before the timer's: a flood is
+ * written in pieces of about this size, so the memory it holds stays bounded.
+ */
+export const RECORDER_BACKLOG_BYTES = 1024 * 1024;
 /** Output chunks closer together than this become one event: fewer, larger lines. */
 const OUTPUT_COALESCE_MS = 5;
 /** The terminal the recording says it was made on (what the shells run with). */
@@ -21,7 +25,7 @@ const MS_PER_SECOND = 1000;
 interface PendingEvent {
   readonly at: number;
   readonly code: EventCode;
-  /** Output stays bytes until the flush decodes it (UTF-8 may be split across chunks). */
+  /** Output stays bytes: the recording thread decodes it (UTF-8 may be split across chunks). */
   readonly data: Buffer | string;
 }
 
@@ -31,16 +35,14 @@ export interface RecorderDrain {
   readonly controls: ControlEvent[];
   /** The shell's description changed, or it did anything: its row is written again. */
   readonly touched: boolean;
-  /** Lines for its recording, already appended to its writer's queue. */
-  readonly written: Promise<void>;
+  /** For its recording; output joined per group into buffers of their own (in `transfer`). */
+  readonly events: RecordingEventData[];
+  readonly transfer: ArrayBuffer[];
 }
 
 export class ShellRecorder {
+  readonly header: AsciicastHeader;
   private readonly subscriptions = new DisposableStore();
-  private readonly decoder = new StringDecoder('utf8');
-  private readonly writer: RecordingWriter;
-  /** Event times count from the header's whole-second timestamp. */
-  private readonly epochMs: number;
   private events: PendingEvent[] = [];
   private calls: CallInfo[] = [];
   private controls: ControlEvent[] = [];
@@ -49,25 +51,36 @@ export class ShellRecorder {
   private callController: string | null = null;
   private callRunning = false;
   private controller: Viewer | null = null;
+  /** Output bytes gathered since the last drain, and whether a flush was asked for. */
+  private backlogBytes = 0;
+  private backlogSignalled = false;
 
   constructor(
     readonly shell: Shell,
-    files: RecordingFiles,
     private readonly recordKeystrokes: boolean,
+    /** Called (once per drain) when gathered output passes RECORDER_BACKLOG_BYTES. */
+    private readonly onBacklog: () => void,
   ) {
     const info = shell.info();
-    this.epochMs = Math.floor(shell.startedAt.getTime() / MS_PER_SECOND) * MS_PER_SECOND;
-    this.writer = files.writer(shell.id, {
+    this.header = {
       version: 2,
       width: info.cols,
       height: info.rows,
-      timestamp: this.epochMs / MS_PER_SECOND,
+      // Whole seconds, as asciicast v2 has it: event times count from this.
+      timestamp: Math.floor(shell.startedAt.getTime() / MS_PER_SECOND),
       title: `${info.agent ?? info.owner ?? 'shell'} · ${info.dialect}`,
       env: { TERM: RECORDING_TERM, SHELL: info.dialect },
-    });
+    };
     const { human } = shell;
     this.subscriptions.add(
-      shell.onDisplay.on(({ data }) => this.events.push({ at: Date.now(), code: 'o', data })),
+      shell.onDisplay.on(({ data }) => {
+        this.events.push({ at: Date.now(), code: 'o', data });
+        this.backlogBytes += data.length;
+        if (this.backlogBytes >= RECORDER_BACKLOG_BYTES && !this.backlogSignalled) {
+          this.backlogSignalled = true;
+          this.onBacklog();
+        }
+      }),
     );
     this.subscriptions.add(
       shell.onResize.on(({ cols, rows }) => this.event('r', `${cols}x${rows}`)),
@@ -113,11 +126,6 @@ export class ShellRecorder {
     );
   }
 
-  /** The recording part being written (retention keeps it). */
-  get activePath(): string | null {
-    return this.writer.activePath;
-  }
-
   get ended(): boolean {
     return !this.shell.alive;
   }
@@ -131,23 +139,22 @@ export class ShellRecorder {
     return this.controls;
   }
 
-  /** Takes what gathered: its recording lines go to the writer now, the rows to the caller. */
+  /** Takes what gathered. */
   drain(): RecorderDrain {
+    const { events, transfer } = this.recordingEvents();
     const drained: RecorderDrain = {
       calls: this.calls,
       controls: this.controls,
-      touched: this.touched || this.events.length > 0,
-      written: this.writer.append(this.recordingLines()),
+      touched: this.touched || events.length > 0,
+      events,
+      transfer,
     };
     this.calls = [];
     this.controls = [];
     this.touched = false;
+    this.backlogBytes = 0;
+    this.backlogSignalled = false;
     return drained;
-  }
-
-  /** Resolves once every drained line is on disk. */
-  settled(): Promise<void> {
-    return this.writer.settled();
   }
 
   dispose(): void {
@@ -168,34 +175,44 @@ export class ShellRecorder {
     this.touched = true;
   }
 
-  /** The pending events as lines, consecutive output within OUTPUT_COALESCE_MS joined. */
-  private recordingLines(): string[] {
-    const lines: string[] = [];
-    let outputAt = 0;
-    let output = '';
-    const endOutput = (): void => {
-      if (output !== '') lines.push(eventLine(outputAt - this.epochMs, 'o', output));
-      output = '';
+  /**
+   * The pending events, consecutive output within OUTPUT_COALESCE_MS joined into one buffer
+   * of its own (not a slice of a shared pool, so it can be moved to the recording thread).
+   */
+  private recordingEvents(): { events: RecordingEventData[]; transfer: ArrayBuffer[] } {
+    const events: RecordingEventData[] = [];
+    const transfer: ArrayBuffer[] = [];
+    let group: Buffer[] = [];
+    let groupAt = 0;
+    let groupBytes = 0;
+    let lastAt = 0;
+    const endGroup = (): void => {
+      if (group.length === 0) return;
+      const joined = new Uint8Array(groupBytes);
+      let offset = 0;
+      for (const chunk of group) {
+        joined.set(chunk, offset);
+        offset += chunk.length;
+      }
+      events.push({ at: groupAt, code: 'o', data: joined });
+      transfer.push(joined.buffer);
+      group = [];
+      groupBytes = 0;
     };
     for (const event of this.events) {
-      if (event.code !== 'o') {
-        endOutput();
-        lines.push(eventLine(event.at - this.epochMs, event.code, String(event.data)));
+      if (typeof event.data === 'string') {
+        endGroup();
+        events.push({ at: event.at, code: event.code, data: event.data });
         continue;
       }
-      const text = typeof event.data === 'string' ? event.data : this.decoder.write(event.data);
-      if (output !== '' && event.at - outputAt > OUTPUT_COALESCE_MS) endOutput();
-      if (output === '') outputAt = event.at;
-      output += text;
+      if (group.length > 0 && event.at - lastAt > OUTPUT_COALESCE_MS) endGroup();
+      if (group.length === 0) groupAt = event.at;
+      lastAt = event.at;
+      group.push(event.data);
+      groupBytes += event.data.length;
     }
-    // The shell is gone: bytes the decoder still holds (a cut-off character) end the output.
-    if (this.ended) {
-      const rest = this.decoder.end();
-      if (rest !== '') output += rest;
-      if (output !== '' && outputAt === 0) outputAt = Date.now();
-    }
-    endOutput();
+    endGroup();
     this.events = [];
-    return lines;
+    return { events, transfer };
   }
 }

@@ -1,0 +1,86 @@
+/**
+ * The recording thread: turns each shell's gathered events into asciicast lines (UTF-8
+ * decoded across chunk boundaries, JSON-escaped) and appends them to its files. Decoding and
+ * escaping megabytes of a flood cost real CPU; here they never delay the server's event loop.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { parentPort, workerData } from 'node:worker_threads';
+import { eventLine } from './asciicast.ts';
+import { RecordingFiles, type RecordingWriter } from './recording-files.ts';
+import type {
+  FromRecordingThread,
+  RecordingEventData,
+  RecordingThreadData,
+  ToRecordingThread,
+} from './recording-messages.ts';
+
+interface ShellRecording {
+  readonly writer: RecordingWriter;
+  readonly decoder: StringDecoder;
+  /** Event times count from the header's whole-second timestamp. */
+  readonly epochMs: number;
+}
+
+const MS_PER_SECOND = 1000;
+const { dir, limits } = workerData as RecordingThreadData;
+const files = new RecordingFiles(dir, limits);
+const shells = new Map<string, ShellRecording>();
+/** Writers of shells that ended and whose last lines may still be on their way to disk. */
+const finishing = new Set<Promise<void>>();
+/** Shells whose write failure was reported (once: later appends are dropped quietly). */
+const reported = new Set<string>();
+
+function send(message: FromRecordingThread): void {
+  parentPort?.postMessage(message);
+}
+
+function lines(
+  shell: ShellRecording,
+  events: readonly RecordingEventData[],
+  ended: boolean,
+): string[] {
+  const out: string[] = [];
+  let lastAt = 0;
+  for (const event of events) {
+    lastAt = event.at;
+    const text =
+      typeof event.data === 'string'
+        ? event.data
+        : shell.decoder.write(
+            Buffer.from(event.data.buffer, event.data.byteOffset, event.data.byteLength),
+          );
+    if (text !== '') out.push(eventLine(event.at - shell.epochMs, event.code, text));
+  }
+  // The shell is gone: bytes the decoder still holds (a cut-off character) end the output.
+  const rest = ended ? shell.decoder.end() : '';
+  if (rest !== '') out.push(eventLine((lastAt || Date.now()) - shell.epochMs, 'o', rest));
+  return out;
+}
+
+parentPort?.on('message', (message: ToRecordingThread) => {
+  if (message.type === 'settle') {
+    const pending = [...[...shells.values()].map((shell) => shell.writer.settled()), ...finishing];
+    void Promise.all(pending).then(() => send({ type: 'settled', seq: message.seq }));
+    return;
+  }
+  let shell = shells.get(message.id);
+  if (shell === undefined) {
+    shell = {
+      writer: files.writer(message.id, message.header),
+      decoder: new StringDecoder('utf8'),
+      epochMs: message.header.timestamp * MS_PER_SECOND,
+    };
+    shells.set(message.id, shell);
+  }
+  const written = shell.writer.append(lines(shell, message.events, message.ended)).then(() => {
+    const error = shell.writer.error;
+    if (error === null || reported.has(message.id)) return;
+    reported.add(message.id);
+    send({ type: 'error', message: `recording ${message.id}: ${error.message}` });
+  });
+  if (message.ended) {
+    shells.delete(message.id);
+    finishing.add(written);
+    void written.then(() => finishing.delete(written));
+  }
+});
