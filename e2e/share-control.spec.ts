@@ -34,6 +34,8 @@ test('an operator link asks for control, the owner hands over, the holder types'
   );
 
   await expect(prompt).toHaveText(/Cleo asks for the controls/);
+  // The tab says so too, for an owner looking at another tab.
+  await expect(page).toHaveTitle('(Cleo asks for control) Ann (person) · bash — jumpseat');
   // By keyboard, as Ann types: F6 leaves the terminal for the prompt's "Hand over".
   await page.getByTestId('terminal').click();
   await page.keyboard.press('F6');
@@ -45,6 +47,7 @@ test('an operator link asks for control, the owner hands over, the holder types'
     'You have control — type in the terminal',
   );
   await expect(page.getByTestId('controller')).toHaveText('Cleo has control');
+  await expect(page).toHaveTitle('Ann (person) · bash — jumpseat');
   await expect(page.getByRole('button', { name: 'Ask for control' })).toBeVisible();
   for (const person of [page, cleo]) {
     await expect(viewerEntry(person, 'Cleo')).toHaveAttribute('data-typing', 'true');

@@ -36,6 +36,8 @@ export class ControlRequests {
   constructor(
     private readonly send: (message: ClientMessage) => void,
     private readonly notify: (text: string) => void,
+    /** Who is asking this page's person for the controls now (empty: nobody). */
+    private readonly asked: (names: readonly string[]) => void = () => {},
   ) {
     this.askButton.addEventListener('click', () => this.send({ type: 'request_control' }));
     this.render();
@@ -100,6 +102,7 @@ export class ControlRequests {
       );
     });
     replaceChildren(this.element, ...items);
+    this.asked(youHold ? [...this.open.values()].map((asker) => asker.name) : []);
     this.element.hidden = items.length === 0;
   }
 

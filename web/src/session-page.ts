@@ -105,9 +105,22 @@ export async function showSession(
     'Your keys go to the shell. F6 moves the keyboard out of the terminal.',
   );
   const presence = new PresenceList();
+  /** The tab's title; a request for the controls is put in front, for a tab in the background. */
+  let pageTitle = 'jumpseat';
+  let askers: readonly string[] = [];
+  const renderTitle = (): void => {
+    document.title =
+      askers.length === 0
+        ? pageTitle
+        : `(${askers.join(', ')} ${askers.length === 1 ? 'asks' : 'ask'} for control) ${pageTitle}`;
+  };
   const requests = new ControlRequests(
     (message) => send(message),
     (text) => showNotice(text),
+    (names) => {
+      askers = names;
+      renderTitle();
+    },
   );
   const successor = h('p', { class: 'successor', 'data-testid': 'successor', hidden: true });
   const timeline = new CallTimeline();
@@ -213,7 +226,8 @@ export async function showSession(
   const renderSession = (): void => {
     if (session === null) return;
     title.textContent = `${shellOwnerLabel(session)} · ${session.dialect}`;
-    document.title = `${shellOwnerLabel(session)} · ${session.dialect} — jumpseat`;
+    pageTitle = `${shellOwnerLabel(session)} · ${session.dialect} — jumpseat`;
+    renderTitle();
     replaceChildren(badge, stateBadge(session));
     if (session.state !== 'running') timeline.idle();
     ownerTools.update(session);
