@@ -12,12 +12,10 @@ import {
   LIVE_CLOSE,
   parseServerMessage,
   type ServerMessage,
-  type Viewer,
 } from '../../shared/src/live.ts';
 import { OutputCursor } from '../../shared/src/output-cursor.ts';
 import { fetchCalls, fetchMe, fetchSession } from './api-client.ts';
 import { CallTimeline } from './call-timeline.ts';
-import { ControlRequests } from './control-request.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { askName } from './name-prompt.ts';
@@ -25,7 +23,7 @@ import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { PresenceList } from './presence-list.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { shellOwnerLabel, stateBadge } from './session-labels.ts';
-import { controlText } from './sharing-rules.ts';
+import { ShellControls } from './shell-controls.ts';
 import { ShellOwnerTools } from './shell-owner-tools.ts';
 import { watchForSuccessor } from './successor-shell.ts';
 import { TerminalView } from './terminal-view.ts';
@@ -64,46 +62,17 @@ export async function showSession(
     who = await askName(frame.main, shared.ok ? shared.value.owner : null);
   }
 
-  let you: Viewer | null = null;
-  let canControl = false;
-  let controller: Viewer | null = null;
   let session: SessionInfo | null = null;
   let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 
   const terminalHost = h('div', { class: 'terminal-frame', 'data-testid': 'terminal' });
-  const controlStatus = h('span', {
-    class: 'control-status',
-    'data-testid': 'controller',
-    role: 'status',
-  });
   const notice = h('span', { class: 'notice-line', role: 'alert' });
-  const takeOver = h('button', { type: 'button', class: 'primary' }, 'Take over');
-  const release = h('button', { type: 'button', class: 'primary' }, 'Release');
-  const interrupt = h(
-    'button',
-    { type: 'button', title: 'Send Ctrl-C (SIGINT) to the running program' },
-    'Interrupt',
-  );
-  const fit = h(
-    'button',
-    {
-      type: 'button',
-      class: 'quiet',
-      title: 'Resize the shell to fill this window while you hold control',
-    },
-    'Fit to window',
-  );
   const search = h('input', {
     type: 'search',
     placeholder: 'Find in terminal',
     'aria-label': 'Find in terminal',
     class: 'find',
   });
-  const hint = h(
-    'p',
-    { class: 'hint muted', hidden: true },
-    'Your keys go to the shell. F6 moves the keyboard out of the terminal.',
-  );
   const presence = new PresenceList();
   /** The tab's title; a request for the controls is put in front, for a tab in the background. */
   let pageTitle = 'jumpseat';
@@ -114,7 +83,8 @@ export async function showSession(
         ? pageTitle
         : `(${askers.join(', ')} ${askers.length === 1 ? 'asks' : 'ask'} for control) ${pageTitle}`;
   };
-  const requests = new ControlRequests(
+  const controls = new ShellControls(
+    terminalHost,
     (message) => send(message),
     (text) => showNotice(text),
     (names) => {
@@ -147,8 +117,8 @@ export async function showSession(
         h(
           'div',
           { class: 'toolbar', role: 'toolbar', 'aria-label': 'Shell controls' },
-          h('span', { class: 'controls' }, takeOver, requests.askButton, release, interrupt, fit),
-          controlStatus,
+          controls.buttons,
+          controls.status,
           h('span', { class: 'spacer' }),
           search,
           h(
@@ -161,11 +131,11 @@ export async function showSession(
             'Replay',
           ),
         ),
-        requests.element,
+        controls.requests.element,
         notice,
         successor,
         terminalHost,
-        hint,
+        controls.hint,
       ),
       h(
         'aside',
@@ -184,8 +154,8 @@ export async function showSession(
 
   const view = new TerminalView(terminalHost, isDark());
   onThemeChange((dark) => view.setTheme(dark));
+  controls.attach(view, (message) => send(message));
   const cursor = new OutputCursor();
-  const inControl = (): boolean => you !== null && controller?.id === you.id;
   const ended = (): boolean => session?.state === 'exited' || session?.state === 'ended';
 
   /** A refusal fades; a lost shell stays said (`sticky`). */
@@ -198,31 +168,6 @@ export async function showSession(
     }, NOTICE_MS);
   };
 
-  const renderControls = (): void => {
-    const mine = inControl();
-    requests.update({ you, canControl, controller, ended: ended() });
-    const asking = !requests.askButton.hidden;
-    takeOver.hidden = mine || asking;
-    release.hidden = !mine;
-    fit.hidden = !mine;
-    hint.hidden = !mine;
-    takeOver.disabled = !canControl || controller !== null || ended();
-    interrupt.disabled = !canControl || ended();
-    takeOver.title = !canControl
-      ? 'Your token may only watch'
-      : controller !== null
-        ? `${controller.name} holds the keyboard`
-        : session?.agent === null
-          ? 'Take the keyboard'
-          : 'Take the keyboard; the agent’s new calls are refused until you release';
-    controlStatus.textContent = controlText(mine, controller, canControl, session);
-    controlStatus.dataset.controller = controller?.name ?? '';
-    controlStatus.classList.toggle('held', controller !== null);
-    terminalHost.classList.toggle('controlled', mine);
-    if (!mine) view.fitting(false);
-    view.setInputEnabled(mine);
-  };
-
   const renderSession = (): void => {
     if (session === null) return;
     title.textContent = `${shellOwnerLabel(session)} · ${session.dialect}`;
@@ -231,7 +176,7 @@ export async function showSession(
     replaceChildren(badge, stateBadge(session));
     if (session.state !== 'running') timeline.idle();
     ownerTools.update(session);
-    renderControls();
+    controls.set({ session });
     if (ended()) showEnded(session);
   };
 
@@ -264,10 +209,9 @@ export async function showSession(
   const handle = (message: ServerMessage): void => {
     switch (message.type) {
       case 'hello':
-        you = message.you;
-        canControl = message.canControl;
         session = message.session;
-        presence.setYou(you.id);
+        controls.set({ you: message.you, canControl: message.canControl });
+        presence.setYou(message.you.id);
         renderSession();
         break;
       case 'snapshot':
@@ -290,10 +234,8 @@ export async function showSession(
         timeline.add(message.call);
         break;
       case 'control':
-        controller = message.controller;
-        presence.setController(controller?.id ?? null);
-        renderControls();
-        if (inControl()) view.focus();
+        controls.set({ controller: message.controller });
+        presence.setController(message.controller?.id ?? null);
         break;
       case 'presence':
         presence.setViewers(message.viewers);
@@ -301,10 +243,10 @@ export async function showSession(
         ownerTools.refresh();
         break;
       case 'control_requested':
-        requests.requested(message.from);
+        controls.requests.requested(message.from);
         break;
       case 'control_request_closed':
-        requests.closed(message.from, message.outcome);
+        controls.requests.closed(message.from, message.outcome);
         break;
       case 'resize':
         view.resize(message.cols, message.rows);
@@ -341,18 +283,16 @@ export async function showSession(
     onState(state, detail, code) {
       frame.setConnection(state, detail);
       // Requests for the controls live on the server's connection: a new one starts clean.
-      if (state === 'reconnecting') requests.clear();
+      if (state === 'reconnecting') controls.requests.clear();
       if (state === 'live') {
         // Calls that finished while the page was away arrive with the list, not as events.
         if (connectedOnce) refreshCalls();
         connectedOnce = true;
       }
       if (state === 'closed') {
-        controller = null;
-        canControl = false;
-        requests.clear();
+        controls.requests.clear();
+        controls.set({ controller: null, canControl: false });
         presence.setController(null);
-        renderControls();
         if (code === LIVE_CLOSE.revoked) revoked();
         else if (detail !== 'closed')
           showNotice(
@@ -374,38 +314,14 @@ export async function showSession(
     },
   });
 
-  takeOver.addEventListener('click', () => send({ type: 'take_control' }));
-  release.addEventListener('click', () => send({ type: 'release_control' }));
-  interrupt.addEventListener('click', () => send({ type: 'interrupt' }));
-  fit.addEventListener('click', () => {
-    const size = view.fitting(true);
-    if (size !== undefined) send({ type: 'resize', cols: size.cols, rows: size.rows });
-  });
   search.addEventListener('keydown', (event) => {
     if (event.key === 'Enter') view.find(search.value, event.shiftKey);
   });
   search.addEventListener('input', () => view.find(search.value, false));
-  view.terminal.onData((data) => {
-    if (inControl()) send({ type: 'input', data });
-  });
-  view.terminal.attachCustomKeyEventHandler((event) => {
-    if (event.key === 'F6' && event.type === 'keydown') {
-      const out = inControl()
-        ? (requests.handOverButton() ?? release)
-        : takeOver.hidden
-          ? requests.askButton
-          : takeOver;
-      out.focus();
-      return false;
-    }
-    return true;
-  });
-
   function send(message: ClientMessage): void {
     if (!socket.send(message)) showNotice('Not connected; try again in a moment.');
   }
 
-  renderControls();
   socket.start();
   tickElapsedClocks(frame.main);
 
