@@ -3,6 +3,7 @@
  * decoded across chunk boundaries, JSON-escaped) and appends them to its files. Decoding and
  * escaping megabytes of a flood cost real CPU; here they never delay the server's event loop.
  */
+import { setPriority } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { parentPort, workerData } from 'node:worker_threads';
 import { eventLine } from './asciicast.ts';
@@ -22,6 +23,17 @@ interface ShellRecording {
 }
 
 const MS_PER_SECOND = 1000;
+/**
+ * Recording is less urgent than the shells it records: on Linux a nice value set from a thread
+ * is that thread's alone, so on a busy machine this thread leaves most of the CPU to the PTY
+ * path (nice 10 weighs about a tenth of the server's 0) yet still keeps up within moments.
+ */
+const RECORDING_THREAD_NICE = 10;
+try {
+  setPriority(RECORDING_THREAD_NICE);
+} catch {
+  // Not permitted here: the thread runs at the server's priority.
+}
 const { dir, limits } = workerData as RecordingThreadData;
 const files = new RecordingFiles(dir, limits);
 const shells = new Map<string, ShellRecording>();
