@@ -119,6 +119,13 @@ describe('after a restart', () => {
     ]);
     // No private mark ever reaches a recording.
     expect(recording).not.toContain('7717');
+    for (const route of ['calls', 'events', 'recording']) {
+      const unknown = await second.request(`/api/sessions/no-such-shell/${route}`, {
+        token: second.adminToken,
+      });
+      expect(unknown.status).toBe(404);
+      expect((await errorOf(unknown)).message).toBe('no session "no-such-shell"');
+    }
   });
 
   it('says how each shell ended: its own exit, a reset after a timeout', async () => {
