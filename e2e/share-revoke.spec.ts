@@ -31,6 +31,7 @@ test('revoking a link mid-stream disconnects its holder at once', async ({
   await expect(notice).toContainText('Your access to this shell was revoked');
   await expect(dan.getByTestId('connection')).toHaveAttribute('data-state', 'closed');
   await expect(page.getByTestId('share')).toHaveCount(0);
+  await expect(page.getByTestId('share-link')).toBeHidden();
 
   // The stream goes on for Ann; Dan's page stays where it was cut off.
   const cutAt = await dan.evaluate(() => window.jumpseat.position());

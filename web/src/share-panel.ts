@@ -28,6 +28,8 @@ export class SharePanel {
   readonly element: HTMLElement;
   private readonly list = h('ul', { class: 'shares', 'data-testid': 'shares' });
   private readonly created = h('div', { class: 'share-created', hidden: true });
+  /** The link shown to copy, until it is revoked. */
+  private createdId: string | null = null;
   private readonly error = h('p', { class: 'form-error', role: 'alert' });
   private readonly role = h(
     'select',
@@ -88,6 +90,7 @@ export class SharePanel {
       this.error.textContent = `Could not create the link: ${problemText(reply.problem)}`;
       return;
     }
+    this.createdId = reply.value.share.id;
     this.showCreated(reply.value.url, reply.value.share.role);
     await this.refresh();
   }
@@ -161,6 +164,8 @@ export class SharePanel {
       this.error.textContent = `Could not revoke the link: ${problemText(reply.problem)}`;
       return;
     }
+    // A revoked link is no longer worth copying.
+    if (share.id === this.createdId) this.created.hidden = true;
     await this.refresh();
   }
 }
