@@ -45,7 +45,7 @@ export interface HistoryOptions {
 }
 
 export class History {
-  readonly files: RecordingFiles;
+  private readonly files: RecordingFiles;
   private readonly db: HistoryDatabase;
   private readonly thread: RecordingThread;
   private readonly recorders = new Map<string, ShellRecorder>();

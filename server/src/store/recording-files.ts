@@ -119,11 +119,6 @@ export class RecordingWriter {
     private readonly limits: RecordingLimits,
   ) {}
 
-  /** The part being written; null before the first append. */
-  get activePath(): string | null {
-    return this.part === 0 ? null : this.pathOf(this.part);
-  }
-
   /** The first write error, if any (later appends are dropped: the disk said no). */
   get error(): Error | null {
     return this.failed;
