@@ -48,9 +48,14 @@ test('revoking a link mid-stream disconnects its holder at once', async ({
     `/api/sessions/${sessionId}`,
     `/api/sessions/${sessionId}/calls`,
   ]) {
-    const status = (await jumpseat.api(path, {}, token)).status;
-    expect([401, 403], `${path} answered ${status}`).toContain(status);
+    const response = await jumpseat.api(path, {}, token);
+    expect(response.status, path).toBe(401);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('LINK_ENDED');
   }
+
+  // Coming back later says the same, not "log in".
+  await dan.reload();
+  await expect(dan.getByTestId('notice')).toHaveAttribute('data-problem', 'revoked');
 
   await page.getByRole('button', { name: 'Interrupt' }).click();
 });

@@ -11,6 +11,8 @@ export interface ErrorSpec {
 
 export const JUMPSEAT_ERR_BAD_REQUEST: ErrorSpec = { code: 'BAD_REQUEST', status: 400 };
 export const JUMPSEAT_ERR_UNAUTHORIZED: ErrorSpec = { code: 'UNAUTHORIZED', status: 401 };
+/** A share link's token that was revoked or expired (its holder is told which). */
+export const JUMPSEAT_ERR_LINK_ENDED: ErrorSpec = { code: 'LINK_ENDED', status: 401 };
 export const JUMPSEAT_ERR_FORBIDDEN: ErrorSpec = { code: 'FORBIDDEN', status: 403 };
 export const JUMPSEAT_ERR_NOT_FOUND: ErrorSpec = { code: 'NOT_FOUND', status: 404 };
 export const JUMPSEAT_ERR_HUMAN_CONTROL: ErrorSpec = { code: 'HUMAN_CONTROL', status: 409 };

@@ -171,6 +171,7 @@ describe('share links', () => {
 
     const me = await json<WhoAmI>(await server.request('/api/me', { token: link.token }));
     expect(me).toEqual({
+      id: link.share.id,
       name: 'guest',
       role: 'viewer',
       named: false,
@@ -315,7 +316,17 @@ describe('share links', () => {
     expect(revoked.status).toBe(204);
     await guest.until(() => guest.closed, 'the revoked socket to close', 2000);
     expect(guest.closed).toEqual({ code: LIVE_CLOSE.revoked, reason: 'access was revoked' });
-    expect((await server.request('/api/me', { token: link.token })).status).toBe(401);
+    const after = await server.request('/api/me', { token: link.token });
+    expect(after.status).toBe(401);
+    expect(await errorOf(after)).toEqual({
+      code: 'LINK_ENDED',
+      message: 'this share link was revoked; ask the person who shared the shell for a new one',
+    });
+    const login = await fetch(link.url, { redirect: 'manual' });
+    expect(login.status).toBe(401);
+    expect(await login.text()).toContain(
+      'This share link was revoked; ask the person who shared the shell for a new one.',
+    );
     await expect(LiveClient.connect(liveUrl(shell.id), { token: link.token })).rejects.toThrow(
       'upgrade refused: 401',
     );
@@ -363,6 +374,15 @@ describe('handing a shell to an agent', () => {
       await server.post(`/api/sessions/${shell.id}/hand-off`, { agent: 'heir' }, ownerToken),
     );
     expect(handed).toMatchObject({ agent: 'heir', owner: 'Olive', controller: null });
+    // The agent's shell now: its opener may no longer close it.
+    const close = await server.request(`/api/sessions/${shell.id}`, {
+      method: 'DELETE',
+      token: ownerToken,
+    });
+    expect(close.status).toBe(403);
+    expect((await errorOf(close)).message).toBe(
+      `this shell is agent "heir"'s now; only the admin may close it`,
+    );
     await owner.next('control', (m) => m.controller === null);
 
     const call = await json<{ output: string }>(

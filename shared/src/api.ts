@@ -82,6 +82,11 @@ export const SessionInfo = Type.Object({
   agent: Nullable(Type.String()),
   /** The display name of the person who opened this shell; null for an agent's shell. */
   owner: Nullable(Type.String()),
+  /**
+   * Who opened it, as `GET /api/me` gives its `id`: the page compares the two to offer the
+   * owner's tools. Absent for agents' shells and past shells.
+   */
+  ownerId: Type.Optional(Type.String()),
   dialect: Type.Union([Type.Literal('bash'), Type.Literal('pwsh')]),
   state: Type.Union([
     Type.Literal('starting'),
@@ -264,6 +269,8 @@ export type ShareCreated = Static<typeof ShareCreated>;
 
 /** `GET /api/me`: who this token is. */
 export const WhoAmI = Type.Object({
+  /** This token's id (not the secret): a shell it opened has it as `ownerId`. */
+  id: Type.String(),
   name: Type.String(),
   role: Type.String(),
   /** False for a share link whose holder has not given their name yet. */

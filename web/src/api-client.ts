@@ -32,6 +32,8 @@ const HTTP_UNAUTHORIZED = 401;
 const HTTP_FORBIDDEN = 403;
 const HTTP_NOT_FOUND = 404;
 const HTTP_CONFLICT = 409;
+/** The server's code for a share link's token that was revoked or expired. */
+const LINK_ENDED = 'LINK_ENDED';
 
 const sessionPath = (id: string): string => `/api/sessions/${encodeURIComponent(id)}`;
 
@@ -112,10 +114,11 @@ async function requestJson<T>(method: string, path: string, body?: object): Prom
   }
   if (response.status === HTTP_NO_CONTENT) return { ok: true, value: null as T };
   if (response.ok) return { ok: true, value: (await response.json()) as T };
-  const message = await errorMessage(response);
+  const { code, message } = await errorOf(response);
   switch (response.status) {
     case HTTP_UNAUTHORIZED:
-      return { ok: false, problem: { kind: 'login' } };
+      // A share link that was revoked or expired, as opposed to no login at all.
+      return { ok: false, problem: { kind: code === LINK_ENDED ? 'revoked' : 'login' } };
     case HTTP_FORBIDDEN:
       return { ok: false, problem: { kind: 'forbidden', message } };
     case HTTP_NOT_FOUND:
@@ -128,14 +131,16 @@ async function requestJson<T>(method: string, path: string, body?: object): Prom
   }
 }
 
-async function errorMessage(response: Response): Promise<string> {
+async function errorOf(response: Response): Promise<{ code: string; message: string }> {
   try {
-    const body = (await response.json()) as { error?: { message?: unknown } };
-    if (typeof body.error?.message === 'string') return body.error.message;
+    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+    if (typeof body.error?.message === 'string') {
+      return { code: String(body.error.code ?? ''), message: body.error.message };
+    }
   } catch {
     // Not our error shape (a proxy's page): the status line will do.
   }
-  return `${response.status} ${response.statusText}`;
+  return { code: '', message: `${response.status} ${response.statusText}` };
 }
 
 /** What to tell the person when a request they made did not go through. */

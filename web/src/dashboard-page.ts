@@ -2,7 +2,7 @@
  * `/`: every shell the server knows, live from `GET /api/live`. A shell waiting for input
  * calls for a human: its row is marked and a banner at the top links to it.
  */
-import type { SessionInfo } from '../../shared/src/api.ts';
+import type { SessionInfo, WhoAmI } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
 import { fetchMe, fetchSessions } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
@@ -11,6 +11,7 @@ import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { pastShellsSection } from './replay-past-shells.ts';
 import { commandPreview, shellOwnerLabel, stateBadge } from './session-labels.ts';
+import { opened } from './sharing-rules.ts';
 import { formatElapsed, tickElapsedClocks } from './time-format.ts';
 
 interface Row {
@@ -27,7 +28,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     location.replace(`/sessions/${encodeURIComponent(me.value.scope)}`);
     return;
   }
-  const myName = me.ok ? me.value.name : null;
+  const who = me.ok ? me.value : null;
   const mayOpenShells = me.ok && (me.value.role === 'admin' || me.value.role === 'operator');
   if (!initial.ok) {
     frame.setConnection('closed', 'not connected');
@@ -109,7 +110,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     ordered.forEach((session, index) => {
       let row = rows.get(session.id);
       if (row === undefined) {
-        row = sessionRow(myName);
+        row = sessionRow(who);
         rows.set(session.id, row);
       }
       row.update(session);
@@ -156,8 +157,8 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   tickElapsedClocks(frame.main);
 }
 
-/** `myName`: whose shells get the "yours" mark (a person's shells carry their name). */
-function sessionRow(myName: string | null): Row {
+/** `who`: whose shells get the "yours" mark (the shells this token opened). */
+function sessionRow(who: WhoAmI | null): Row {
   const agentLink = h('a', { class: 'agent' });
   const yours = h('span', { class: 'yours', hidden: true }, 'yours');
   const cells = {
@@ -189,7 +190,7 @@ function sessionRow(myName: string | null): Row {
       element.classList.toggle('gone', session.state === 'exited' || session.state === 'ended');
       agentLink.href = `/sessions/${encodeURIComponent(session.id)}`;
       agentLink.textContent = shellOwnerLabel(session);
-      const mine = session.agent === null && myName !== null && session.owner === myName;
+      const mine = session.agent === null && opened(who, session);
       yours.hidden = !mine;
       element.dataset.yours = String(mine);
       cells.dialect.textContent = session.dialect;

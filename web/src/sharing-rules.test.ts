@@ -7,6 +7,7 @@ function shell(patch: Partial<SessionInfo> = {}): SessionInfo {
     id: 's1',
     agent: null,
     owner: 'Ann',
+    ownerId: 't-ann',
     dialect: 'bash',
     state: 'idle',
     command: null,
@@ -25,7 +26,15 @@ function shell(patch: Partial<SessionInfo> = {}): SessionInfo {
 }
 
 function who(patch: Partial<WhoAmI> = {}): WhoAmI {
-  return { name: 'Ann', role: 'operator', named: true, scope: null, canControl: true, ...patch };
+  return {
+    id: 't-ann',
+    name: 'Ann',
+    role: 'operator',
+    named: true,
+    scope: null,
+    canControl: true,
+    ...patch,
+  };
 }
 
 describe('managesShell', () => {
@@ -40,7 +49,9 @@ describe('managesShell', () => {
   });
 
   it('refuses another operator, and a share link’s holder even with the owner’s name', () => {
-    expect(managesShell(who({ name: 'Bob' }), shell())).toBe(false);
+    expect(managesShell(who({ id: 't-bob', name: 'Bob' }), shell())).toBe(false);
+    // Another token with the same name is someone else.
+    expect(managesShell(who({ id: 't-ann-2' }), shell())).toBe(false);
     expect(managesShell(who({ scope: 's1' }), shell())).toBe(false);
     expect(managesShell(null, shell())).toBe(false);
   });

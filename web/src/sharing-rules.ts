@@ -8,12 +8,17 @@ import type { Viewer } from '../../shared/src/live.ts';
 
 /**
  * Whether the page offers sharing (and, for a person's shell, hand-off and close): the admin
- * on any shell, a person on the shells they opened; never a share link's holder. The server
- * decides again on every request (by token, where the page can only compare names).
+ * on any shell, a person on the shells they opened (with this very token, as the server
+ * decides too); never a share link's holder. The server decides again on every request.
  */
 export function managesShell(who: WhoAmI | null, session: SessionInfo): boolean {
   if (who === null || who.scope !== null) return false;
-  return who.role === 'admin' || (session.owner !== null && session.owner === who.name);
+  return who.role === 'admin' || opened(who, session);
+}
+
+/** This token opened the shell (two people may share a name; never a token). */
+export function opened(who: WhoAmI | null, session: SessionInfo): boolean {
+  return who !== null && session.ownerId !== undefined && session.ownerId === who.id;
 }
 
 /** The control badge: who types, in words. */

@@ -6,8 +6,13 @@ import type {} from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal } from '../auth/principal.ts';
-import type { TokenStore } from '../auth/token-store.ts';
-import { JUMPSEAT_ERR_FORBIDDEN, JUMPSEAT_ERR_UNAUTHORIZED, JumpseatError } from '../errors.ts';
+import { ENDED_LINK_MESSAGES, type TokenStore } from '../auth/token-store.ts';
+import {
+  JUMPSEAT_ERR_FORBIDDEN,
+  JUMPSEAT_ERR_LINK_ENDED,
+  JUMPSEAT_ERR_UNAUTHORIZED,
+  JumpseatError,
+} from '../errors.ts';
 import type {} from './route-config.ts';
 
 /** Set by `GET /login`; HttpOnly, so page scripts never see the token. */
@@ -60,6 +65,10 @@ function authenticate(request: FastifyRequest, tokens: TokenStore): Principal {
   }
   const principal = tokens.verify(credential.token);
   if (principal === undefined) {
+    const ended = tokens.endedLink(credential.token);
+    if (ended !== undefined) {
+      throw new JumpseatError(JUMPSEAT_ERR_LINK_ENDED, ENDED_LINK_MESSAGES[ended]);
+    }
     throw new JumpseatError(JUMPSEAT_ERR_UNAUTHORIZED, 'the token is not valid');
   }
   // A browser attaches the cookie to requests other local pages make (SameSite counts

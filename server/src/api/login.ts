@@ -5,8 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
-import type { TokenStore } from '../auth/token-store.ts';
-import { JUMPSEAT_ERR_UNAUTHORIZED, JumpseatError } from '../errors.ts';
+import { ENDED_LINK_MESSAGES, type TokenStore } from '../auth/token-store.ts';
+import { JUMPSEAT_ERR_LINK_ENDED, JUMPSEAT_ERR_UNAUTHORIZED, JumpseatError } from '../errors.ts';
 import { TOKEN_COOKIE } from './auth-hook.ts';
 
 export interface LoginOptions {
@@ -25,6 +25,14 @@ const loginPlugin: FastifyPluginAsyncTypebox<LoginOptions> = async (app, { token
       reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
       const token = request.query.token;
       const principal = token === undefined ? undefined : tokens.verify(token);
+      const ended = token === undefined ? undefined : tokens.endedLink(token);
+      if (ended !== undefined) {
+        const message = ENDED_LINK_MESSAGES[ended];
+        throw new JumpseatError(
+          JUMPSEAT_ERR_LINK_ENDED,
+          `${message[0]?.toUpperCase()}${message.slice(1)}.`,
+        );
+      }
       if (token === undefined || principal === undefined) {
         throw new JumpseatError(
           JUMPSEAT_ERR_UNAUTHORIZED,

@@ -15,6 +15,7 @@ export interface MeApiOptions {
 
 function whoAmI(principal: Principal): WhoAmI {
   return {
+    id: principal.tokenId,
     name: principal.name,
     role: principal.role,
     named: principal.unnamed !== true,

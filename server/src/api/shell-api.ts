@@ -101,7 +101,14 @@ const shellApiPlugin: FastifyPluginAsyncTypebox<ShellApiOptions> = async (app, {
       config: { refuse: refuseUnlessSupervisor },
     },
     async (request, reply) => {
-      const shell = ownedShell(tools, request.params.id, request.principal as Principal);
+      const principal = request.principal as Principal;
+      const shell = ownedShell(tools, request.params.id, principal);
+      if (shell.agent !== null && principal.role !== 'admin') {
+        throw new JumpseatError(
+          JUMPSEAT_ERR_FORBIDDEN,
+          `this shell is agent "${shell.agent}"'s now; only the admin may close it`,
+        );
+      }
       // Ends the whole process tree; the shell stays listed as exited.
       await shell.reset();
       reply.status(204);

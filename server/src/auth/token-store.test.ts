@@ -175,9 +175,15 @@ describe('share links', () => {
       expect(store.verify(token)).toBeDefined();
       vi.setSystemTime(Date.parse('2026-01-01T00:01:00Z'));
       expect(store.verify(token)).toBeUndefined();
+      expect(store.endedLink(token)).toBe('expired');
       expect(store.shares('s-1')).toEqual([]);
+      // Kept a month, to tell its holder what happened; then dropped as new links are made.
+      store.mintShare(grant);
+      expect(readFileSync(join(dataDir, 'tokens.json'), 'utf8')).toContain(share.id);
+      vi.setSystemTime(Date.parse('2026-01-31T00:01:00Z'));
       store.mintShare(grant);
       expect(readFileSync(join(dataDir, 'tokens.json'), 'utf8')).not.toContain(share.id);
+      expect(store.endedLink(token)).toBeUndefined();
     } finally {
       vi.useRealTimers();
     }
@@ -193,7 +199,12 @@ describe('share links', () => {
     );
     store.revokeShare('s-1', share.id, 'Olive');
     expect(store.verify(token)).toBeUndefined();
-    expect(TokenStore.open(dataDir, ADMIN).verify(token)).toBeUndefined();
+    expect(store.endedLink(token)).toBe('revoked');
+    expect(store.shares('s-1')).toEqual([]);
+    const restarted = TokenStore.open(dataDir, ADMIN);
+    expect(restarted.verify(token)).toBeUndefined();
+    expect(restarted.endedLink(token)).toBe('revoked');
+    expect(() => store.revokeShare('s-1', share.id, 'Olive')).toThrow('no share link');
     expect(events).toEqual(['minted:Olive', 'revoked:Olive']);
   });
 

@@ -11,6 +11,21 @@ import type { Principal } from './principal.ts';
 import { loadTokenRecords, saveTokenRecords, type TokenRecord } from './token-file.ts';
 import { createTokenSecret, isWellFormedToken } from './token-secret.ts';
 
+/** Why a share link's token no longer works. */
+export type EndedLink = 'revoked' | 'expired';
+
+/** What a share link's holder is told once it stopped working. */
+export const ENDED_LINK_MESSAGES: Record<EndedLink, string> = {
+  revoked: 'this share link was revoked; ask the person who shared the shell for a new one',
+  expired: 'this share link expired; ask the person who shared the shell for a new one',
+};
+
+/**
+ * Revoked and expired links are kept this long (to tell their holder what happened, instead
+ * of "not valid"), then dropped as new links are made.
+ */
+const ENDED_LINKS_KEPT_MS = 30 * 24 * 3600 * 1000;
+
 /** A share link's holder is shown as this until they give their name. */
 export const UNNAMED_SHARE_NAME = 'guest';
 
@@ -63,26 +78,23 @@ export class TokenStore {
 
   /** The principal a presented token stands for, or undefined for any unknown token. */
   verify(presented: string): Principal | undefined {
-    if (!isWellFormedToken(presented)) return undefined;
-    const digest = sha256(presented);
-    // Compare against every hash without stopping early, so timing tells nothing about
-    // which token (if any) matched; the hashes are all 32 bytes, as timingSafeEqual needs.
-    let match: Principal | undefined = timingSafeEqual(digest, this.#adminHash)
-      ? ADMIN_PRINCIPAL
-      : undefined;
-    for (const token of this.#known) {
-      if (timingSafeEqual(digest, token.hash)) match = token.principal;
-    }
-    if (match?.expiresAt !== undefined && match.expiresAt <= Date.now()) return undefined;
-    return match;
+    const found = this.#find(presented);
+    return found === undefined || this.#ended(found) !== undefined ? undefined : found.principal;
+  }
+
+  /** Why a presented token that no longer works stopped (a share link revoked or expired). */
+  endedLink(presented: string): EndedLink | undefined {
+    const found = this.#find(presented);
+    return found === undefined ? undefined : this.#ended(found);
   }
 
   /** A token that reaches one shell only, as a `viewer` or `operator`; its holder names it. */
   mintShare(grant: ShareGrant): { token: string; share: ShareInfo } {
     const token = createTokenSecret();
     const now = Date.now();
-    // Expired links are dropped as new ones are made, so the file does not grow for ever.
-    for (const record of this.#records.filter((r) => expired(r, now))) this.#remove(record.id);
+    // Links that ended a while ago are dropped as new ones are made: the file stays small.
+    const stale = this.#records.filter((r) => endedAt(r) + ENDED_LINKS_KEPT_MS <= now);
+    for (const record of stale) this.#remove(record.id);
     const record: TokenRecord = {
       id: randomUUID(),
       sha256: sha256(token).toString('hex'),
@@ -112,20 +124,23 @@ export class TokenStore {
   shares(sessionId: string): ShareInfo[] {
     const now = Date.now();
     return this.#records
-      .filter((record) => record.scope === sessionId && !expired(record, now))
+      .filter((record) => record.scope === sessionId && endedAt(record) > now)
       .map(shareInfo);
   }
 
   /** Revokes a share link of `sessionId`; 404 when it has no such link. */
   revokeShare(sessionId: string, shareId: string, by: string): void {
-    const record = this.#records.find((r) => r.id === shareId && r.scope === sessionId);
+    const index = this.#records.findIndex(
+      (r) => r.id === shareId && r.scope === sessionId && r.revokedAt === undefined,
+    );
+    const record = this.#records[index];
     if (record === undefined) {
       throw new JumpseatError(
         JUMPSEAT_ERR_NOT_FOUND,
         `no share link ${JSON.stringify(shareId)} on this shell`,
       );
     }
-    this.#remove(record.id);
+    this.#replace(index, { ...record, revokedAt: new Date().toISOString() });
     this.onAuthEvent.fire({ kind: 'revoked', tokenId: record.id, name: record.name, by });
   }
 
@@ -142,12 +157,7 @@ export class TokenStore {
         "the admin token's name is fixed; mint a token with a name instead",
       );
     }
-    const renamed: TokenRecord = { ...record, name, named: true };
-    const records = this.#records.map((r, i) => (i === index ? renamed : r));
-    saveTokenRecords(this.#dataDir, records);
-    this.#records.splice(index, 1, renamed);
-    const entry = known(renamed);
-    this.#known.splice(index, 1, entry);
+    const entry = this.#replace(index, { ...record, name, named: true });
     this.onAuthEvent.fire({ kind: 'named', tokenId, name });
     return entry.principal;
   }
@@ -217,6 +227,43 @@ export class TokenStore {
     return entry;
   }
 
+  #replace(index: number, record: TokenRecord): KnownToken {
+    saveTokenRecords(
+      this.#dataDir,
+      this.#records.map((r, i) => (i === index ? record : r)),
+    );
+    this.#records.splice(index, 1, record);
+    const entry = known(record);
+    this.#known.splice(index, 1, entry);
+    return entry;
+  }
+
+  /** The token a presented secret is, the admin's or a minted one, working or not. */
+  #find(presented: string): { principal: Principal; record?: TokenRecord } | undefined {
+    if (!isWellFormedToken(presented)) return undefined;
+    const digest = sha256(presented);
+    // Compare against every hash without stopping early, so timing tells nothing about
+    // which token (if any) matched; the hashes are all 32 bytes, as timingSafeEqual needs.
+    let match: { principal: Principal; record?: TokenRecord } | undefined = timingSafeEqual(
+      digest,
+      this.#adminHash,
+    )
+      ? { principal: ADMIN_PRINCIPAL }
+      : undefined;
+    this.#known.forEach((token, index) => {
+      if (timingSafeEqual(digest, token.hash)) {
+        match = { principal: token.principal, record: this.#records[index] as TokenRecord };
+      }
+    });
+    return match;
+  }
+
+  #ended(found: { record?: TokenRecord }): EndedLink | undefined {
+    if (found.record?.revokedAt !== undefined) return 'revoked';
+    if (found.record !== undefined && endedAt(found.record) <= Date.now()) return 'expired';
+    return undefined;
+  }
+
   #remove(tokenId: string): void {
     const index = this.#records.findIndex((record) => record.id === tokenId);
     if (index === -1) return;
@@ -229,8 +276,10 @@ export class TokenStore {
   }
 }
 
-function expired(record: TokenRecord, now: number): boolean {
-  return record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now;
+/** When a token stopped working (revoked or expired); Infinity while it works. */
+function endedAt(record: TokenRecord): number {
+  if (record.revokedAt !== undefined) return Date.parse(record.revokedAt);
+  return record.expiresAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(record.expiresAt);
 }
 
 function shareInfo(record: TokenRecord): ShareInfo {

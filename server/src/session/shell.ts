@@ -388,6 +388,7 @@ export class Shell {
       id: this.id,
       agent: this.agentId,
       owner: this.owner?.name ?? null,
+      ...(this.owner === null ? {} : { ownerId: this.owner.tokenId }),
       dialect: this.options.dialect.name,
       state: this.human.controller && this.alive ? 'human_control' : this.stateValue,
       command: this.foreground?.command ?? null,
