@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callStarts, IDLE_LIMIT_MS, parseReplayCast } from './replay-cast.ts';
+import { formatPlayback } from './replay-timeline.ts';
 
 const HEADER = JSON.stringify({ version: 2, width: 120, height: 40, timestamp: 1000 });
 
@@ -49,5 +50,13 @@ describe('parseReplayCast', () => {
         { command: 'ls', startedAt: at },
       ]),
     ).toEqual([1000, 3000]);
+  });
+});
+
+describe('formatPlayback', () => {
+  it('shows minutes, seconds and tenths, and hours past one', () => {
+    expect(formatPlayback(0)).toBe('0:00.0');
+    expect(formatPlayback(65_340)).toBe('1:05.3');
+    expect(formatPlayback(3_725_000)).toBe('1:02:05.0');
   });
 });

@@ -20,12 +20,13 @@ interface Entry {
   readonly element: HTMLElement;
 }
 
-/** `1:05` (or `1:02:05`) on the playback clock. */
+/** `1:05.3` (or `1:02:05.3`) on the playback clock: calls often start within a second. */
 export function formatPlayback(ms: number): string {
-  const total = Math.floor(Math.max(0, ms) / 1000);
+  const tenths = Math.floor(Math.max(0, ms) / 100);
+  const total = Math.floor(tenths / 10);
   const hours = Math.floor(total / 3600);
   const minutes = Math.floor((total % 3600) / 60);
-  const seconds = String(total % 60).padStart(2, '0');
+  const seconds = `${String(total % 60).padStart(2, '0')}.${tenths % 10}`;
   return hours > 0
     ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}`
     : `${minutes}:${seconds}`;
