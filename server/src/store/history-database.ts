@@ -100,9 +100,13 @@ export class HistoryDatabase {
   constructor(path: string) {
     // Calls hold whatever commands printed: owner only (SQLite gives its -wal and -shm files
     // the database file's mode).
-    closeSync(openSync(path, 'a', DB_FILE_MODE));
-    chmodSync(path, DB_FILE_MODE);
-    this.db = new Database(path);
+    try {
+      closeSync(openSync(path, 'a', DB_FILE_MODE));
+      chmodSync(path, DB_FILE_MODE);
+      this.db = new Database(path);
+    } catch (error) {
+      throw new Error(`cannot open the history database ${path}: ${(error as Error).message}`);
+    }
     this.db.pragma('journal_mode = WAL');
     // With WAL, NORMAL loses at most the last transactions on a power cut, never integrity.
     this.db.pragma('synchronous = NORMAL');
