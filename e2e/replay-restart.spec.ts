@@ -94,6 +94,7 @@ test('after a restart the past shell is listed and replayed with its calls and w
   const row = page.locator('[data-testid="past-shell-row"][data-agent="yesterday"]');
   await expect(row).toHaveAttribute('data-state', 'ended');
   await expect(row.getByTestId('past-shell-ending')).toHaveText('closed with the server');
+  const id = await row.getAttribute('data-session-id');
   await row.getByTestId('replay-link').click();
 
   const calls = page.getByTestId('replay-call');
@@ -108,4 +109,9 @@ test('after a restart the past shell is listed and replayed with its calls and w
   await calls.nth(0).getByTestId('replay-jump').click();
   await expect.poll(() => screenOf(page)).toContain('yesterday-output');
   expect(await screenOf(page)).not.toContain('end: ');
+
+  // The past shell's own page (an old link to it) leads to its replay.
+  await page.goto(`${second.origin}/sessions/${id}`);
+  await expect(page).toHaveURL(`${second.origin}/sessions/${id}/replay`);
+  await expect(page.getByTestId('replay-call')).toHaveCount(2);
 });

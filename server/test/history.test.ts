@@ -86,6 +86,7 @@ describe('after a restart', () => {
     });
     expect(past.endedAt).not.toBeNull();
     expect(await getJson<SessionInfo[]>(second, '/api/sessions?state=ended')).toEqual(all);
+    expect(await getJson<SessionInfo>(second, `/api/sessions/${past.id}`)).toEqual(past);
 
     const calls = await getJson<CallInfo[]>(second, `/api/sessions/${past.id}/calls`);
     expect(calls.map((c) => [c.command, c.output, c.exitCode, c.outcome, c.controller])).toEqual([

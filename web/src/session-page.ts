@@ -45,10 +45,19 @@ export async function showSession(
     title,
     badge,
   );
-  const [me, initialCalls] = await Promise.all([fetchMe(), fetchCalls(sessionId)]);
+  const [me, initialCalls, known] = await Promise.all([
+    fetchMe(),
+    fetchCalls(sessionId),
+    fetchSession(sessionId),
+  ]);
   if (!initialCalls.ok) {
     frame.setConnection('closed', 'not connected');
     showAccessProblem(frame.main, initialCalls.problem);
+    return undefined;
+  }
+  // A shell from before the server's restart has no live stream: its story is the replay.
+  if (known.ok && known.value.state === 'ended') {
+    location.replace(`/sessions/${encodeURIComponent(sessionId)}/replay`);
     return undefined;
   }
   let who: WhoAmI | null = me.ok ? me.value : null;

@@ -106,7 +106,7 @@ export function buildApp(options: AppOptions) {
   });
   app.addHook('onClose', async () => revocations.dispose());
   app.register(liveApi, { hub });
-  app.register(shellApi, { tools });
+  app.register(shellApi, { tools, history });
   app.register(shareApi, { tools, tokens });
   app.register(meApi, { tokens });
   app.register(tokenApi, { tokens });

@@ -11,12 +11,15 @@ import { HandOffRequest, NewShellRequest, SessionInfo } from '../../../shared/sr
 import { canOpenShells, ownsShell, type Principal } from '../auth/principal.ts';
 import { JUMPSEAT_ERR_FORBIDDEN, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import type { Shell } from '../session/shell.ts';
+import type { History } from '../store/history.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { refuseUnlessSupervisor } from './supervisor-api.ts';
 
 export interface ShellApiOptions {
   readonly tools: EngineToolService;
+  /** Past shells (from before a restart) are read from here. */
+  readonly history: History;
 }
 
 /** Session ids are opaque; this only bounds what a client can make us echo. */
@@ -48,7 +51,10 @@ export function ownedShell(tools: EngineToolService, id: string, principal: Prin
   return shell;
 }
 
-const shellApiPlugin: FastifyPluginAsyncTypebox<ShellApiOptions> = async (app, { tools }) => {
+const shellApiPlugin: FastifyPluginAsyncTypebox<ShellApiOptions> = async (
+  app,
+  { tools, history },
+) => {
   app.post(
     '/api/sessions',
     {
@@ -83,14 +89,12 @@ const shellApiPlugin: FastifyPluginAsyncTypebox<ShellApiOptions> = async (app, {
       config: { refuse: refuseUnlessSupervisor, sessionScoped: true },
     },
     async (request) => {
-      const shell = tools.registry.find(request.params.id);
-      if (shell === undefined) {
-        throw new JumpseatError(
-          JUMPSEAT_ERR_NOT_FOUND,
-          `no session ${JSON.stringify(request.params.id)}`,
-        );
+      const { id } = request.params;
+      const session = tools.registry.find(id)?.info() ?? history.session(id);
+      if (session === undefined) {
+        throw new JumpseatError(JUMPSEAT_ERR_NOT_FOUND, `no session ${JSON.stringify(id)}`);
       }
-      return shell.info();
+      return session;
     },
   );
 
