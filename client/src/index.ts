@@ -5,9 +5,11 @@
  */
 import type {
   CallInfo,
+  ControlEvent,
   Dialect,
   RoleName,
   SessionInfo,
+  SessionListState,
   ShareCreated,
   ShareInfo,
   ShareRequest,
@@ -33,9 +35,11 @@ export type { ConnectionEvent, LiveEvent, OutputEvent, WatchOptions } from './wa
 export { LiveWatch } from './watch.ts';
 export type {
   CallInfo,
+  ControlEvent,
   Dialect,
   RoleName,
   SessionInfo,
+  SessionListState,
   ShareCreated,
   ShareInfo,
   ShareRequest,
@@ -100,9 +104,28 @@ export class JumpseatClient {
     return this.#request('GET', `/api/tools?format=${encodeURIComponent(format)}`);
   }
 
-  /** Every shell the server knows (supervisor roles). */
-  sessions(): Promise<SessionInfo[]> {
-    return this.#request('GET', '/api/sessions');
+  /**
+   * The shells (supervisor roles): this server run's (`live`, the default), or with every
+   * past shell on record (`all`), or only those that ended (`ended`).
+   */
+  sessions(state: SessionListState = 'live'): Promise<SessionInfo[]> {
+    return this.#request('GET', `/api/sessions?state=${encodeURIComponent(state)}`);
+  }
+
+  /** Who took, released and interrupted the shell, by name, oldest first. */
+  events(sessionId: string): Promise<ControlEvent[]> {
+    return this.#request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/events`);
+  }
+
+  /** Everything the shell showed, as asciicast v2 text (rotated parts joined). */
+  async recording(sessionId: string): Promise<string> {
+    return this.#request(
+      'GET',
+      `/api/sessions/${encodeURIComponent(sessionId)}/recording`,
+      undefined,
+      undefined,
+      'text',
+    );
   }
 
   /** The calls of one shell, with the result text exactly as the agent got it. */
@@ -190,6 +213,7 @@ export class JumpseatClient {
     path: string,
     body?: unknown,
     signal?: AbortSignal,
+    as: 'json' | 'text' = 'json',
   ): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -201,6 +225,7 @@ export class JumpseatClient {
     });
     const text = await response.text();
     if (!response.ok) throw refusal(response.status, text);
+    if (as === 'text') return text as T;
     // 204 No Content (closing, revoking) has no body.
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }

@@ -168,6 +168,12 @@ describe('JumpseatClient for shared shells', () => {
     expect(await admin.bash('client-heir', 'echo $$')).toBe(String(shell.pid));
     await admin.closeShell(shell.id);
     expect((await admin.session(shell.id)).state).toBe('exited');
+    expect((await admin.sessions('ended')).map((s) => s.id)).toContain(shell.id);
+    expect((await admin.sessions()).map((s) => s.id)).toContain(shell.id);
+    expect(await admin.events(shell.id)).toEqual([]);
+    const recording = await admin.recording(shell.id);
+    expect(JSON.parse(recording.split('\n')[0] ?? '')).toMatchObject({ version: 2 });
+    expect(recording).toContain('"title":"admin · bash"');
   });
 });
 
