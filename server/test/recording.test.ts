@@ -183,4 +183,28 @@ describe('retention', () => {
     await server.app.history.applyRetention();
     expect(readdirSync(dir)).toEqual(['new-shell.cast']);
   });
+
+  it('forgets past shells and auth events older than the age cap, not newer ones', async () => {
+    const flags = ['--recording-max-age-days', '2'];
+    const first = await startServer({ flags });
+    expect((await first.post('/api/agents/kept/bash', { command: 'exit 3' })).status).toBe(200);
+    await first.close({ keepData: true });
+    const again = await startServer({ dataDir: first.config.dataDir, flags });
+    server = again;
+    const get = async <T>(path: string): Promise<T> =>
+      (await again.request(path, { token: again.adminToken })).json() as Promise<T>;
+    const [shell] = await get<SessionInfo[]>('/api/sessions?state=all');
+    expect(shell?.state).toBe('ended');
+    expect((await get<unknown[]>('/api/audit')).length).toBeGreaterThan(1);
+    await again.app.history.applyRetention();
+    expect(await get<SessionInfo[]>('/api/sessions?state=all')).toHaveLength(1);
+    // Three days on, the shell that ended today is past the two-day cap.
+    await again.app.history.applyRetention(Date.now() + 3 * 24 * 3600 * 1000);
+    expect(await get<SessionInfo[]>('/api/sessions?state=all')).toEqual([]);
+    const calls = await again.request(`/api/sessions/${shell?.id}/calls`, {
+      token: again.adminToken,
+    });
+    expect(calls.status).toBe(404);
+    expect(await get<unknown[]>('/api/audit')).toEqual([]);
+  });
 });

@@ -76,7 +76,7 @@ export const FLAGS = {
   'recording-max-age-days': {
     env: 'JUMPSEAT_RECORDING_MAX_AGE_DAYS',
     value: 'DAYS',
-    help: 'recording files older than this are deleted (30)',
+    help: 'recordings, and past shells in the history, older than this are deleted (30)',
   },
   log: {
     env: 'JUMPSEAT_LOG',

@@ -159,6 +159,22 @@ export class HistoryDatabase {
       .run().changes;
   }
 
+  /**
+   * Forgets what is older than `cutoff` (ISO time): shells that ended before it, with their
+   * calls and control events, and auth events from before it. Returns the shells forgotten.
+   */
+  forgetBefore(cutoff: string): number {
+    return this.db.transaction(() => {
+      const old = 'SELECT id FROM shells WHERE ended_at IS NOT NULL AND ended_at < ?';
+      this.db.prepare(`DELETE FROM calls WHERE session_id IN (${old})`).run(cutoff);
+      this.db.prepare(`DELETE FROM control_events WHERE session_id IN (${old})`).run(cutoff);
+      this.db.prepare('DELETE FROM auth_events WHERE at < ?').run(cutoff);
+      return this.db
+        .prepare('DELETE FROM shells WHERE ended_at IS NOT NULL AND ended_at < ?')
+        .run(cutoff).changes;
+    })();
+  }
+
   write(batch: WriteBatch): void {
     this.db.transaction(() => {
       for (const { info, seenAt } of batch.shells) {

@@ -29,6 +29,7 @@ import { ShellRecorder } from './shell-recorder.ts';
  * the last second; long enough that a flood of output costs a few large writes, not many.
  */
 export const FLUSH_INTERVAL_MS = 500;
+const MS_PER_DAY = 24 * 3600 * 1000;
 /** Retention runs at start and then this often (file ages are counted in days). */
 const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
 export const HISTORY_DB_NAME = 'history.db';
@@ -172,10 +173,17 @@ export class History {
     return this.db.auditEvents(limit);
   }
 
-  /** Deletes recording files past the age and total-size caps (parts being written are kept). */
-  applyRetention(): Promise<string[]> {
+  /**
+   * Deletes recording files past the age and total-size caps (parts being written are kept),
+   * and forgets shells that ended, and auth events, longer ago than the age cap.
+   */
+  applyRetention(now = Date.now()): Promise<string[]> {
     const active = new Set(this.recorders.keys());
-    const run = this.retention.then(() => this.files.applyRetention(active));
+    const cutoff = new Date(now - this.options.settings.recordingMaxAgeDays * MS_PER_DAY);
+    const run = this.retention.then(() => {
+      this.db.forgetBefore(cutoff.toISOString());
+      return this.files.applyRetention(active, now);
+    });
     this.retention = run.catch((error: unknown) => this.options.onError?.(error, 'retention'));
     return run;
   }
