@@ -74,8 +74,6 @@ export class CallTimeline {
 }
 
 function callItem(call: CallInfo, open: boolean): HTMLElement {
-  const failed = call.outcome !== 'completed' || (call.exitCode !== null && call.exitCode !== 0);
-  const preview = commandPreview(call.command);
   return h(
     'li',
     {
@@ -83,29 +81,44 @@ function callItem(call: CallInfo, open: boolean): HTMLElement {
       'data-call-id': call.id,
       'data-exit-code': call.exitCode === null ? '' : String(call.exitCode),
       'data-outcome': call.outcome,
-      class: failed ? 'call failed' : 'call',
+      class: callFailed(call) ? 'call failed' : 'call',
     },
+    callDetails(call, open),
+  );
+}
+
+/** A call that did not end well: not completed, or a non-zero exit code. */
+export function callFailed(call: CallInfo): boolean {
+  return call.outcome !== 'completed' || (call.exitCode !== null && call.exitCode !== 0);
+}
+
+/**
+ * One call as the live page and the replay show it: the command and how it ended, opening to
+ * the whole command and the exact result the agent received.
+ */
+export function callDetails(call: CallInfo, open: boolean): HTMLElement {
+  const preview = commandPreview(call.command);
+  return h(
+    'details',
+    { open },
     h(
-      'details',
-      { open },
+      'summary',
+      {},
+      h('code', { class: 'call-command' }, preview),
       h(
-        'summary',
-        {},
-        h('code', { class: 'call-command' }, preview),
-        h(
-          'span',
-          { class: 'call-meta' },
-          h('span', { class: `outcome outcome-${call.outcome}` }, OUTCOME_LABELS[call.outcome]),
-          call.exitCode !== null && h('span', { class: 'exit' }, `exit ${call.exitCode}`),
-          h('span', {}, formatDuration(call.durationMs)),
-          h('time', { datetime: call.startedAt }, formatClock(call.startedAt)),
-        ),
+        'span',
+        { class: 'call-meta' },
+        h('span', { class: `outcome outcome-${call.outcome}` }, OUTCOME_LABELS[call.outcome]),
+        call.exitCode !== null && h('span', { class: 'exit' }, `exit ${call.exitCode}`),
+        call.controller && h('span', { class: 'controller' }, `${call.controller} at the controls`),
+        h('span', {}, formatDuration(call.durationMs)),
+        h('time', { datetime: call.startedAt }, formatClock(call.startedAt)),
       ),
-      // The whole command, when the summary could only show part of it.
-      preview !== call.command &&
-        h('pre', { class: 'call-full-command', 'aria-label': 'Command' }, call.command),
-      h('div', { class: 'result-label' }, 'What the agent received'),
-      h('pre', { class: 'result', 'data-testid': 'call-result' }, call.output),
     ),
+    // The whole command, when the summary could only show part of it.
+    preview !== call.command &&
+      h('pre', { class: 'call-full-command', 'aria-label': 'Command' }, call.command),
+    h('div', { class: 'result-label' }, 'What the agent received'),
+    h('pre', { class: 'result', 'data-testid': 'call-result' }, call.output),
   );
 }

@@ -4,9 +4,10 @@
  * and names who held the controls while it ran.
  */
 import type { CallInfo, ControlEvent } from '../../shared/src/api.ts';
+import { callDetails, callFailed } from './call-timeline.ts';
 import { h } from './dom.ts';
-import { commandPreview, OUTCOME_LABELS } from './session-labels.ts';
-import { formatClock, formatDuration } from './time-format.ts';
+import { commandPreview } from './session-labels.ts';
+import { formatClock } from './time-format.ts';
 
 const CONTROL_WORDS: Record<ControlEvent['kind'], string> = {
   take: 'took the controls',
@@ -79,12 +80,10 @@ function callEntry(
   at: number,
   jump: (ms: number) => void,
 ): HTMLElement {
-  const failed = call.outcome !== 'completed' || (call.exitCode !== null && call.exitCode !== 0);
-  const preview = commandPreview(call.command);
   return h(
     'li',
     {
-      class: failed ? 'call failed' : 'call',
+      class: callFailed(call) ? 'call failed' : 'call',
       'data-testid': 'replay-call',
       'data-index': index,
       'data-at': Math.round(at),
@@ -92,30 +91,8 @@ function callEntry(
       'data-exit-code': call.exitCode === null ? '' : String(call.exitCode),
       'data-controller': call.controller ?? '',
     },
-    jumpButton(at, preview, jump),
-    h(
-      'details',
-      {},
-      h(
-        'summary',
-        {},
-        h('code', { class: 'call-command' }, preview),
-        h(
-          'span',
-          { class: 'call-meta' },
-          h('span', { class: `outcome outcome-${call.outcome}` }, OUTCOME_LABELS[call.outcome]),
-          call.exitCode !== null && h('span', { class: 'exit' }, `exit ${call.exitCode}`),
-          call.controller &&
-            h('span', { class: 'controller' }, `${call.controller} at the controls`),
-          h('span', {}, formatDuration(call.durationMs)),
-          h('time', { datetime: call.startedAt }, formatClock(call.startedAt)),
-        ),
-      ),
-      preview !== call.command &&
-        h('pre', { class: 'call-full-command', 'aria-label': 'Command' }, call.command),
-      h('div', { class: 'result-label' }, 'What the agent received'),
-      h('pre', { class: 'result', 'data-testid': 'call-result' }, call.output),
-    ),
+    jumpButton(at, commandPreview(call.command), jump),
+    callDetails(call, false),
   );
 }
 
