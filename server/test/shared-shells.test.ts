@@ -338,6 +338,24 @@ describe('share links', () => {
     await owner.close();
   });
 
+  it('disconnect their holder when they expire, and then say so', async () => {
+    const shell = await openShell();
+    // The API's shortest life is a minute; the store takes any, so this one lasts a second.
+    const { token } = server.tokens.mintShare({
+      sessionId: shell.id,
+      role: 'viewer',
+      expiresInSeconds: 1,
+      by: 'test',
+    });
+    const guest = await joinLive(shell.id, token);
+    await guest.until(() => guest.closed, 'the expired link to be disconnected', 5000);
+    expect(guest.closed).toEqual({ code: LIVE_CLOSE.revoked, reason: 'the share link expired' });
+    expect(await errorOf(await server.request('/api/me', { token }))).toEqual({
+      code: 'LINK_ENDED',
+      message: 'this share link expired; ask the person who shared the shell for a new one',
+    });
+  });
+
   it('are made only by the owner or the admin', async () => {
     const shell = await openShell();
     const refused = await server.post(

@@ -17,6 +17,8 @@ export interface TestServer {
   readonly adminToken: string;
   readonly config: Config;
   readonly app: JumpseatApp;
+  /** The server's token store (to mint what the API refuses, e.g. a link expiring in 1 s). */
+  readonly tokens: TokenStore;
   /** fetch against the server; `token` becomes a Bearer header. */
   request(path: string, init?: TestRequestInit): Promise<Response>;
   /** POSTs `body` as JSON, as the admin unless a token (or null: none) is given. */
@@ -84,6 +86,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     adminToken: config.adminToken,
     config,
     app,
+    tokens,
     request,
     post,
     async mint(body) {
