@@ -17,9 +17,9 @@ import {
   type ServerMessage,
 } from '../../../shared/src/live.ts';
 import { canControl, type Principal } from '../auth/principal.ts';
-import { JUMPSEAT_ERR_FORBIDDEN, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
+import { JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
 import type { LiveHub } from '../live/live-hub.ts';
-import { refuseUnlessSupervisor } from './supervisor-api.ts';
+import { noSuchSession, refuseUnlessSupervisor, SessionParams } from './supervisor-api.ts';
 
 export interface LiveApiOptions {
   readonly hub: LiveHub;
@@ -55,7 +55,6 @@ const WS_GOING_AWAY = 1001;
 const WS_CLOSE_GRACE_MS = 500;
 /** Connections are pinged this often; one that did not answer the last ping is dropped. */
 const HEARTBEAT_MS = 30_000;
-const MAX_SESSION_ID_CHARS = 200;
 /** Messages kept from a client while its join (snapshot) is still being prepared. */
 const MAX_EARLY_MESSAGES = 64;
 
@@ -86,7 +85,7 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
     {
       websocket: true,
       schema: {
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: MAX_SESSION_ID_CHARS }) }),
+        params: SessionParams,
         querystring: Type.Object(
           { from: Type.Optional(Type.Integer({ minimum: 0 })) },
           { additionalProperties: false },
@@ -96,8 +95,7 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       preHandler: async (request) => {
         refuseForeignOrigin(request);
         const { id } = request.params as { id: string };
-        if (!hub.knows(id))
-          throw new JumpseatError(JUMPSEAT_ERR_NOT_FOUND, `no session ${JSON.stringify(id)}`);
+        if (!hub.knows(id)) throw noSuchSession(id);
       },
     },
     async (socket, request) => {

@@ -12,18 +12,16 @@ import type { TokenStore } from '../auth/token-store.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { ownedShell } from './shell-api.ts';
-import { refuseUnlessSupervisor } from './supervisor-api.ts';
+import { MAX_SESSION_ID_CHARS, refuseUnlessSupervisor, SessionParams } from './supervisor-api.ts';
 
 export interface ShareApiOptions {
   readonly tools: EngineToolService;
   readonly tokens: TokenStore;
 }
 
-const MAX_ID_CHARS = 200;
-const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS }) });
 const ShareParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS }),
-  shareId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS }),
+  id: Type.String({ minLength: 1, maxLength: MAX_SESSION_ID_CHARS }),
+  shareId: Type.String({ minLength: 1, maxLength: MAX_SESSION_ID_CHARS }),
 });
 
 const shareApiPlugin: FastifyPluginAsyncTypebox<ShareApiOptions> = async (

@@ -6,7 +6,6 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
-import { Type } from 'typebox';
 import { HandOffRequest, NewShellRequest, SessionInfo } from '../../../shared/src/api.ts';
 import { canOpenShells, ownsShell, type Principal } from '../auth/principal.ts';
 import { JUMPSEAT_ERR_FORBIDDEN, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
@@ -14,19 +13,13 @@ import type { Shell } from '../session/shell.ts';
 import type { History } from '../store/history.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
-import { refuseUnlessSupervisor } from './supervisor-api.ts';
+import { noSuchSession, refuseUnlessSupervisor, SessionParams } from './supervisor-api.ts';
 
 export interface ShellApiOptions {
   readonly tools: EngineToolService;
   /** Past shells (from before a restart) are read from here. */
   readonly history: History;
 }
-
-/** Session ids are opaque; this only bounds what a client can make us echo. */
-const MAX_SESSION_ID_CHARS = 200;
-const SessionParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: MAX_SESSION_ID_CHARS }),
-});
 
 function refuseUnlessOpener(principal: Principal): string | undefined {
   return canOpenShells(principal)
@@ -38,7 +31,7 @@ function refuseUnlessOpener(principal: Principal): string | undefined {
 export function ownedShell(tools: EngineToolService, id: string, principal: Principal): Shell {
   const shell = tools.registry.find(id);
   if (shell === undefined) {
-    throw new JumpseatError(JUMPSEAT_ERR_NOT_FOUND, `no session ${JSON.stringify(id)}`);
+    throw noSuchSession(id);
   }
   if (!ownsShell(principal, shell.owner?.tokenId)) {
     throw new JumpseatError(
@@ -91,9 +84,7 @@ const shellApiPlugin: FastifyPluginAsyncTypebox<ShellApiOptions> = async (
     async (request) => {
       const { id } = request.params;
       const session = tools.registry.find(id)?.info() ?? history.session(id);
-      if (session === undefined) {
-        throw new JumpseatError(JUMPSEAT_ERR_NOT_FOUND, `no session ${JSON.stringify(id)}`);
-      }
+      if (session === undefined) throw noSuchSession(id);
       return session;
     },
   );
