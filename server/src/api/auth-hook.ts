@@ -63,14 +63,14 @@ function authenticate(request: FastifyRequest, tokens: TokenStore): Principal {
       'a token is required: send "Authorization: Bearer <token>" or open the login URL',
     );
   }
-  const principal = tokens.verify(credential.token);
-  if (principal === undefined) {
-    const ended = tokens.endedLink(credential.token);
-    if (ended !== undefined) {
-      throw new JumpseatError(JUMPSEAT_ERR_LINK_ENDED, ENDED_LINK_MESSAGES[ended]);
-    }
+  const checked = tokens.check(credential.token);
+  if (checked === undefined) {
     throw new JumpseatError(JUMPSEAT_ERR_UNAUTHORIZED, 'the token is not valid');
   }
+  if ('ended' in checked) {
+    throw new JumpseatError(JUMPSEAT_ERR_LINK_ENDED, ENDED_LINK_MESSAGES[checked.ended]);
+  }
+  const { principal } = checked;
   // A browser attaches the cookie to requests other local pages make (SameSite counts
   // every port of a host as one site), so changes need proof the request is our own page's.
   if (credential.from === 'cookie' && !SAFE_METHODS.has(request.method) && !isSameOrigin(request)) {

@@ -24,22 +24,22 @@ const loginPlugin: FastifyPluginAsyncTypebox<LoginOptions> = async (app, { token
       // The URL holds a token: keep it out of caches and out of the next page's Referer.
       reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
       const token = request.query.token;
-      const principal = token === undefined ? undefined : tokens.verify(token);
-      const ended = token === undefined ? undefined : tokens.endedLink(token);
-      if (ended !== undefined) {
-        const message = ENDED_LINK_MESSAGES[ended];
+      const checked = token === undefined ? undefined : tokens.check(token);
+      if (checked !== undefined && 'ended' in checked) {
+        const message = ENDED_LINK_MESSAGES[checked.ended];
         throw new JumpseatError(
           JUMPSEAT_ERR_LINK_ENDED,
           `${message[0]?.toUpperCase()}${message.slice(1)}.`,
         );
       }
-      if (token === undefined || principal === undefined) {
+      if (token === undefined || checked === undefined) {
         throw new JumpseatError(
           JUMPSEAT_ERR_UNAUTHORIZED,
           'This login link is not valid. A share link may have expired or been revoked: ask for a new one. As the admin, use the login URL jumpseat printed when it started.',
         );
       }
       reply.setCookie(TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/' });
+      const { principal } = checked;
       // A share link lands on its shell: the dashboard is not for it.
       const page =
         principal.scope === undefined ? '/' : `/sessions/${encodeURIComponent(principal.scope)}`;

@@ -78,14 +78,25 @@ export class TokenStore {
 
   /** The principal a presented token stands for, or undefined for any unknown token. */
   verify(presented: string): Principal | undefined {
+    const checked = this.check(presented);
+    return checked !== undefined && 'principal' in checked ? checked.principal : undefined;
+  }
+
+  /**
+   * What a presented token is, in one look: a working token's principal, or why a share
+   * link's token stopped working; undefined for a token never known.
+   */
+  check(presented: string): { principal: Principal } | { ended: EndedLink } | undefined {
     const found = this.#find(presented);
-    return found === undefined || this.#ended(found) !== undefined ? undefined : found.principal;
+    if (found === undefined) return undefined;
+    const ended = this.#ended(found);
+    return ended === undefined ? { principal: found.principal } : { ended };
   }
 
   /** Why a presented token that no longer works stopped (a share link revoked or expired). */
   endedLink(presented: string): EndedLink | undefined {
-    const found = this.#find(presented);
-    return found === undefined ? undefined : this.#ended(found);
+    const checked = this.check(presented);
+    return checked !== undefined && 'ended' in checked ? checked.ended : undefined;
   }
 
   /** A token that reaches one shell only, as a `viewer` or `operator`; its holder names it. */
