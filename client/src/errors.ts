@@ -47,11 +47,12 @@ const BY_STATUS: Record<number, typeof JumpseatApiError> = {
   401: UnauthorizedError,
   403: ForbiddenError,
   404: NotFoundError,
-  409: HumanControlError,
 };
 
 /** The typed error for a refusal with `status` and the server's `{"error": …}` body. */
 export function apiError(status: number, code: string, message: string): JumpseatApiError {
-  const ErrorClass = BY_STATUS[status] ?? JumpseatApiError;
+  // 409 has several causes (a human holds the shell, the agent already has one, …): by code.
+  const ErrorClass =
+    code === 'HUMAN_CONTROL' ? HumanControlError : (BY_STATUS[status] ?? JumpseatApiError);
   return new ErrorClass(status, code, message);
 }

@@ -92,14 +92,18 @@ export class LiveWatch {
       headers: { authorization: `Bearer ${this.token}` },
     });
     this.socket = socket;
+    // The first connection failing rejects `open()`: the caller gets no watch to close, so
+    // nothing may go on reconnecting behind its back.
+    const giveUp = (error: Error): void => {
+      this.stopped = true;
+      this.finish();
+      refused?.(error);
+    };
     socket.on('unexpected-response', (request, response) => {
       request.destroy();
       const error = new Error(`the server refused to stream: HTTP ${response.statusCode}`);
-      if (refused) {
-        this.stopped = true;
-        this.finish();
-        refused(error);
-      } else this.retry();
+      if (refused) giveUp(error);
+      else this.retry();
     });
     socket.on('open', () => {
       this.delayMs = RECONNECT_FIRST_MS;
@@ -108,7 +112,7 @@ export class LiveWatch {
     });
     socket.on('message', (data: Buffer, isBinary) => this.onFrame(data, isBinary));
     socket.on('error', (error) => {
-      if (refused && socket.readyState !== WebSocket.OPEN) refused(error);
+      if (refused && socket.readyState !== WebSocket.OPEN) giveUp(error);
     });
     socket.on('close', (code) => {
       if (this.socket !== socket) return;

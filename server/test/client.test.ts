@@ -146,6 +146,17 @@ describe('JumpseatClient.watch', () => {
   it('rejects when the server refuses to stream', async () => {
     await expect(admin.watch('no-such-session', () => undefined)).rejects.toThrow('HTTP 404');
   });
+
+  it('rejects, and then stays quiet, when nothing listens at the address', async () => {
+    const events: LiveEvent[] = [];
+    // Port 9 (discard) on loopback: nothing listens there, the connection is refused.
+    const nowhere = new JumpseatClient({ url: 'http://127.0.0.1:9', token: server.adminToken });
+    await expect(nowhere.watch('any', (event) => events.push(event))).rejects.toThrow();
+    const settled = events.length;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(events.slice(settled)).toEqual([]);
+    expect(events.at(-1)).toEqual({ type: 'connection', state: 'closed' });
+  });
 });
 
 describe('JumpseatClient for shared shells', () => {
@@ -165,6 +176,10 @@ describe('JumpseatClient for shared shells', () => {
 
     const handed = await admin.handOff(shell.id, 'client-heir');
     expect(handed.agent).toBe('client-heir');
+    // A refusal other than a human at the controls is not a HumanControlError.
+    const again = await refusalOf(admin.handOff((await admin.openShell('bash')).id, 'client-heir'));
+    expect(again.code).toBe('AGENT_HAS_SHELL');
+    expect(again).not.toBeInstanceOf(HumanControlError);
     expect(await admin.bash('client-heir', 'echo $$')).toBe(String(shell.pid));
     await admin.closeShell(shell.id);
     expect((await admin.session(shell.id)).state).toBe('exited');
