@@ -4,6 +4,7 @@
  */
 import type {
   CallInfo,
+  ControlEvent,
   Dialect,
   SessionInfo,
   ShareCreated,
@@ -32,6 +33,7 @@ const HTTP_UNAUTHORIZED = 401;
 const HTTP_FORBIDDEN = 403;
 const HTTP_NOT_FOUND = 404;
 const HTTP_CONFLICT = 409;
+const ASCIICAST = 'application/x-asciicast';
 /** The server's code for a share link's token that was revoked or expired. */
 const LINK_ENDED = 'LINK_ENDED';
 
@@ -97,37 +99,60 @@ export function revokeShare(sessionId: string, shareId: string): Promise<Fetched
   );
 }
 
+export function fetchControlEvents(sessionId: string): Promise<Fetched<ControlEvent[]>> {
+  return requestJson<ControlEvent[]>('GET', `${sessionPath(sessionId)}/events`);
+}
+
+/** The shell's asciicast v2 text (its rotated parts joined). */
+export async function fetchRecording(sessionId: string): Promise<Fetched<string>> {
+  const sent = await request('GET', `${sessionPath(sessionId)}/recording`, ASCIICAST);
+  return sent.ok ? { ok: true, value: await sent.value.text() } : sent;
+}
+
 async function requestJson<T>(method: string, path: string, body?: object): Promise<Fetched<T>> {
+  const sent = await request(method, path, 'application/json', body);
+  if (!sent.ok) return sent;
+  if (sent.value.status === HTTP_NO_CONTENT) return { ok: true, value: null as T };
+  return { ok: true, value: (await sent.value.json()) as T };
+}
+
+/** One same-origin request; a refusal becomes the `AccessProblem` the page explains. */
+async function request(
+  method: string,
+  path: string,
+  accept: string,
+  body?: object,
+): Promise<Fetched<Response>> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
-      headers:
-        body === undefined
-          ? { accept: 'application/json' }
-          : { accept: 'application/json', 'content-type': 'application/json' },
+      headers: body === undefined ? { accept } : { accept, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
     return { ok: false, problem: { kind: 'failed', message: `cannot reach jumpseat: ${error}` } };
   }
-  if (response.status === HTTP_NO_CONTENT) return { ok: true, value: null as T };
-  if (response.ok) return { ok: true, value: (await response.json()) as T };
+  if (response.ok) return { ok: true, value: response };
+  return { ok: false, problem: await problemOf(response) };
+}
+
+async function problemOf(response: Response): Promise<AccessProblem> {
   const { code, message } = await errorOf(response);
   switch (response.status) {
     case HTTP_UNAUTHORIZED:
       // A share link that was revoked or expired, as opposed to no login at all.
-      return { ok: false, problem: { kind: code === LINK_ENDED ? 'revoked' : 'login' } };
+      return { kind: code === LINK_ENDED ? 'revoked' : 'login' };
     case HTTP_FORBIDDEN:
-      return { ok: false, problem: { kind: 'forbidden', message } };
+      return { kind: 'forbidden', message };
     case HTTP_NOT_FOUND:
-      return { ok: false, problem: { kind: 'not_found', message } };
+      return { kind: 'not_found', message };
     case HTTP_BAD_REQUEST:
     case HTTP_CONFLICT:
-      return { ok: false, problem: { kind: 'refused', message } };
+      return { kind: 'refused', message };
     default:
-      return { ok: false, problem: { kind: 'failed', message } };
+      return { kind: 'failed', message };
   }
 }
 

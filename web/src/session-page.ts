@@ -66,9 +66,8 @@ export async function showSession(
   if (who !== null && !who.named) {
     // Before the live connection: the name others see is fixed when it joins.
     frame.setConnection('connecting', 'waiting for your name');
-    const shared = await fetchSession(sessionId);
-    if (shared.ok) title.textContent = `${shellOwnerLabel(shared.value)} · ${shared.value.dialect}`;
-    who = await askName(frame.main, shared.ok ? shared.value.owner : null);
+    if (known.ok) title.textContent = `${shellOwnerLabel(known.value)} · ${known.value.dialect}`;
+    who = await askName(frame.main, known.ok ? known.value.owner : null);
   }
 
   let session: SessionInfo | null = null;
