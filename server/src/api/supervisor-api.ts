@@ -72,7 +72,7 @@ const supervisorApiPlugin: FastifyPluginAsyncTypebox<SupervisorApiOptions> = asy
     },
     async (request) => {
       const { id } = request.params;
-      const calls = history.calls(id) ?? tools.calls(id);
+      const calls = history.calls(id);
       if (calls === undefined) throw noSuchSession(id);
       return calls;
     },

@@ -41,8 +41,6 @@ const INTERRUPTED_STATUS = 130;
 const CALL_LINE_CHECK_MS = 20;
 /** Re-installations of the integration tried for one call before the shell is reset. */
 const MAX_REPAIRS = 1;
-/** Calls kept per shell for the supervisor API (durable history is the store's job). */
-const MAX_CALLS_KEPT = 500;
 
 /** The person who opened a shell of their own (see ShellRegistry.openPersonal). */
 export interface ShellOwner {
@@ -112,7 +110,6 @@ export class Shell {
   readonly onCallStarted = new Emitter<CallStart>();
   readonly onCallFinished = new Emitter<CallInfo>();
   readonly onResize = new Emitter<{ cols: number; rows: number }>();
-  readonly calls: CallInfo[] = [];
   private stateValue: SessionState = 'starting';
   private readonly pty: PtyProcess;
   private readonly scanner: MarkScanner;
@@ -313,9 +310,8 @@ export class Shell {
     return this.displayed;
   }
 
+  /** A call's record with its exact result text: announced to the live stream and the store. */
   recordCall(call: CallInfo): void {
-    this.calls.push(call);
-    if (this.calls.length > MAX_CALLS_KEPT) this.calls.shift();
     this.onCallFinished.fire(call);
   }
 

@@ -123,7 +123,6 @@ export function createToolService(
     },
     dialects: available,
     sessions: () => registry.sessions(),
-    calls: (sessionId) => registry.find(sessionId)?.calls.slice(),
     definitions: () => available().map((dialect) => toolDefinition(dialect, settings(dialect))),
     close: () => registry.close(),
     onCallFinished: (listener) => finished.on(listener),

@@ -1,14 +1,8 @@
 /**
  * What the API layer needs from the engine: run one model-facing tool call, and read
- * the live shells and their calls. Implemented by the engine in this folder.
+ * the live shells (their calls are the history's, server/src/store). Implemented by the engine here.
  */
-import type {
-  CallInfo,
-  CallOutcome,
-  Dialect,
-  SessionInfo,
-  ToolDefinition,
-} from '../../../shared/src/api.ts';
+import type { CallOutcome, Dialect, SessionInfo, ToolDefinition } from '../../../shared/src/api.ts';
 import type { Disposable } from '../pty/disposable.ts';
 
 /**
@@ -41,8 +35,6 @@ export interface ToolService {
   dialects(): readonly Dialect[];
   /** Every live shell. */
   sessions(): SessionInfo[];
-  /** The calls of one shell, oldest first; undefined when no such shell is known. */
-  calls(sessionId: string): CallInfo[] | undefined;
   /** The tool definitions agents are given. */
   definitions(): ToolDefinition[];
   /** Ends every shell's process tree. */
