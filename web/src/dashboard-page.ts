@@ -10,7 +10,7 @@ import { newShellControl } from './new-shell.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
 import { pastShellsSection } from './replay-past-shells.ts';
-import { commandPreview, shellOwnerLabel, stateBadge } from './session-labels.ts';
+import { commandPreview, isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { opened } from './sharing-rules.ts';
 import { formatElapsed, tickElapsedClocks } from './time-format.ts';
 
@@ -187,7 +187,7 @@ function sessionRow(who: WhoAmI | null): Row {
       element.dataset.dialect = session.dialect;
       element.dataset.state = session.state;
       element.classList.toggle('needs-human', session.state === 'waiting_input');
-      element.classList.toggle('gone', session.state === 'exited' || session.state === 'ended');
+      element.classList.toggle('gone', isOver(session.state));
       agentLink.href = `/sessions/${encodeURIComponent(session.id)}`;
       agentLink.textContent = shellOwnerLabel(session);
       const mine = session.agent === null && opened(who, session);

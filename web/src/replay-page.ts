@@ -13,7 +13,7 @@ import { callStarts, parseReplayCast, type ReplayCast } from './replay-cast.ts';
 import { fetchReplayData } from './replay-data.ts';
 import { ReplayPlayer, SPEEDS } from './replay-player.ts';
 import { formatPlayback, replayTimeline } from './replay-timeline.ts';
-import { shellOwnerLabel, stateBadge } from './session-labels.ts';
+import { isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
 import { formatClock } from './time-format.ts';
@@ -57,7 +57,7 @@ export async function showReplay(
     { class: 'replay-about muted', 'data-testid': 'replay-about' },
     aboutText(session),
   );
-  const live = session !== null && session.state !== 'exited' && session.state !== 'ended';
+  const live = session !== null && !isOver(session.state);
   const liveLink =
     live && h('a', { href: `/sessions/${encodeURIComponent(sessionId)}` }, 'Watch it live');
 

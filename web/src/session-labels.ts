@@ -20,6 +20,11 @@ export const OUTCOME_LABELS: Record<CallOutcome, string> = {
   cancelled: 'cancelled',
 };
 
+/** The shell is over: exited in this server run, or ended before a restart. */
+export function isOver(state: SessionState): boolean {
+  return state === 'exited' || state === 'ended';
+}
+
 /** Whose shell it is: the agent's id, or the name of the person who opened it. */
 export function shellOwnerLabel(session: SessionInfo): string {
   return session.agent ?? `${session.owner ?? 'someone'} (person)`;

@@ -22,7 +22,7 @@ import { askName } from './name-prompt.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { PresenceList } from './presence-list.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
-import { shellOwnerLabel, stateBadge } from './session-labels.ts';
+import { isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { ShellControls } from './shell-controls.ts';
 import { ShellOwnerTools } from './shell-owner-tools.ts';
 import { watchForSuccessor } from './successor-shell.ts';
@@ -164,7 +164,7 @@ export async function showSession(
   onThemeChange((dark) => view.setTheme(dark));
   controls.attach(view, (message) => send(message));
   const cursor = new OutputCursor();
-  const ended = (): boolean => session?.state === 'exited' || session?.state === 'ended';
+  const ended = (): boolean => session !== null && isOver(session.state);
 
   /** A refusal fades; a lost shell stays said (`sticky`). */
   const showNotice = (text: string, sticky = false): void => {

@@ -8,6 +8,7 @@ import type { SessionInfo } from '../../shared/src/api.ts';
 import type { ClientMessage, Viewer } from '../../shared/src/live.ts';
 import { ControlRequests } from './control-request.ts';
 import { h } from './dom.ts';
+import { isOver } from './session-labels.ts';
 import { controlText } from './sharing-rules.ts';
 import type { TerminalView } from './terminal-view.ts';
 
@@ -107,8 +108,8 @@ export class ShellControls {
   }
 
   private ended(): boolean {
-    const state = this.state.session?.state;
-    return state === 'exited' || state === 'ended';
+    const session = this.state.session;
+    return session != null && isOver(session.state);
   }
 
   /** Where F6 takes the keyboard: an open request's Hand over, else the next control. */

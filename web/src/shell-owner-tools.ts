@@ -7,6 +7,7 @@ import type { SessionInfo, WhoAmI } from '../../shared/src/api.ts';
 import { CloseShellButton } from './close-shell.ts';
 import { h } from './dom.ts';
 import { HandOffPanel } from './hand-off.ts';
+import { isOver } from './session-labels.ts';
 import { SharePanel } from './share-panel.ts';
 import { managesShell } from './sharing-rules.ts';
 
@@ -34,7 +35,7 @@ export class ShellOwnerTools {
   }
 
   update(session: SessionInfo): void {
-    const live = session.state !== 'exited' && session.state !== 'ended';
+    const live = !isOver(session.state);
     const manages = live && managesShell(this.who, session);
     this.share.element.hidden = !manages;
     if (manages && !this.sharing) void this.share.refresh();

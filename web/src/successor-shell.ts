@@ -6,6 +6,7 @@
 import type { SessionInfo } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
 import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
+import { isOver } from './session-labels.ts';
 
 /** The agent's live shell of the same dialect that is not `ended`, if there is one now. */
 export function successorOf(
@@ -19,8 +20,7 @@ export function successorOf(
         ended.agent !== null &&
         s.agent === ended.agent &&
         s.dialect === ended.dialect &&
-        s.state !== 'exited' &&
-        s.state !== 'ended' &&
+        !isOver(s.state) &&
         s.startedAt >= ended.startedAt,
     )
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
