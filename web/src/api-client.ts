@@ -12,6 +12,7 @@ import type {
   ShareRequest,
   WhoAmI,
 } from '../../shared/src/api.ts';
+import { DIALECTS } from '../../shared/src/api.ts';
 
 export type AccessProblem =
   /** No cookie or a token the server no longer knows: open the login URL. */
@@ -64,7 +65,7 @@ export async function fetchDialects(): Promise<Dialect[]> {
   const tools = await requestJson<{ name?: unknown }[]>('GET', '/api/tools');
   if (!tools.ok) return ['bash'];
   const names = new Set(tools.value.map((tool) => tool.name));
-  return (['bash', 'pwsh'] as const).filter((dialect) => names.has(dialect));
+  return DIALECTS.filter((dialect) => names.has(dialect));
 }
 
 /** A person's own shell, ready; its owner gets the controls when their page joins. */

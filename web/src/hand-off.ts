@@ -4,7 +4,12 @@
  * The server refuses (409) when the agent already has a live shell of that dialect; the
  * refusal is shown as it came.
  */
-import { AGENT_ID_PATTERN, type Dialect, type SessionInfo } from '../../shared/src/api.ts';
+import {
+  AGENT_ID_PATTERN,
+  AGENT_ID_REGEX,
+  type Dialect,
+  type SessionInfo,
+} from '../../shared/src/api.ts';
 import { handOff, problemText } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
 
@@ -74,7 +79,7 @@ export class HandOffPanel {
 
   private async handOff(): Promise<void> {
     const agent = this.agent.value.trim();
-    if (!new RegExp(AGENT_ID_PATTERN).test(agent)) {
+    if (!AGENT_ID_REGEX.test(agent)) {
       this.error.textContent =
         'An agent id is letters, digits, ".", "_" and "-", starting with a letter or digit.';
       return;

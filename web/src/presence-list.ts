@@ -26,11 +26,6 @@ export class PresenceList {
     this.render();
   }
 
-  /** The viewer with this id, while connected. */
-  find(id: string): Viewer | undefined {
-    return this.viewers.find((viewer) => viewer.id === id);
-  }
-
   private render(): void {
     // The one typing first: the list answers "who has the keyboard" at a glance.
     const ordered = [...this.viewers].sort(

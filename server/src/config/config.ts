@@ -87,9 +87,9 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 /** The data directory holds token files: owner only. */
 const DATA_DIR_MODE = 0o700;
 
-export const DEFAULT_RECORDING_MAX_FILE_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_RECORDING_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
-export const DEFAULT_RECORDING_MAX_AGE_DAYS = 30;
+const DEFAULT_RECORDING_MAX_FILE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_RECORDING_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_RECORDING_MAX_AGE_DAYS = 30;
 /** Smallest rotation size: a part must hold its header line and some output. */
 const MIN_RECORDING_FILE_BYTES = 4096;
 /** A century: ages beyond it are a typo, and the milliseconds stay exact. */

@@ -32,8 +32,8 @@ export const FLUSH_INTERVAL_MS = 500;
 const MS_PER_DAY = 24 * 3600 * 1000;
 /** Retention runs at start and then this often (file ages are counted in days). */
 const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
-export const HISTORY_DB_NAME = 'history.db';
-export const RECORDINGS_DIR_NAME = 'recordings';
+const HISTORY_DB_NAME = 'history.db';
+const RECORDINGS_DIR_NAME = 'recordings';
 
 export interface HistoryOptions {
   readonly dataDir: string;

@@ -15,7 +15,7 @@ import type { RecordingEventData } from './recording-messages.ts';
  * A shell's output gathered past this size asks for a flush before the timer's: a flood is
  * written in pieces of about this size, so the memory it holds stays bounded.
  */
-export const RECORDER_BACKLOG_BYTES = 1024 * 1024;
+const RECORDER_BACKLOG_BYTES = 1024 * 1024;
 /** Output chunks closer together than this become one event: fewer, larger lines. */
 const OUTPUT_COALESCE_MS = 5;
 /** The terminal the recording says it was made on (what the shells run with). */
