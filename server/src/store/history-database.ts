@@ -289,63 +289,20 @@ function sessionOf(row: ShellRecord): SessionInfo {
   };
 }
 
+/** Every column an auth event may fill; each kind sets its own (its fields are the columns). */
+const NO_AUDIT_FIELDS = {
+  tokenId: null,
+  name: null,
+  role: null,
+  scope: null,
+  by: null,
+  address: null,
+  status: null,
+  reason: null,
+  method: null,
+  url: null,
+};
+
 function auditParams({ at, event }: AuditRow): Record<string, string | number | null> {
-  const none = {
-    tokenId: null,
-    name: null,
-    role: null,
-    scope: null,
-    by: null,
-    address: null,
-    status: null,
-    reason: null,
-    method: null,
-    url: null,
-  };
-  switch (event.kind) {
-    case 'minted':
-      return {
-        ...none,
-        at,
-        kind: event.kind,
-        tokenId: event.tokenId,
-        name: event.name,
-        role: event.role,
-        scope: event.scope,
-        by: event.by,
-      };
-    case 'revoked':
-      return {
-        ...none,
-        at,
-        kind: event.kind,
-        tokenId: event.tokenId,
-        name: event.name,
-        by: event.by,
-      };
-    case 'named':
-      return { ...none, at, kind: event.kind, tokenId: event.tokenId, name: event.name };
-    case 'new_address':
-      return {
-        ...none,
-        at,
-        kind: event.kind,
-        tokenId: event.tokenId,
-        name: event.name,
-        address: event.address,
-      };
-    case 'refused':
-      return {
-        ...none,
-        at,
-        kind: event.kind,
-        tokenId: event.tokenId,
-        name: event.name,
-        address: event.address,
-        status: event.status,
-        reason: event.reason,
-        method: event.method,
-        url: event.url,
-      };
-  }
+  return { ...NO_AUDIT_FIELDS, ...event, at };
 }
