@@ -162,20 +162,14 @@ export function loadConfig(
 }
 
 function readHistorySettings(read: (name: FlagName) => Setting | undefined): HistorySettings {
-  const recordingMaxFileBytes = positiveInteger(
-    read('recording-max-file-bytes'),
-    DEFAULT_RECORDING_MAX_FILE_BYTES,
-    Number.MAX_SAFE_INTEGER,
-  );
-  const fileSetting = read('recording-max-file-bytes');
-  if (fileSetting !== undefined && recordingMaxFileBytes < MIN_RECORDING_FILE_BYTES) {
-    throw new ConfigError(
-      `${fileSetting.source} must be at least ${MIN_RECORDING_FILE_BYTES} ${got(fileSetting)}`,
-    );
-  }
   return {
     recordKeystrokes: oneOf(read('record-keystrokes'), ['off', 'on'], 'off') === 'on',
-    recordingMaxFileBytes,
+    recordingMaxFileBytes: positiveInteger(
+      read('recording-max-file-bytes'),
+      DEFAULT_RECORDING_MAX_FILE_BYTES,
+      Number.MAX_SAFE_INTEGER,
+      MIN_RECORDING_FILE_BYTES,
+    ),
     recordingMaxTotalBytes: positiveInteger(
       read('recording-max-total-bytes'),
       DEFAULT_RECORDING_MAX_TOTAL_BYTES,

@@ -70,11 +70,15 @@ export function positiveInteger(
   setting: Setting | undefined,
   fallback: number,
   max: number,
+  min = 1,
 ): number {
   if (setting === undefined) return fallback;
   const value = /^[0-9]+$/.test(setting.raw) ? Number(setting.raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value <= 0) {
     throw new ConfigError(`${setting.source} must be a positive integer ${got(setting)}`);
+  }
+  if (value < min) {
+    throw new ConfigError(`${setting.source} must be at least ${min} ${got(setting)}`);
   }
   if (value > max)
     throw new ConfigError(`${setting.source} must be at most ${max} ${got(setting)}`);
