@@ -162,7 +162,7 @@ export async function showSession(
 
   const view = new TerminalView(terminalHost, isDark());
   onThemeChange((dark) => view.setTheme(dark));
-  controls.attach(view, (message) => send(message));
+  controls.attach(view);
   const cursor = new OutputCursor();
   const ended = (): boolean => session !== null && isOver(session.state);
 

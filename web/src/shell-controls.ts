@@ -57,7 +57,7 @@ export class ShellControls {
 
   constructor(
     private readonly terminalHost: HTMLElement,
-    send: (message: ClientMessage) => void,
+    private readonly send: (message: ClientMessage) => void,
     notify: (text: string) => void,
     asked: (names: readonly string[]) => void,
   ) {
@@ -82,10 +82,10 @@ export class ShellControls {
   }
 
   /** Keys typed in `view` go to the shell while this page holds the controls. */
-  attach(view: TerminalView, send: (message: ClientMessage) => void): void {
+  attach(view: TerminalView): void {
     this.view = view;
     view.terminal.onData((data) => {
-      if (this.inControl()) send({ type: 'input', data });
+      if (this.inControl()) this.send({ type: 'input', data });
     });
     view.terminal.attachCustomKeyEventHandler((event) => {
       if (event.key !== 'F6' || event.type !== 'keydown') return true;
