@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, CallInfo, ControlEvent, SessionInfo } from '../../shared/src/api.ts';
-import { parseAsciicast } from '../src/store/asciicast.ts';
+import { parseAsciicast } from '../../shared/src/asciicast.ts';
 import { errorOf, startServer, type TestServer } from './support/http-server.ts';
 import { LiveClient } from './support/live-client.ts';
 

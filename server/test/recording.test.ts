@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
-import { parseAsciicast } from '../src/store/asciicast.ts';
+import { parseAsciicast } from '../../shared/src/asciicast.ts';
 import { FLUSH_INTERVAL_MS } from '../src/store/history.ts';
 import { startServer, type TestServer } from './support/http-server.ts';
 

@@ -4,6 +4,8 @@
  * terminal), and the mapping from a wall-clock instant to that clock.
  */
 
+import { parseAsciicast } from '../../shared/src/asciicast.ts';
+
 export type ReplayFrame =
   | { readonly at: number; readonly kind: 'output'; readonly data: string }
   | { readonly at: number; readonly kind: 'resize'; readonly cols: number; readonly rows: number };
@@ -41,37 +43,21 @@ interface Point {
 
 /** Parses a recording; a trailing partial line (the server was killed mid-write) is dropped. */
 export function parseReplayCast(text: string): ReplayCast {
-  const end = text.lastIndexOf('\n');
-  const lines = (end === -1 ? '' : text.slice(0, end)).split('\n').filter((line) => line !== '');
-  const header = JSON.parse(lines.shift() ?? 'null') as {
-    version?: unknown;
-    width?: unknown;
-    height?: unknown;
-    timestamp?: unknown;
-  } | null;
-  if (
-    header?.version !== 2 ||
-    typeof header.width !== 'number' ||
-    typeof header.height !== 'number'
-  )
-    throw new Error('not an asciicast v2 recording');
+  const { header, events } = parseAsciicast(text);
+  // Optional in the format (other tools' files may lack it): events then count from 0.
   const epochMs = typeof header.timestamp === 'number' ? header.timestamp * MS_PER_SECOND : 0;
   const frames: ReplayFrame[] = [];
   const markers: ReplayMarker[] = [];
   const points: Point[] = [];
   let previous: Point = { raw: 0, play: 0 };
-  for (const line of lines) {
-    const event = JSON.parse(line) as unknown;
-    if (!Array.isArray(event) || typeof event[0] !== 'number' || typeof event[2] !== 'string')
-      continue;
-    const raw = event[0] * MS_PER_SECOND;
+  for (const [seconds, code, data] of events) {
+    const raw = seconds * MS_PER_SECOND;
     const play = previous.play + Math.min(Math.max(0, raw - previous.raw), IDLE_LIMIT_MS);
     previous = { raw, play };
     points.push(previous);
-    const data: string = event[2];
-    if (event[1] === 'o') frames.push({ at: play, kind: 'output', data });
-    else if (event[1] === 'm') markers.push({ at: play, label: data });
-    else if (event[1] === 'r') {
+    if (code === 'o') frames.push({ at: play, kind: 'output', data });
+    else if (code === 'm') markers.push({ at: play, label: data });
+    else if (code === 'r') {
       const size = RESIZE.exec(data);
       if (size)
         frames.push({ at: play, kind: 'resize', cols: Number(size[1]), rows: Number(size[2]) });

@@ -10,7 +10,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventLine, headerLine, joinParts, parseAsciicast } from './asciicast.ts';
+import { parseAsciicast } from '../../../shared/src/asciicast.ts';
+import { eventLine, headerLine, joinParts } from './asciicast.ts';
 import { RecordingFiles } from './recording-files.ts';
 
 const HEADER = { version: 2, width: 80, height: 24, timestamp: 1_800_000_000 } as const;

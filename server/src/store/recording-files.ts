@@ -6,7 +6,8 @@
 import { mkdirSync } from 'node:fs';
 import { appendFile, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AsciicastHeader, headerLine, joinParts } from './asciicast.ts';
+import type { AsciicastHeader } from '../../../shared/src/asciicast.ts';
+import { headerLine, joinParts } from './asciicast.ts';
 
 export interface RecordingLimits {
   readonly maxFileBytes: number;

@@ -3,7 +3,7 @@
  * to append to a shell's recording (output as raw bytes, decoded over there), and a request to
  * report once everything sent so far is on disk.
  */
-import type { AsciicastHeader, EventCode } from './asciicast.ts';
+import type { AsciicastHeader, EventCode } from '../../../shared/src/asciicast.ts';
 import type { RecordingLimits } from './recording-files.ts';
 
 export interface RecordingEventData {

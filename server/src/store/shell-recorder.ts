@@ -5,10 +5,10 @@
  * what gathered to the history's periodic flush.
  */
 import type { CallInfo, ControlEvent } from '../../../shared/src/api.ts';
+import type { AsciicastHeader, EventCode } from '../../../shared/src/asciicast.ts';
 import type { Viewer } from '../../../shared/src/live.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
-import type { AsciicastHeader, EventCode } from './asciicast.ts';
 import type { RecordingEventData } from './recording-messages.ts';
 
 /**
