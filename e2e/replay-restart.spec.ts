@@ -4,59 +4,24 @@
  * again on the same data dir, the dashboard lists the shell under Past shells and its replay
  * shows the calls, who took the controls, and the output.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, screenOf, test } from './support/fixtures.ts';
-
-/** Start-up is about 2 s; a loaded CI box can take several times that. */
-const START_TIMEOUT_MS = 60_000;
-const LISTENING = /jumpseat listening on (http:\/\/\S+?)\/?\n/;
-
-interface OwnServer {
-  readonly origin: string;
-  readonly child: ChildProcess;
-}
-
-function startOwnServer(dataDir: string, token: string): Promise<OwnServer> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'server/src/main.ts', '--port', '0', '--data-dir', dataDir],
-    { env: { ...process.env, JUMPSEAT_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), START_TIMEOUT_MS);
-    const read = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const origin = LISTENING.exec(output)?.[1];
-      if (origin === undefined) return;
-      clearTimeout(timer);
-      resolve({ origin, child });
-    };
-    child.stdout?.on('data', read);
-    child.stderr?.on('data', read);
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
-  });
-}
-
-function stop(server: OwnServer): Promise<void> {
-  if (server.child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    server.child.once('exit', () => resolve());
-    server.child.kill('SIGTERM');
-  });
-}
+import {
+  type ServerProcess,
+  startServerProcess,
+  stopServerProcess,
+} from './support/server-process.ts';
 
 let root: string;
-const running: OwnServer[] = [];
+const running: ServerProcess[] = [];
 test.beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'jumpseat-e2e-restart-'));
 });
 test.afterEach(async () => {
-  for (const server of running.splice(0)) await stop(server);
+  for (const server of running.splice(0)) await stopServerProcess(server);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -66,7 +31,7 @@ test('after a restart the past shell is listed and replayed with its calls and w
   test.setTimeout(120_000);
   const dataDir = join(root, 'data');
   const token = `js_e2e_${randomBytes(18).toString('hex')}`;
-  const first = await startOwnServer(dataDir, token);
+  const first = await startServerProcess({ dataDir, token });
   running.push(first);
   const bash = async (origin: string, command: string): Promise<string> => {
     const response = await fetch(`${origin}/api/agents/yesterday/bash`, {
@@ -86,9 +51,9 @@ test('after a restart the past shell is listed and replayed with its calls and w
   await page.getByRole('button', { name: 'Release' }).click();
   await expect(page.getByRole('button', { name: 'Take over' })).toBeEnabled();
   expect(await bash(first.origin, 'echo after-release')).toBe('after-release');
-  await stop(first);
+  await stopServerProcess(first);
 
-  const second = await startOwnServer(dataDir, token);
+  const second = await startServerProcess({ dataDir, token });
   running.push(second);
   await page.goto(`${second.origin}/login?token=${token}`);
   const row = page.locator('[data-testid="past-shell-row"][data-agent="yesterday"]');
