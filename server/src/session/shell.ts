@@ -15,11 +15,12 @@ import type {
   SessionState,
 } from '../../../shared/src/api.ts';
 import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
+import type { Placement, ShellLauncher } from '../launch/launcher.ts';
 import { CursorQueryScanner, cursorReport } from '../pty/cursor-queries.ts';
 import { commandFileContent, type DialectContext, type ShellDialect } from '../pty/dialect.ts';
 import { DisposableStore, Emitter } from '../pty/disposable.ts';
 import { type Mark, MarkScanner } from '../pty/marks.ts';
-import { findWaitingReader, readStat, terminalOf } from '../pty/proc-probe.ts';
+import { findWaitingReader, hostPidOf, readStat, terminalOf } from '../pty/proc-probe.ts';
 import { endProcessTree } from '../pty/process-tree.ts';
 import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
 import { shellEnvironment } from '../pty/shell-environment.ts';
@@ -55,7 +56,12 @@ export interface ShellOptions {
   readonly agent: string | null;
   readonly owner?: ShellOwner;
   readonly dialect: ShellDialect;
+  /** The shell's own directory: it starts there (see Workspaces). */
   readonly workspace: string;
+  /** Decides where the shell's process runs (sandboxed or not); the shell never knows which. */
+  readonly launcher: ShellLauncher;
+  /** Directories the shell may read (its saved outputs). */
+  readonly readable: readonly string[];
   readonly baseEnv: NodeJS.ProcessEnv;
   readonly envPass: readonly string[];
   readonly cols: number;
@@ -112,6 +118,7 @@ export class Shell {
   readonly onResize = new Emitter<{ cols: number; rows: number }>();
   private stateValue: SessionState = 'starting';
   private readonly pty: PtyProcess;
+  private readonly placement: Placement;
   private readonly scanner: MarkScanner;
   /** Set for dialects whose shell asks where the cursor is (see ShellDialect). */
   private readonly cursorQueries: CursorQueryScanner | null;
@@ -182,15 +189,28 @@ export class Shell {
     const launch = options.dialect.launch(this.context);
     this.launchIntegrated = launch.integrated === true;
     try {
-      this.pty = spawnPty({
+      this.placement = options.launcher.place({
         file: launch.file,
         args: launch.args,
-        cwd: options.workspace,
+        leadsProcessGroup: launch.leadsProcessGroup,
         env: shellEnvironment(options.baseEnv, { pass: options.envPass, extra: launch.env }),
         cols: options.cols,
         rows: options.rows,
+        workspace: options.workspace,
+        privateDir,
+        readable: options.readable,
       });
     } catch (error) {
+      rmSync(privateDir, { recursive: true, force: true });
+      throw new JumpseatError(
+        JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+        `could not prepare ${options.dialect.name}: ${(error as Error).message}`,
+      );
+    }
+    try {
+      this.pty = spawnPty(this.placement.spawn);
+    } catch (error) {
+      this.placement.release();
       rmSync(privateDir, { recursive: true, force: true });
       throw new JumpseatError(
         JUMPSEAT_ERR_SHELL_UNAVAILABLE,
@@ -198,7 +218,9 @@ export class Shell {
       );
     }
     this.disposables.add(this.pty.onData((chunk) => this.onPtyData(chunk)));
-    this.disposables.add(this.pty.onExit((exit) => void this.onPtyExit(exit)));
+    this.disposables.add(
+      this.pty.onExit((exit) => void this.onPtyExit(this.placement.describeExit(exit))),
+    );
     void this.install();
   }
 
@@ -224,8 +246,10 @@ export class Shell {
     return this.stateValue;
   }
 
+  /** The shell process itself, as the host numbers it (inside a sandbox it is a child of
+   *  the PTY's process). */
   get pid(): number {
-    return this.pty.pid;
+    return this.hostPid || this.pty.pid;
   }
 
   get alive(): boolean {
@@ -287,9 +311,9 @@ export class Shell {
   }
 
   private endTree(): Promise<void> {
-    this.treeEnded ??= endProcessTree(this.pty.pid).then(
-      () => undefined,
-      () => undefined,
+    this.treeEnded ??= endProcessTree(this.pty.pid, (pid) => this.placement.members(pid)).then(
+      () => this.placement.release(),
+      () => this.placement.release(),
     );
     return this.treeEnded;
   }
@@ -336,7 +360,7 @@ export class Shell {
         return shell.ttyPath;
       },
       get pid() {
-        return shell.pty.pid;
+        return shell.pid;
       },
       get commandInForeground() {
         return shell.foreground !== null;
@@ -372,9 +396,9 @@ export class Shell {
    */
   private async adoptHumanCommand(): Promise<void> {
     if (this.run || this.foreground || !this.alive) return;
-    // The shell leads its own process group; any other foreground group is a job it runs.
-    const stat = await readStat(this.pty.pid);
-    if (!stat || stat.tpgid === this.pty.pid || this.run || this.foreground || !this.alive) return;
+    // Any foreground group other than the shell's own is a job it runs.
+    const stat = await readStat(this.pid);
+    if (!stat || stat.tpgid === stat.pgrp || this.run || this.foreground || !this.alive) return;
     this.foreground = { nonce: '', command: 'a program a human started', since: new Date() };
     this.setState('waiting_input');
   }
@@ -390,7 +414,7 @@ export class Shell {
       command: this.foreground?.command ?? null,
       since: this.foreground?.since.toISOString() ?? null,
       lastExitCode: this.lastExitCode,
-      pid: this.alive ? this.pty.pid : null,
+      pid: this.alive ? this.pid : null,
       cols: this.size.cols,
       rows: this.size.rows,
       controller: this.human.controller?.name ?? null,
@@ -569,8 +593,12 @@ export class Shell {
       case 'R':
         if (this.installed) break; // a repair re-installed the integration
         this.installed = true;
-        this.hostPid = /^\d+$/.test(mark.data) ? Number(mark.data) : this.pty.pid;
-        void terminalOf(this.pty.pid).then((tty) => {
+        // The mark carries the shell's pid as the shell sees it (in a sandbox, its namespace's).
+        void Promise.all([
+          /^\d+$/.test(mark.data) ? hostPidOf(this.pty.pid, Number(mark.data)) : this.pty.pid,
+          terminalOf(this.pty.pid),
+        ]).then(([hostPid, tty]) => {
+          this.hostPid = hostPid ?? this.pty.pid;
           this.ttyPath = tty ?? '';
           this.setState('idle');
           this.markReady();
