@@ -278,7 +278,7 @@ export class Shell {
     const run = new CallRun({
       capture: this.options.newCapture(this.agentId ?? ''),
       timeoutMs: this.options.timeoutMs,
-      probe: () => findWaitingReader(this.pty.pid, this.ttyPath),
+      probe: () => findWaitingReader(this.pid, this.ttyPath),
       screenText: () => this.screenText(),
       // Never reset under a human's hands: a call cancelled while they hold the controls is
       // dropped, and the shell stays theirs.
@@ -656,7 +656,7 @@ export class Shell {
     if (this.lineCheck !== undefined) return;
     let sightings = 0;
     const check = async (): Promise<void> => {
-      const reader = await findWaitingReader(this.pty.pid, this.ttyPath).catch(() => null);
+      const reader = await findWaitingReader(this.pid, this.ttyPath).catch(() => null);
       if (!this.awaitingStart || !this.foreground || !this.alive) {
         this.lineCheck = undefined;
         return;
