@@ -3,7 +3,7 @@
  * callers of in-flight calls (HTTP and MCP) that it is shutting down, ends every shell's
  * whole process tree (background jobs included) and exits 0.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
