@@ -287,3 +287,11 @@ export const NameRequest = Type.Object(
   { additionalProperties: false },
 );
 export type NameRequest = Static<typeof NameRequest>;
+
+/** `POST /api/login`: the browser credential the page keeps (origin-scoped) and sends. */
+export const BrowserLogin = Type.Object({ credential: Type.String() });
+export type BrowserLogin = Static<typeof BrowserLogin>;
+
+/** `POST /api/live-tickets`: opens one WebSocket (`?ticket=`), once, within `expiresInMs`. */
+export const LiveTicket = Type.Object({ ticket: Type.String(), expiresInMs: Type.Integer() });
+export type LiveTicket = Static<typeof LiveTicket>;

@@ -14,14 +14,14 @@ import {
   type ServerMessage,
 } from '../../shared/src/live.ts';
 import { OutputCursor } from '../../shared/src/output-cursor.ts';
-import { fetchCalls, fetchMe, fetchSession } from './api-client.ts';
+import { fetchCalls, fetchMe, fetchSession, ticketedSocketUrl } from './api-client.ts';
 import { CallTimeline } from './call-timeline.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { askName } from './name-prompt.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { PresenceList } from './presence-list.ts';
-import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
+import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { ShellControls } from './shell-controls.ts';
 import { ShellOwnerTools } from './shell-owner-tools.ts';
@@ -273,9 +273,10 @@ export async function showSession(
 
   let connectedOnce = false;
   const socket = new ReconnectingSocket({
-    url() {
-      const base = socketUrl(`/api/sessions/${encodeURIComponent(sessionId)}/live`);
-      return cursor.position === null ? base : `${base}?from=${cursor.position}`;
+    async url() {
+      const path = `/api/sessions/${encodeURIComponent(sessionId)}/live`;
+      const from = cursor.position;
+      return ticketedSocketUrl(from === null ? path : `${path}?from=${from}`);
     },
     onText(text) {
       const parsed = parseServerMessage(text);

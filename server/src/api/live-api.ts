@@ -87,7 +87,11 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       schema: {
         params: SessionParams,
         querystring: Type.Object(
-          { from: Type.Optional(Type.Integer({ minimum: 0 })) },
+          {
+            from: Type.Optional(Type.Integer({ minimum: 0 })),
+            /** A page's single-use ticket (the auth hook reads it). */
+            ticket: Type.Optional(Type.String()),
+          },
           { additionalProperties: false },
         ),
       },
@@ -188,7 +192,7 @@ function closeAtExpiry(socket: WebSocket, principal: Principal): void {
   check();
 }
 
-/** A browser's upgrade must come from a page of this server (cookies go everywhere). */
+/** A browser's upgrade must come from a page of this server (a second line of defence). */
 function refuseForeignOrigin(request: FastifyRequest): void {
   const origin = request.headers.origin;
   if (origin === undefined) return; // not a browser: the token alone decides

@@ -12,12 +12,13 @@ import { loadTokenRecords, saveTokenRecords, type TokenRecord } from './token-fi
 import { createTokenSecret, isWellFormedToken } from './token-secret.ts';
 
 /** Why a share link's token no longer works. */
-export type EndedLink = 'revoked' | 'expired';
+export type EndedLink = 'revoked' | 'expired' | 'token_revoked';
 
 /** What a share link's holder is told once it stopped working. */
 export const ENDED_LINK_MESSAGES: Record<EndedLink, string> = {
   revoked: 'this share link was revoked; ask the person who shared the shell for a new one',
   expired: 'this share link expired; ask the person who shared the shell for a new one',
+  token_revoked: 'this token was revoked; ask the admin for a new one',
 };
 
 /**
@@ -91,6 +92,20 @@ export class TokenStore {
     if (found === undefined) return undefined;
     const ended = this.#ended(found);
     return ended === undefined ? { principal: found.principal } : { ended };
+  }
+
+  /**
+   * What the token with this id is now: a browser credential and a live ticket stand for a
+   * token by its id, so revoking the token ends them too.
+   */
+  checkId(tokenId: string): { principal: Principal } | { ended: EndedLink } | undefined {
+    if (tokenId === ADMIN_PRINCIPAL.tokenId) return { principal: ADMIN_PRINCIPAL };
+    const index = this.#records.findIndex((record) => record.id === tokenId);
+    const record = this.#records[index];
+    const entry = this.#known[index];
+    if (record === undefined || entry === undefined) return undefined;
+    const ended = this.#ended({ record });
+    return ended === undefined ? { principal: entry.principal } : { ended };
   }
 
   /** Why a presented token that no longer works stopped (a share link revoked or expired). */
@@ -270,7 +285,9 @@ export class TokenStore {
   }
 
   #ended(found: { record?: TokenRecord }): EndedLink | undefined {
-    if (found.record?.revokedAt !== undefined) return 'revoked';
+    if (found.record?.revokedAt !== undefined) {
+      return found.record.scope === undefined ? 'token_revoked' : 'revoked';
+    }
     if (found.record !== undefined && endedAt(found.record) <= Date.now()) return 'expired';
     return undefined;
   }
