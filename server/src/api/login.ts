@@ -58,10 +58,7 @@ const loginPlugin: FastifyPluginAsyncTypebox<LoginOptions> = async (
     },
     async (request, reply) => {
       // The URL holds a token: keep it out of caches and out of the next page's Referer.
-      reply
-        .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
-        .header('set-cookie', LEGACY_COOKIE_CLEARED);
+      reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
       const token = request.query.token;
       const checked = token === undefined ? undefined : tokens.check(token);
       if (checked !== undefined && 'ended' in checked) {
@@ -77,6 +74,7 @@ const loginPlugin: FastifyPluginAsyncTypebox<LoginOptions> = async (
           'This login link is not valid. A share link may have expired or been revoked: ask for a new one. As the admin, use the login URL jumpseat printed when it started.',
         );
       }
+      reply.header('set-cookie', LEGACY_COOKIE_CLEARED);
       const ask = loginNeedsConfirmation(request) ? 'ask' : 'own';
       return sendWebApp(request, reply, webRoot, { 'jumpseat-login': ask });
     },
