@@ -175,7 +175,7 @@ export class ShellChannel {
           await this.shell.human.release(id);
           break;
         case 'input':
-          this.shell.human.input(id, message.data);
+          await this.shell.human.input(id, message.data);
           break;
         case 'resize':
           this.shell.human.resize(id, message.cols, message.rows);

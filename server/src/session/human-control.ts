@@ -13,7 +13,8 @@ import {
   JumpseatError,
 } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
-import { interruptForeground, setLineEcho } from '../pty/terminal-mode.ts';
+import { interruptForeground, readLineMode, setLineEcho } from '../pty/terminal-mode.ts';
+import { isHiddenInput } from './hidden-input.ts';
 import { HumanUse } from './human-use.ts';
 
 /**
@@ -64,12 +65,23 @@ export class HumanControl {
   readonly onControl = new Emitter<Controller | null>();
   /** Someone interrupted the foreground program (and a SIGINT was sent). */
   readonly onInterrupt = new Emitter<Controller>();
-  /** Keystrokes the controller typed, as sent to the shell (recorded only when configured). */
-  readonly onInput = new Emitter<{ readonly by: Controller; readonly keys: string }>();
+  /**
+   * Keystrokes the controller typed, as sent to the shell (recorded only when configured);
+   * `hidden` when the terminal hid them (a password): they must not be kept anywhere.
+   */
+  readonly onInput = new Emitter<{
+    readonly by: Controller;
+    readonly keys: string;
+    readonly hidden: boolean;
+  }>();
   private control: Controller | null = null;
   private readonly use = new HumanUse();
   /** Echo was not switched on at take-over: due once the shell is back at its prompt. */
   private echoDue = false;
+  /** Keystrokes being written, one batch after another (each looks at the terminal first). */
+  private typing: Promise<void> = Promise.resolve();
+  /** When the controller last typed (ms since the epoch); the idle hand-back counts from it. */
+  private lastKeyAt = 0;
   /** A release in progress: agent calls wait for the shell to be theirs again. */
   private handingBack: Promise<void> | null = null;
 
@@ -140,16 +152,33 @@ export class HumanControl {
     this.announce();
   }
 
-  /** Keystrokes from the human at the controls. */
-  input(id: string, data: string): void {
+  /**
+   * Keystrokes from the human at the controls, in the order they came. Before each batch is
+   * written, the terminal's mode says whether it is a hidden answer (see hidden-input.ts):
+   * looked at first, so the Enter that ends a password read still counts as hidden.
+   */
+  input(id: string, data: string): Promise<void> {
     this.requireController(id);
     // The engine answers a dialect's cursor queries itself; the controller's terminal answers
     // them too (it sees them in the stream), and a second answer would arrive as typed keys.
     const keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
-    if (keys === '' || !this.control) return;
-    this.use.typed(keys);
-    this.shell.write(keys);
-    this.onInput.fire({ by: this.control, keys });
+    if (keys === '') return Promise.resolve();
+    const typed = this.typing.then(async () => {
+      const by = this.control;
+      if (by?.id !== id || !this.shell.alive) return;
+      const hidden = isHiddenInput(
+        await readLineMode(this.shell.ttyPath),
+        await this.shell.cursorLineText(),
+        this.use.typedLine,
+      );
+      if (this.control !== by) return;
+      this.use.typed(keys, hidden);
+      this.shell.write(keys);
+      this.lastKeyAt = Date.now();
+      this.onInput.fire({ by, keys, hidden });
+    });
+    this.typing = typed.catch(() => undefined);
+    return typed;
   }
 
   /** The controller's terminal size, kept until release. */

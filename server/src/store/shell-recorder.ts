@@ -117,7 +117,12 @@ export class ShellRecorder {
       human.onInterrupt.on((viewer) => this.control('interrupt', viewer.name)),
     );
     if (recordKeystrokes) {
-      this.subscriptions.add(human.onInput.on(({ keys }) => this.event('i', keys)));
+      // A hidden answer (a password read with the echo off) never goes into the recording.
+      this.subscriptions.add(
+        human.onInput.on(({ keys, hidden }) => {
+          if (!hidden) this.event('i', keys);
+        }),
+      );
     }
     this.subscriptions.add(
       shell.onChange.on(() => {
