@@ -150,7 +150,12 @@ export class ReconnectingSocket {
 }
 
 function isFinal(code: number): boolean {
-  return code === LIVE_CLOSE.gone || code === LIVE_CLOSE.revoked || code === CLOSE_POLICY;
+  return (
+    code === LIVE_CLOSE.gone ||
+    code === LIVE_CLOSE.revoked ||
+    code === LIVE_CLOSE.disconnected ||
+    code === CLOSE_POLICY
+  );
 }
 
 function closeReason(code: number): string {

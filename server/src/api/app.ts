@@ -102,7 +102,7 @@ export function buildApp(options: AppOptions) {
   app.register(mcpApi, { tools });
   app.register(supervisorApi, { tools, history });
   app.register(historyApi, { history });
-  const hub = new LiveHub(tools.registry, metrics);
+  const hub = new LiveHub(tools.registry, metrics, { controlIdleMs: config.controlIdleMs });
   // A revoked token's holder is disconnected at once, wherever they watch, and every browser
   // signed in with it is signed out.
   const revocations = tokens.onAuthEvent.on((event) => {

@@ -113,10 +113,20 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       };
       socket.on('message', (data, isBinary) => onMessage(data, isBinary));
       const owner = hub.ownerOf(request.params.id);
+      const link = principal.scope !== undefined;
       const joined = await hub.join(request.params.id, socket, {
-        viewer: { id: randomUUID(), name: principal.name, role: principal.role },
+        viewer: {
+          id: randomUUID(),
+          name: principal.name,
+          role: principal.role,
+          ...(link ? { link: true } : {}),
+        },
         tokenId: principal.tokenId,
         canControl: canControl(principal),
+        // The admin, and the owner of a person's own shell, have the last word over it.
+        inCharge:
+          principal.role === 'admin' ||
+          (!link && owner !== undefined && principal.tokenId === owner),
         // A person's own shell: its owner's first connection holds the controls at once.
         takeControl: principal.scope === undefined && principal.tokenId === owner,
         ...(request.query.from === undefined ? {} : { from: request.query.from }),

@@ -8,7 +8,12 @@ import { type DashboardMessage, LIVE_CLOSE } from '../../../shared/src/live.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
 import type { ShellRegistry } from '../session/shell-registry.ts';
-import { type JoinRequest, type LiveObserver, ShellChannel } from './shell-channel.ts';
+import {
+  type ChannelSettings,
+  type JoinRequest,
+  type LiveObserver,
+  ShellChannel,
+} from './shell-channel.ts';
 import type { ViewerConnection } from './viewer-connection.ts';
 import { VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
 
@@ -29,6 +34,7 @@ export class LiveHub {
   constructor(
     private readonly registry: ShellRegistry,
     private readonly observer?: LiveObserver,
+    private readonly settings?: ChannelSettings,
   ) {
     for (const shell of registry.shells()) this.watchShell(shell);
     this.disposables.add(registry.onShellAdded.on((shell) => this.watchShell(shell)));
@@ -55,7 +61,7 @@ export class LiveHub {
     if (!shell) return null;
     let channel = this.channels.get(shellId);
     if (!channel) {
-      channel = new ShellChannel(shell, this.observer);
+      channel = new ShellChannel(shell, this.observer, this.settings);
       this.channels.set(shellId, channel);
     }
     clearTimeout(this.idleTimers.get(shellId));

@@ -61,6 +61,14 @@ const KILL_LINE = '\x15';
 /** A terminal's answer to a cursor-position query (`ESC [ row ; col R`). */
 const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
 
+/** What a change of controller came from, beyond who holds them now. */
+export interface ControlChangeCause {
+  /** Someone in charge took the controls from this controller. */
+  readonly takenFrom?: Controller;
+  /** The controller typed nothing for the idle limit. */
+  readonly reason?: 'idle';
+}
+
 export class HumanControl {
   readonly onControl = new Emitter<Controller | null>();
   /** Someone interrupted the foreground program (and a SIGINT was sent). */
@@ -80,8 +88,8 @@ export class HumanControl {
   private echoDue = false;
   /** Keystrokes being written, one batch after another (each looks at the terminal first). */
   private typing: Promise<void> = Promise.resolve();
-  /** When the controller last typed (ms since the epoch); the idle hand-back counts from it. */
-  private lastKeyAt = 0;
+  /** Why the controls changed hands, while `onControl` fires for that change. */
+  private cause: ControlChangeCause = {};
   /** A release in progress: agent calls wait for the shell to be theirs again. */
   private handingBack: Promise<void> | null = null;
 
@@ -89,6 +97,30 @@ export class HumanControl {
 
   get controller(): Controller | null {
     return this.control;
+  }
+
+  /** Why the controls are changing hands; read by `onControl` listeners during the event. */
+  get changeCause(): ControlChangeCause {
+    return this.cause;
+  }
+
+  /**
+   * Someone in charge (the admin, or the owner of a person's own shell) takes the controls
+   * from whoever holds them: straight over, like a granted request, the previous holder named
+   * in the change. Resolves with who held them (null: nobody did, and it was a plain take).
+   */
+  async seize(who: Controller): Promise<Controller | null> {
+    const previous = this.control;
+    if (previous === null || previous.id === who.id) {
+      await this.take(who);
+      return null;
+    }
+    if (!this.shell.alive) {
+      throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    }
+    this.control = who;
+    this.announce({ takenFrom: previous });
+    return previous;
   }
 
   /**
@@ -120,13 +152,13 @@ export class HumanControl {
    * Hands the shell back to the agent: size, echo, editing and the deadline as they were. A
    * person's own shell stays as the human left it, for whoever takes the controls next.
    */
-  async release(id: string): Promise<void> {
+  async release(id: string, reason?: 'idle'): Promise<void> {
     if (this.control?.id !== id) return;
     this.control = null;
     this.echoDue = false;
     if (!this.shell.personal) await this.handingBackDone();
     this.shell.resumeCall();
-    this.announce();
+    this.announce(reason === undefined ? {} : { reason });
   }
 
   /**
@@ -174,7 +206,6 @@ export class HumanControl {
       if (this.control !== by) return;
       this.use.typed(keys, hidden);
       this.shell.write(keys);
-      this.lastKeyAt = Date.now();
       this.onInput.fire({ by, keys, hidden });
     });
     this.typing = typed.catch(() => undefined);
@@ -268,8 +299,13 @@ export class HumanControl {
     }
   }
 
-  private announce(): void {
-    this.onControl.fire(this.control);
+  private announce(cause: ControlChangeCause = {}): void {
+    this.cause = cause;
+    try {
+      this.onControl.fire(this.control);
+    } finally {
+      this.cause = {};
+    }
     this.shell.changed();
   }
 }
