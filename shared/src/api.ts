@@ -133,6 +133,8 @@ export const CallInfo = Type.Object({
    * nobody did. Absent where it is not known yet (the live stream's `call_finished`).
    */
   controller: Type.Optional(Nullable(Type.String())),
+  /** The id of that person's token, kept with the name (a name alone proves nothing). */
+  controllerTokenId: Type.Optional(Nullable(Type.String())),
 });
 export type CallInfo = Static<typeof CallInfo>;
 
@@ -146,6 +148,8 @@ export const ControlEvent = Type.Object({
   kind: Type.Union([Type.Literal('take'), Type.Literal('release'), Type.Literal('interrupt')]),
   /** The person's display name. */
   name: Type.String(),
+  /** The id of the token they held the controls with; null in history from before it was kept. */
+  tokenId: Type.Optional(Nullable(Type.String())),
   /** Their keystrokes went into the recording (the server records them only when configured). */
   keysRecorded: Type.Boolean(),
 });

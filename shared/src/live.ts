@@ -44,6 +44,8 @@ export const Viewer = Type.Object({
   role: Type.String(),
   /** Came in through a share link: the name is the one its holder gave, not the admin's. */
   link: Type.Optional(Type.Boolean()),
+  /** The id (not the secret) of the token it connected with: names are kept with it. */
+  tokenId: Type.Optional(Type.String()),
 });
 export type Viewer = Static<typeof Viewer>;
 

@@ -30,6 +30,7 @@ import { openApiGenerator, openApiRoute } from './openapi.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
 import { shareApi } from './share-api.ts';
 import { shellApi } from './shell-api.ts';
+import { shellPrivacy } from './shell-privacy.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
 import { webApp } from './web-app.ts';
@@ -98,6 +99,7 @@ export function buildApp(options: AppOptions) {
   const browsers = BrowserSessions.open(config.dataDir);
   const tickets = new LiveTickets();
   app.register(authHook, { tokens, browsers, tickets });
+  app.register(shellPrivacy, { tools, history });
   app.register(agentApi, { tools });
   app.register(mcpApi, { tools });
   app.register(supervisorApi, { tools, history });

@@ -16,7 +16,7 @@ import {
   parseClientMessage,
   type ServerMessage,
 } from '../../../shared/src/live.ts';
-import { canControl, type Principal } from '../auth/principal.ts';
+import { canControl, canSeeSession, type Principal } from '../auth/principal.ts';
 import { JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
 import type { LiveHub } from '../live/live-hub.ts';
 import { noSuchSession, refuseUnlessSupervisor, SessionParams } from './supervisor-api.ts';
@@ -120,6 +120,7 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
           name: principal.name,
           role: principal.role,
           ...(link ? { link: true } : {}),
+          tokenId: principal.tokenId,
         },
         tokenId: principal.tokenId,
         canControl: canControl(principal),
@@ -175,9 +176,13 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       config: { refuse: refuseUnlessSupervisor },
       preHandler: async (request) => refuseForeignOrigin(request),
     },
-    async (socket) => {
+    async (socket, request) => {
       track(socket);
-      hub.addDashboard(socket);
+      const principal = request.principal as Principal;
+      hub.addDashboard(socket, {
+        tokenId: principal.tokenId,
+        canSee: (session) => canSeeSession(principal, session),
+      });
     },
   );
 };
