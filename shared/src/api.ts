@@ -299,3 +299,30 @@ export type BrowserLogin = Static<typeof BrowserLogin>;
 /** `POST /api/live-tickets`: opens one WebSocket (`?ticket=`), once, within `expiresInMs`. */
 export const LiveTicket = Type.Object({ ticket: Type.String(), expiresInMs: Type.Integer() });
 export type LiveTicket = Static<typeof LiveTicket>;
+
+/** `GET /api/tokens` (admin): every minted token and share link, without its secret. */
+export const TokenInfo = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  role: Type.String(),
+  agent: Nullable(Type.String()),
+  /** The one shell a share link reaches; null for an unscoped token. */
+  scope: Nullable(Type.String()),
+  /** A share link: its holder names themselves. */
+  link: Type.Boolean(),
+  createdAt: Type.String(),
+  createdBy: Nullable(Type.String()),
+  /** Last request it authenticated (kept to the minute); null if never used. */
+  lastUsedAt: Nullable(Type.String()),
+  expiresAt: Nullable(Type.String()),
+  /** When it was revoked; null while it works. */
+  revokedAt: Nullable(Type.String()),
+});
+export type TokenInfo = Static<typeof TokenInfo>;
+
+/** `PATCH /api/tokens/:id` (admin): a minted token's new display name. */
+export const TokenRename = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+export type TokenRename = Static<typeof TokenRename>;
