@@ -22,7 +22,9 @@ export function terminalSafe(text: string, lines = false): string {
 
 /** JSON for the terminal: JSON escapes C0 itself, but leaves C1 and format characters raw. */
 export function terminalSafeJson(value: unknown): string {
+  // The raw newlines are the layout's own: JSON escapes every one inside a string.
   return JSON.stringify(value, null, 2).replace(UNSAFE, (char) => {
+    if (char === '\n') return char;
     const code = char.codePointAt(0) ?? 0;
     return `\\u${code.toString(16).padStart(4, '0')}`;
   });
