@@ -11,6 +11,7 @@ import type {
   ShareCreated,
   ShareInfo,
   ShareRequest,
+  TokenInfo,
   WhoAmI,
 } from '../../shared/src/api.ts';
 import { DIALECTS } from '../../shared/src/api.ts';
@@ -101,6 +102,18 @@ export function revokeShare(sessionId: string, shareId: string): Promise<Fetched
     'DELETE',
     `${sessionPath(sessionId)}/shares/${encodeURIComponent(shareId)}`,
   );
+}
+
+export function fetchTokens(): Promise<Fetched<TokenInfo[]>> {
+  return requestJson<TokenInfo[]>('GET', '/api/tokens');
+}
+
+export function renameToken(id: string, name: string): Promise<Fetched<TokenInfo>> {
+  return requestJson<TokenInfo>('PATCH', `/api/tokens/${encodeURIComponent(id)}`, { name });
+}
+
+export function revokeToken(id: string): Promise<Fetched<null>> {
+  return requestJson<null>('DELETE', `/api/tokens/${encodeURIComponent(id)}`);
 }
 
 export function fetchControlEvents(sessionId: string): Promise<Fetched<ControlEvent[]>> {

@@ -87,6 +87,8 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       { class: 'page-head' },
       h('h1', { class: 'page-title' }, 'Shells'),
       mayOpenShells && newShellControl(),
+      who?.role === 'admin' &&
+        h('a', { href: '/tokens', class: 'quiet', 'data-testid': 'tokens-link' }, 'Tokens'),
     ),
     attention,
     tableWrap,

@@ -25,6 +25,9 @@ async function start(): Promise<void> {
   if (/^\/login\/?$/.test(location.pathname)) {
     const { showLogin } = await import('./login-page.ts');
     await showLogin(root);
+  } else if (/^\/tokens\/?$/.test(location.pathname)) {
+    const { showTokens } = await import('./tokens-page.ts');
+    await showTokens(root);
   } else if (replay?.[1] !== undefined) {
     const { showReplay } = await import('./replay-page.ts');
     const hooks = await showReplay(root, decodeURIComponent(replay[1]));

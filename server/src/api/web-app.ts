@@ -1,6 +1,6 @@
 /**
  * Serves the built browser app (`dist/web`, made by `vite build`): the HTML shell at `/`,
- * `/sessions/:id` and `/sessions/:id/replay`, hashed assets under `/assets/`. Pages and assets
+ * `/tokens`, `/sessions/:id` and `/sessions/:id/replay`, hashed assets under `/assets/`. Pages and assets
  * are public — they hold no data; every byte of data comes from the API and the live sockets,
  * which need a token.
  */
@@ -90,6 +90,7 @@ const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, optio
     sendWebApp(request, reply, root);
 
   app.get('/', async (request, reply) => sendShell(request, reply));
+  app.get('/tokens', async (request, reply) => sendShell(request, reply));
   app.get(
     '/sessions/:id',
     { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) } },
