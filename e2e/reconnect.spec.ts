@@ -31,7 +31,10 @@ test('reconnect in the middle of heavy output loses nothing', async ({ page, jum
   // Mid-stream: some output shown, the end not yet printed.
   expect(atDrop.text).toContain(lineOf(100));
   expect(atDrop.text).not.toContain(lineOf(LINES));
-  expect((await resumed).url()).toMatch(new RegExp(`/live\\?from=${atDrop.position}$`));
+  // The page's single-use ticket rides along (a page cannot send Authorization on a socket).
+  expect((await resumed).url()).toMatch(
+    new RegExp(`/live\\?from=${atDrop.position}&ticket=jst_[A-Za-z0-9_-]+$`),
+  );
   await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
 
   const result = await call;

@@ -46,9 +46,11 @@ test('an operator link asks for control, the owner hands over, the holder types'
   await expect(cleo.getByTestId('controller')).toHaveText(
     'You have control — type in the terminal',
   );
-  await expect(page.getByTestId('controller')).toHaveText('Cleo has control');
+  // Cleo came by link and named herself: shown as a link holder.
+  await expect(page.getByTestId('controller')).toHaveText('Cleo (link holder) has control');
   await expect(page).toHaveTitle('Ann (person) · bash — jumpseat');
-  await expect(page.getByRole('button', { name: 'Ask for control' })).toBeVisible();
+  // Ann owns the shell: she has the last word, and takes it back without asking.
+  await expect(page.getByRole('button', { name: 'Take over' })).toBeEnabled();
   for (const person of [page, cleo]) {
     await expect(viewerEntry(person, 'Cleo')).toHaveAttribute('data-typing', 'true');
     await expect(viewerEntry(person, 'Ann')).toHaveAttribute('data-typing', 'false');

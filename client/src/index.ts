@@ -13,6 +13,7 @@ import type {
   ShareCreated,
   ShareInfo,
   ShareRequest,
+  TokenInfo,
   TokenReply,
   TokenRequest,
   ToolCallReply,
@@ -43,6 +44,7 @@ export type {
   ShareCreated,
   ShareInfo,
   ShareRequest,
+  TokenInfo,
   TokenReply,
   ToolDefinition,
   ToolFormat,
@@ -206,6 +208,21 @@ export class JumpseatClient {
   /** Mints a token (admin only); the reply holds the token, shown this once. */
   createToken(options: TokenOptions): Promise<TokenReply> {
     return this.#request('POST', '/api/tokens', options);
+  }
+
+  /** Every minted token and share link, without secrets (admin only). */
+  tokens(): Promise<TokenInfo[]> {
+    return this.#request('GET', '/api/tokens');
+  }
+
+  /** Renames a minted token (admin only; a share link's holder names themselves). */
+  renameToken(tokenId: string, name: string): Promise<TokenInfo> {
+    return this.#request('PATCH', `/api/tokens/${encodeURIComponent(tokenId)}`, { name });
+  }
+
+  /** Revokes a token (admin only): its holder's connections close at once. */
+  async revokeToken(tokenId: string): Promise<void> {
+    await this.#request('DELETE', `/api/tokens/${encodeURIComponent(tokenId)}`);
   }
 
   async #request<T>(

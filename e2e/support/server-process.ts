@@ -19,6 +19,8 @@ export interface ServerOptions {
   readonly workspace?: string;
   /** The admin token, given as JUMPSEAT_TOKEN. */
   readonly token: string;
+  /** More command-line flags (`--control-idle-ms 3000`). */
+  readonly flags?: readonly string[];
 }
 
 /** Starts the server and resolves once it says where it listens. */
@@ -40,6 +42,7 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
       ...(options.workspace === undefined
         ? []
         : ['--workspace', options.workspace, '--shared-workspace']),
+      ...(options.flags ?? []),
     ],
     { env: { ...process.env, JUMPSEAT_TOKEN: options.token }, stdio: ['ignore', 'pipe', 'pipe'] },
   );

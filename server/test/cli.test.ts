@@ -176,3 +176,71 @@ describe('jumpseat share', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     );
   });
 });
+
+describe('jumpseat token', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('mints, lists, renames and revokes a token', async () => {
+    const created = await jumpseat(
+      ['token', 'create', '--role', 'operator', '--name', 'Ops'],
+      adminEnv,
+    );
+    expect(created.status).toBe(0);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^js_[A-Za-z0-9_-]{43}$/);
+    const me = await fetch(`${server.origin}/api/me`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { id } = (await me.json()) as { id: string };
+    const listed = await jumpseat(['token', 'list'], adminEnv);
+    expect(listed.status).toBe(0);
+    const [header, ...rows] = listed.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID\s+NAME\s+ROLE\s+SCOPE\s+CREATED\s+LAST USED\s+STATUS$/);
+    const row = rows.find((line) => line.startsWith(id));
+    expect(row).toMatch(
+      new RegExp(`^${id}\\s+Ops\\s+operator\\s+-\\s+\\S+Z\\s+\\d{4}-\\S+Z\\s+active$`),
+    );
+    const renamed = await jumpseat(['token', 'rename', id, '--name', 'Operations'], adminEnv);
+    expect(renamed.stdout).toMatch(new RegExp(`^ID\\s+NAME\\n${id}\\s+Operations\\n$`));
+    const refused = await jumpseat(['token', 'rename', id, '--name', 'Ann\u202e'], adminEnv);
+    expect(refused).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        'jumpseat: a name may not hold control, bidi or invisible characters (U+202E found) (400 BAD_REQUEST)\n',
+    });
+    expect((await jumpseat(['token', 'revoke', id], adminEnv)).status).toBe(0);
+    const after = await fetch(`${server.origin}/api/me`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(after.status).toBe(401);
+    const again = await jumpseat(['token', 'list', '--json'], adminEnv);
+    const list = JSON.parse(again.stdout) as { id: string; revokedAt: string | null }[];
+    expect(list.find((entry) => entry.id === id)?.revokedAt).toMatch(/Z$/);
+    const twice = await jumpseat(['token', 'revoke', id], adminEnv);
+    expect(twice.status).toBe(1);
+    expect(twice.stderr).toBe(`jumpseat: token "${id}" was already revoked (404 NOT_FOUND)\n`);
+  });
+});
+
+describe('CLI output safety', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it("shows control and bidi characters from an agent's output escaped", async () => {
+    const run = await jumpseat(
+      ['exec', '--agent', 'cli-esc', '--', "printf 'a\\xe2\\x80\\xaeb\\xe2\\x80\\x8bc\\n\\td'"],
+      adminEnv,
+    );
+    expect(run).toEqual({ status: 0, stdout: 'a\\u202eb\\u200bc\n\td\n', stderr: '' });
+  });
+
+  it('shows the raw ESC of a running command escaped in the sessions table', async () => {
+    const running = jumpseat(
+      ['exec', '--agent', 'cli-esc-run', '--', 'sleep 3 # \x1b]52;c;aGk=\x07'],
+      adminEnv,
+    );
+    let table = '';
+    for (let i = 0; i < 40 && !table.includes('sleep 3'); i++) {
+      table = (await jumpseat(['sessions'], adminEnv)).stdout;
+    }
+    expect(table).toContain('sleep 3 # \\x1b]52;c;aGk=\\x07');
+    expect(table).not.toContain('\x1b');
+    await running;
+  });
+});

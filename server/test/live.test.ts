@@ -296,7 +296,8 @@ describe('take-over', () => {
   it('gives the controls to one human: agents get 409, and the next result says what the human ran', async () => {
     await call('takeover', 'cd /tmp');
     const operator = await watch('takeover', operatorToken);
-    const other = await watch('takeover');
+    // Another operator: not in charge (the admin would take the controls over, issue 13).
+    const other = await watch('takeover', await server.mint({ role: 'operator', name: 'Otto' }));
     await operator.client.next('snapshot');
     await other.client.next('snapshot');
     operator.client.send({ type: 'take_control' });

@@ -133,6 +133,8 @@ export const CallInfo = Type.Object({
    * nobody did. Absent where it is not known yet (the live stream's `call_finished`).
    */
   controller: Type.Optional(Nullable(Type.String())),
+  /** The id of that person's token, kept with the name (a name alone proves nothing). */
+  controllerTokenId: Type.Optional(Nullable(Type.String())),
 });
 export type CallInfo = Static<typeof CallInfo>;
 
@@ -146,6 +148,8 @@ export const ControlEvent = Type.Object({
   kind: Type.Union([Type.Literal('take'), Type.Literal('release'), Type.Literal('interrupt')]),
   /** The person's display name. */
   name: Type.String(),
+  /** The id of the token they held the controls with; null in history from before it was kept. */
+  tokenId: Type.Optional(Nullable(Type.String())),
   /** Their keystrokes went into the recording (the server records them only when configured). */
   keysRecorded: Type.Boolean(),
 });
@@ -287,3 +291,38 @@ export const NameRequest = Type.Object(
   { additionalProperties: false },
 );
 export type NameRequest = Static<typeof NameRequest>;
+
+/** `POST /api/login`: the browser credential the page keeps (origin-scoped) and sends. */
+export const BrowserLogin = Type.Object({ credential: Type.String() });
+export type BrowserLogin = Static<typeof BrowserLogin>;
+
+/** `POST /api/live-tickets`: opens one WebSocket (`?ticket=`), once, within `expiresInMs`. */
+export const LiveTicket = Type.Object({ ticket: Type.String(), expiresInMs: Type.Integer() });
+export type LiveTicket = Static<typeof LiveTicket>;
+
+/** `GET /api/tokens` (admin): every minted token and share link, without its secret. */
+export const TokenInfo = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  role: Type.String(),
+  agent: Nullable(Type.String()),
+  /** The one shell a share link reaches; null for an unscoped token. */
+  scope: Nullable(Type.String()),
+  /** A share link: its holder names themselves. */
+  link: Type.Boolean(),
+  createdAt: Type.String(),
+  createdBy: Nullable(Type.String()),
+  /** Last request it authenticated (kept to the minute); null if never used. */
+  lastUsedAt: Nullable(Type.String()),
+  expiresAt: Nullable(Type.String()),
+  /** When it was revoked; null while it works. */
+  revokedAt: Nullable(Type.String()),
+});
+export type TokenInfo = Static<typeof TokenInfo>;
+
+/** `PATCH /api/tokens/:id` (admin): a minted token's new display name. */
+export const TokenRename = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+export type TokenRename = Static<typeof TokenRename>;

@@ -29,6 +29,8 @@ export const LIVE_CLOSE = {
   gone: 4404,
   /** The viewer's access was revoked, or its share link expired. */
   revoked: 4403,
+  /** The shell's owner (or the admin) disconnected this link holder; the link still works. */
+  disconnected: 4409,
 } as const;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -40,6 +42,10 @@ export const Viewer = Type.Object({
   id: Type.String(),
   name: Type.String(),
   role: Type.String(),
+  /** Came in through a share link: the name is the one its holder gave, not the admin's. */
+  link: Type.Optional(Type.Boolean()),
+  /** The id (not the secret) of the token it connected with: names are kept with it. */
+  tokenId: Type.Optional(Type.String()),
 });
 export type Viewer = Static<typeof Viewer>;
 
@@ -52,6 +58,11 @@ export const HelloMessage = Type.Object({
   you: Viewer,
   /** Whether this connection may take control, type, resize and interrupt. */
   canControl: Type.Boolean(),
+  /**
+   * The admin, or the owner of this person's own shell: takes the controls from whoever holds
+   * them (the same Take over) and may disconnect link holders.
+   */
+  inCharge: Type.Optional(Type.Boolean()),
   session: SessionInfo,
 });
 
@@ -94,6 +105,18 @@ export const ControlMessage = Type.Object({
   type: Type.Literal('control'),
   /** Who holds the keyboard now; null when the agent has the shell. */
   controller: Nullable(Viewer),
+  /** Set when someone in charge took the controls from this viewer. */
+  takenFrom: Type.Optional(Viewer),
+  /** `idle`: the controller typed nothing for `--control-idle-ms`; the agent has it back. */
+  reason: Type.Optional(Type.Literal('idle')),
+});
+
+/** The controller has typed nothing for a while: the controls go back to the agent soon. */
+export const ControlIdleMessage = Type.Object({
+  type: Type.Literal('control_idle'),
+  controller: Viewer,
+  /** Milliseconds until the hand-back, unless the controller types. */
+  releaseInMs: Type.Integer(),
 });
 
 export const PresenceMessage = Type.Object({
@@ -143,6 +166,7 @@ export const ServerMessage = Type.Union([
   ResizeMessage,
   ControlRequestedMessage,
   ControlRequestClosedMessage,
+  ControlIdleMessage,
   ErrorMessage,
 ]);
 export type ServerMessage = Static<typeof ServerMessage>;
@@ -192,6 +216,12 @@ export const DeclineControlMessage = Type.Object(
   { additionalProperties: false },
 );
 
+/** The owner (or the admin) disconnects a link holder's connection; the link keeps working. */
+export const DisconnectViewerMessage = Type.Object(
+  { type: Type.Literal('disconnect_viewer'), viewer: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+
 export const ClientMessage = Type.Union([
   TakeControlMessage,
   ReleaseControlMessage,
@@ -201,6 +231,7 @@ export const ClientMessage = Type.Union([
   RequestControlMessage,
   GrantControlMessage,
   DeclineControlMessage,
+  DisconnectViewerMessage,
 ]);
 export type ClientMessage = Static<typeof ClientMessage>;
 
@@ -213,6 +244,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'request_control',
   'grant_control',
   'decline_control',
+  'disconnect_viewer',
 ] as const;
 
 const serverMessageCheck = Compile(ServerMessage);
@@ -226,6 +258,7 @@ const clientMessageChecks = {
   request_control: Compile(RequestControlMessage),
   grant_control: Compile(GrantControlMessage),
   decline_control: Compile(DeclineControlMessage),
+  disconnect_viewer: Compile(DisconnectViewerMessage),
 } as const;
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };

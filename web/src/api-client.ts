@@ -1,6 +1,7 @@
 /**
- * The page's HTTP requests: same-origin fetches that carry the login cookie. A missing or
- * refused token becomes an `AccessProblem` the page explains instead of a broken view.
+ * The page's HTTP requests: same-origin fetches that carry this browser's credential (see
+ * credential.ts). A missing or refused one becomes an `AccessProblem` the page explains
+ * instead of a broken view.
  */
 import type {
   CallInfo,
@@ -10,12 +11,15 @@ import type {
   ShareCreated,
   ShareInfo,
   ShareRequest,
+  TokenInfo,
   WhoAmI,
 } from '../../shared/src/api.ts';
 import { DIALECTS } from '../../shared/src/api.ts';
+import { authorization } from './credential.ts';
+import { socketUrl } from './reconnecting-socket.ts';
 
 export type AccessProblem =
-  /** No cookie or a token the server no longer knows: open the login URL. */
+  /** Not signed in, or a credential the server no longer knows: open the login URL. */
   | { readonly kind: 'login' }
   /** Logged in, but this token's role may not watch shells. */
   | { readonly kind: 'forbidden'; readonly message: string }
@@ -100,6 +104,18 @@ export function revokeShare(sessionId: string, shareId: string): Promise<Fetched
   );
 }
 
+export function fetchTokens(): Promise<Fetched<TokenInfo[]>> {
+  return requestJson<TokenInfo[]>('GET', '/api/tokens');
+}
+
+export function renameToken(id: string, name: string): Promise<Fetched<TokenInfo>> {
+  return requestJson<TokenInfo>('PATCH', `/api/tokens/${encodeURIComponent(id)}`, { name });
+}
+
+export function revokeToken(id: string): Promise<Fetched<null>> {
+  return requestJson<null>('DELETE', `/api/tokens/${encodeURIComponent(id)}`);
+}
+
 export function fetchControlEvents(sessionId: string): Promise<Fetched<ControlEvent[]>> {
   return requestJson<ControlEvent[]>('GET', `${sessionPath(sessionId)}/events`);
 }
@@ -110,8 +126,40 @@ export async function fetchRecording(sessionId: string): Promise<Fetched<string>
   return sent.ok ? { ok: true, value: await sent.value.text() } : sent;
 }
 
-async function requestJson<T>(method: string, path: string, body?: object): Promise<Fetched<T>> {
-  const sent = await request(method, path, 'application/json', body);
+/**
+ * The URL of a WebSocket of this server with a fresh single-use ticket: a page cannot put
+ * `Authorization` on a WebSocket, and its credential must never go into a URL.
+ */
+export async function ticketedSocketUrl(path: string): Promise<string> {
+  const ticket = await requestJson<{ ticket: string }>('POST', '/api/live-tickets');
+  if (!ticket.ok) throw new Error(problemText(ticket.problem));
+  const url = new URL(socketUrl(path));
+  url.searchParams.set('ticket', ticket.value.ticket);
+  return url.href;
+}
+
+/** Who a secret (a login link's token, or this browser's credential) signs in as. */
+export function fetchMeWith(secret: string): Promise<Fetched<WhoAmI>> {
+  return requestJson<WhoAmI>('GET', '/api/me', undefined, secret);
+}
+
+/** Trades a login link's token for this browser's own credential. */
+export function tradeToken(token: string): Promise<Fetched<{ credential: string }>> {
+  return requestJson<{ credential: string }>('POST', '/api/login', undefined, token);
+}
+
+/** Signs this browser out on the server (its credential stops working). */
+export function signOut(): Promise<Fetched<null>> {
+  return requestJson<null>('DELETE', '/api/login');
+}
+
+async function requestJson<T>(
+  method: string,
+  path: string,
+  body?: object,
+  secret?: string,
+): Promise<Fetched<T>> {
+  const sent = await request(method, path, 'application/json', body, secret);
   if (!sent.ok) return sent;
   if (sent.value.status === HTTP_NO_CONTENT) return { ok: true, value: null as T };
   return { ok: true, value: (await sent.value.json()) as T };
@@ -123,13 +171,19 @@ async function request(
   path: string,
   accept: string,
   body?: object,
+  secret?: string,
 ): Promise<Fetched<Response>> {
   let response: Response;
+  const auth = authorization(secret);
   try {
     response = await fetch(path, {
       method,
-      credentials: 'same-origin',
-      headers: body === undefined ? { accept } : { accept, 'content-type': 'application/json' },
+      // Nothing ambient: the credential travels in the header alone.
+      credentials: 'omit',
+      headers:
+        body === undefined
+          ? { accept, ...auth }
+          : { accept, 'content-type': 'application/json', ...auth },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {

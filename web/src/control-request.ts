@@ -10,6 +10,8 @@ export interface ControlState {
   readonly you: Viewer | null;
   readonly canControl: boolean;
   readonly controller: Viewer | null;
+  /** The admin or the shell's owner: takes over instead of asking. */
+  readonly inCharge: boolean;
   /** The shell has ended: nothing to ask for. */
   readonly ended: boolean;
 }
@@ -31,7 +33,13 @@ export class ControlRequests {
   });
   /** Open requests by the asking viewer's id, in the order they came. */
   private readonly open = new Map<string, Viewer>();
-  private state: ControlState = { you: null, canControl: false, controller: null, ended: false };
+  private state: ControlState = {
+    you: null,
+    canControl: false,
+    controller: null,
+    inCharge: false,
+    ended: false,
+  };
 
   constructor(
     private readonly send: (message: ClientMessage) => void,
@@ -80,10 +88,10 @@ export class ControlRequests {
   }
 
   private render(): void {
-    const { you, canControl, controller, ended } = this.state;
+    const { you, canControl, controller, inCharge, ended } = this.state;
     const youHold = you !== null && controller?.id === you.id;
     const asking = you !== null && this.open.has(you.id);
-    this.askButton.hidden = !canControl || controller === null || youHold || ended;
+    this.askButton.hidden = !canControl || controller === null || youHold || ended || inCharge;
     this.askButton.disabled = asking;
     this.askButton.textContent = asking ? 'Asked…' : 'Ask for control';
     const items = [...this.open.values()].map((asker) => {

@@ -4,11 +4,11 @@
  */
 import type { SessionInfo, WhoAmI } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
-import { fetchMe, fetchSessions } from './api-client.ts';
+import { fetchMe, fetchSessions, ticketedSocketUrl } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
 import { newShellControl } from './new-shell.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
-import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
+import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { pastShellsSection } from './replay-past-shells.ts';
 import { commandPreview, isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { opened } from './sharing-rules.ts';
@@ -87,6 +87,8 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       { class: 'page-head' },
       h('h1', { class: 'page-title' }, 'Shells'),
       mayOpenShells && newShellControl(),
+      who?.role === 'admin' &&
+        h('a', { href: '/tokens', class: 'quiet', 'data-testid': 'tokens-link' }, 'Tokens'),
     ),
     attention,
     tableWrap,
@@ -133,7 +135,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   render();
 
   const socket = new ReconnectingSocket({
-    url: () => socketUrl('/api/live'),
+    url: () => ticketedSocketUrl('/api/live'),
     onText(text) {
       const parsed = parseDashboardMessage(text);
       if (!parsed.ok) return;

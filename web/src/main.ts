@@ -1,5 +1,5 @@
 /**
- * Entry of the browser app (Vite root: web/): picks the page from the path (`/`,
+ * Entry of the browser app (Vite root: web/): picks the page from the path (`/`, `/login`,
  * `/sessions/:id` or `/sessions/:id/replay`) and publishes `window.jumpseat`, the hooks
  * Playwright users rely on.
  */
@@ -22,7 +22,13 @@ async function start(): Promise<void> {
   if (root === null) return;
   const match = /^\/sessions\/([^/]+)\/?$/.exec(location.pathname);
   const replay = /^\/sessions\/([^/]+)\/replay\/?$/.exec(location.pathname);
-  if (replay?.[1] !== undefined) {
+  if (/^\/login\/?$/.test(location.pathname)) {
+    const { showLogin } = await import('./login-page.ts');
+    await showLogin(root);
+  } else if (/^\/tokens\/?$/.test(location.pathname)) {
+    const { showTokens } = await import('./tokens-page.ts');
+    await showTokens(root);
+  } else if (replay?.[1] !== undefined) {
     const { showReplay } = await import('./replay-page.ts');
     const hooks = await showReplay(root, decodeURIComponent(replay[1]));
     if (hooks !== undefined) window.jumpseat = hooks;

@@ -86,7 +86,7 @@ function explain(problem: AccessProblem): Node[] {
           {},
           'Open the login URL jumpseat printed when it started — the line beginning with ',
           h('code', {}, 'login: http://…/login?token=…'),
-          '. It keeps your token in a cookie for this browser.',
+          '. This browser then keeps a sign-in of its own that only jumpseat’s pages can read.',
         ),
         h(
           'p',

@@ -10,6 +10,14 @@ export class PresenceList {
   private viewers: readonly Viewer[] = [];
   private you: string | null = null;
   private controller: string | null = null;
+  /** Set for the shell's owner and the admin: link holders get a Disconnect button. */
+  private disconnect: ((viewer: Viewer) => void) | null = null;
+
+  /** Offers "Disconnect" next to each link holder (the owner's and admin's page). */
+  allowDisconnect(disconnect: ((viewer: Viewer) => void) | null): void {
+    this.disconnect = disconnect;
+    this.render();
+  }
 
   setViewers(viewers: readonly Viewer[]): void {
     this.viewers = viewers;
@@ -24,6 +32,23 @@ export class PresenceList {
   setController(id: string | null): void {
     this.controller = id;
     this.render();
+  }
+
+  private disconnectButton(viewer: Viewer): HTMLElement | null {
+    const disconnect = this.disconnect;
+    if (disconnect === null) return null;
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        class: 'quiet',
+        title: `End ${viewer.name}'s connection; their link keeps working`,
+        'aria-label': `Disconnect ${viewer.name}`,
+      },
+      'Disconnect',
+    );
+    button.addEventListener('click', () => disconnect(viewer));
+    return button;
   }
 
   private render(): void {
@@ -45,9 +70,12 @@ export class PresenceList {
             class: typing ? 'typing' : null,
           },
           h('span', { class: 'viewer-name' }, viewer.name),
+          // A link holder chose their own name: never shown as if an admin had set it.
+          viewer.link === true && h('span', { class: 'link-holder' }, ' (link)'),
           h('span', { class: 'muted' }, ` ${viewer.role}`),
           viewer.id === this.you && h('span', { class: 'you' }, ' (you)'),
           typing && h('span', { class: 'has-control' }, ' ⌨ typing'),
+          viewer.link === true && viewer.id !== this.you && this.disconnectButton(viewer),
         );
       }),
     );

@@ -22,7 +22,8 @@ export function socketUrl(path: string): string {
 }
 
 export interface SocketOwner {
-  url(): string;
+  /** The URL for the next attempt (with a fresh ticket: see `ticketedSocketUrl`). */
+  url(): string | Promise<string>;
   onText(text: string): void;
   onBinary(data: Uint8Array): void;
   /** `code` is the server's close code when it ended the connection for good. */
@@ -37,6 +38,8 @@ export class ReconnectingSocket {
   private wasLive = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
+  /** Counts attempts, so a URL that arrives after a newer attempt began is dropped. */
+  private attempt = 0;
 
   constructor(private readonly owner: SocketOwner) {}
 
@@ -85,7 +88,25 @@ export class ReconnectingSocket {
   private open(): void {
     clearTimeout(this.timer);
     this.owner.onState(this.wasLive ? 'reconnecting' : 'connecting', 'connecting…');
-    const socket = new WebSocket(this.owner.url());
+    const attempt = ++this.attempt;
+    Promise.resolve()
+      .then(() => this.owner.url())
+      .then(
+        (url) => {
+          if (attempt === this.attempt && !this.stopped) this.connect(url);
+        },
+        () => {
+          // No ticket (signed out, server away): counts as a failed attempt.
+          if (attempt !== this.attempt || this.stopped) return;
+          this.failures += 1;
+          if (this.failures >= FAILURES_BEFORE_ACCESS_CHECK) this.owner.onRepeatedFailure?.();
+          this.scheduleReconnect('connection lost');
+        },
+      );
+  }
+
+  private connect(url: string): void {
+    const socket = new WebSocket(url);
     socket.binaryType = 'arraybuffer';
     this.socket = socket;
     socket.onmessage = (event: MessageEvent<string | ArrayBuffer>) => {
@@ -129,7 +150,12 @@ export class ReconnectingSocket {
 }
 
 function isFinal(code: number): boolean {
-  return code === LIVE_CLOSE.gone || code === LIVE_CLOSE.revoked || code === CLOSE_POLICY;
+  return (
+    code === LIVE_CLOSE.gone ||
+    code === LIVE_CLOSE.revoked ||
+    code === LIVE_CLOSE.disconnected ||
+    code === CLOSE_POLICY
+  );
 }
 
 function closeReason(code: number): string {

@@ -3,7 +3,9 @@
  * run's that were let go), newest first — whose, when, how each ended — with a link to replay
  * each. Read once when the dashboard opens (`GET /api/sessions?state=all`).
  */
+
 import type { SessionInfo } from '../../shared/src/api.ts';
+import { authorization } from './credential.ts';
 import { h, replaceChildren } from './dom.ts';
 import { shellOwnerLabel } from './session-labels.ts';
 
@@ -53,8 +55,8 @@ async function load(section: HTMLElement, body: HTMLElement): Promise<void> {
   let sessions: SessionInfo[];
   try {
     const response = await fetch('/api/sessions?state=all', {
-      credentials: 'same-origin',
-      headers: { accept: 'application/json' },
+      credentials: 'omit',
+      headers: { accept: 'application/json', ...authorization() },
     });
     if (!response.ok) return;
     sessions = (await response.json()) as SessionInfo[];

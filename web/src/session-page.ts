@@ -14,14 +14,14 @@ import {
   type ServerMessage,
 } from '../../shared/src/live.ts';
 import { OutputCursor } from '../../shared/src/output-cursor.ts';
-import { fetchCalls, fetchMe, fetchSession } from './api-client.ts';
+import { fetchCalls, fetchMe, fetchSession, ticketedSocketUrl } from './api-client.ts';
 import { CallTimeline } from './call-timeline.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { askName } from './name-prompt.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { PresenceList } from './presence-list.ts';
-import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
+import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { ShellControls } from './shell-controls.ts';
 import { ShellOwnerTools } from './shell-owner-tools.ts';
@@ -75,6 +75,14 @@ export async function showSession(
 
   const terminalHost = h('div', { class: 'terminal-frame', 'data-testid': 'terminal' });
   const notice = h('span', { class: 'notice-line', role: 'alert' });
+  /** The controls go back to the agent soon: shown to the controller until they type. */
+  const idleWarning = h('p', {
+    class: 'idle-warning',
+    'data-testid': 'idle-warning',
+    role: 'alert',
+    hidden: true,
+  });
+  let youId: string | null = null;
   const search = h('input', {
     type: 'search',
     placeholder: 'Find in terminal',
@@ -98,6 +106,9 @@ export async function showSession(
     (names) => {
       askers = names;
       renderTitle();
+    },
+    () => {
+      idleWarning.hidden = true;
     },
   );
   const successor = h('p', { class: 'successor', 'data-testid': 'successor', hidden: true });
@@ -141,6 +152,7 @@ export async function showSession(
         ),
         controls.requests.element,
         notice,
+        idleWarning,
         successor,
         terminalHost,
         controls.hint,
@@ -218,8 +230,18 @@ export async function showSession(
     switch (message.type) {
       case 'hello':
         session = message.session;
-        controls.set({ you: message.you, canControl: message.canControl });
+        youId = message.you.id;
+        controls.set({
+          you: message.you,
+          canControl: message.canControl,
+          inCharge: message.inCharge === true,
+        });
         presence.setYou(message.you.id);
+        presence.allowDisconnect(
+          message.inCharge === true
+            ? (viewer) => send({ type: 'disconnect_viewer', viewer: viewer.id })
+            : null,
+        );
         renderSession();
         break;
       case 'snapshot':
@@ -241,9 +263,25 @@ export async function showSession(
       case 'call_finished':
         timeline.add(message.call);
         break;
-      case 'control':
+      case 'control': {
+        const wasMine = controls.inControl();
         controls.set({ controller: message.controller });
         presence.setController(message.controller?.id ?? null);
+        idleWarning.hidden = true;
+        if (message.takenFrom !== undefined && message.takenFrom.id === youId) {
+          showNotice(`${message.controller?.name ?? 'Someone'} took the controls from you.`, true);
+        } else if (message.reason === 'idle' && wasMine) {
+          showNotice(
+            'You typed nothing for a while, so the controls went back to the agent.',
+            true,
+          );
+        }
+        break;
+      }
+      case 'control_idle':
+        if (message.controller.id !== youId) break;
+        idleWarning.textContent = `No keystroke for a while: the controls go back to the agent in ${Math.round(message.releaseInMs / 1000)} s unless you type.`;
+        idleWarning.hidden = false;
         break;
       case 'presence':
         presence.setViewers(message.viewers);
@@ -273,9 +311,10 @@ export async function showSession(
 
   let connectedOnce = false;
   const socket = new ReconnectingSocket({
-    url() {
-      const base = socketUrl(`/api/sessions/${encodeURIComponent(sessionId)}/live`);
-      return cursor.position === null ? base : `${base}?from=${cursor.position}`;
+    async url() {
+      const path = `/api/sessions/${encodeURIComponent(sessionId)}/live`;
+      const from = cursor.position;
+      return ticketedSocketUrl(from === null ? path : `${path}?from=${from}`);
     },
     onText(text) {
       const parsed = parseServerMessage(text);
@@ -302,6 +341,8 @@ export async function showSession(
         controls.set({ controller: null, canControl: false });
         presence.setController(null);
         if (code === LIVE_CLOSE.revoked) revoked();
+        else if (code === LIVE_CLOSE.disconnected)
+          showNotice(`${detail}. Reload the page to join again.`, true);
         else if (detail !== 'closed')
           showNotice(
             scoped

@@ -29,7 +29,10 @@ export function controlText(
   session: SessionInfo | null,
 ): string {
   if (mine) return 'You have control — type in the terminal';
-  if (controller !== null) return `${controller.name} has control`;
+  // A link holder named themselves: said so, so nobody takes "Ann" for the admin's Ann.
+  if (controller !== null) {
+    return `${controller.name}${controller.link === true ? ' (link holder)' : ''} has control`;
+  }
   const idle = session?.agent === null ? 'Nobody is typing' : 'The agent has the shell';
   return canControl ? idle : `${idle} · you are watching`;
 }

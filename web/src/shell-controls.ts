@@ -16,6 +16,8 @@ export interface ControlState {
   /** This page's own connection, once the server said hello. */
   readonly you: Viewer | null;
   readonly canControl: boolean;
+  /** The admin or the shell's owner: Take over works while someone else holds the controls. */
+  readonly inCharge: boolean;
   readonly controller: Viewer | null;
   readonly session: SessionInfo | null;
 }
@@ -51,7 +53,13 @@ export class ShellControls {
     },
     'Fit to window',
   );
-  private state: ControlState = { you: null, canControl: false, controller: null, session: null };
+  private state: ControlState = {
+    you: null,
+    canControl: false,
+    inCharge: false,
+    controller: null,
+    session: null,
+  };
   /** The terminal, once it is on the page (it measures itself there). */
   private view: TerminalView | null = null;
 
@@ -60,6 +68,8 @@ export class ShellControls {
     private readonly send: (message: ClientMessage) => void,
     notify: (text: string) => void,
     asked: (names: readonly string[]) => void,
+    /** Called on each keystroke this page sends (the idle warning goes away). */
+    private readonly typed: () => void = () => {},
   ) {
     this.requests = new ControlRequests(send, notify, asked);
     this.buttons = h(
@@ -85,7 +95,9 @@ export class ShellControls {
   attach(view: TerminalView): void {
     this.view = view;
     view.terminal.onData((data) => {
-      if (this.inControl()) this.send({ type: 'input', data });
+      if (!this.inControl()) return;
+      this.send({ type: 'input', data });
+      this.typed();
     });
     view.terminal.attachCustomKeyEventHandler((event) => {
       if (event.key !== 'F6' || event.type !== 'keydown') return true;
@@ -119,21 +131,23 @@ export class ShellControls {
   }
 
   private render(): void {
-    const { you, canControl, controller, session } = this.state;
+    const { you, canControl, inCharge, controller, session } = this.state;
     const mine = this.inControl();
     const ended = this.ended();
-    this.requests.update({ you, canControl, controller, ended });
+    this.requests.update({ you, canControl, controller, inCharge, ended });
     const asking = !this.requests.askButton.hidden;
     this.takeOver.hidden = mine || asking;
     this.release.hidden = !mine;
     this.fit.hidden = !mine;
     this.hint.hidden = !mine;
-    this.takeOver.disabled = !canControl || controller !== null || ended;
+    this.takeOver.disabled = !canControl || (controller !== null && !inCharge) || ended;
     this.interrupt.disabled = !canControl || ended;
     this.takeOver.title = !canControl
       ? 'Your token may only watch'
       : controller !== null
-        ? `${controller.name} holds the keyboard`
+        ? inCharge
+          ? `Take the keyboard from ${controller.name}; they are told you took it`
+          : `${controller.name} holds the keyboard`
         : session?.agent === null
           ? 'Take the keyboard'
           : 'Take the keyboard; the agent’s new calls are refused until you release';

@@ -5,7 +5,8 @@
  */
 import type { SessionInfo } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
-import { ReconnectingSocket, socketUrl } from './reconnecting-socket.ts';
+import { ticketedSocketUrl } from './api-client.ts';
+import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { isOver } from './session-labels.ts';
 
 /** The agent's live shell of the same dialect that is not `ended`, if there is one now. */
@@ -36,7 +37,7 @@ export function watchForSuccessor(
   found: (next: SessionInfo) => void,
 ): () => void {
   const socket = new ReconnectingSocket({
-    url: () => socketUrl('/api/live'),
+    url: () => ticketedSocketUrl('/api/live'),
     onText(text) {
       const parsed = parseDashboardMessage(text);
       if (!parsed.ok) return;

@@ -3,9 +3,10 @@
  * (errors, body, auth, lifecycle, agent, MCP, supervisor, tokens, login, web app, metrics,
  * OpenAPI).
  */
-import fastifyCookie from '@fastify/cookie';
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
+import { BrowserSessions } from '../auth/browser-sessions.ts';
+import { LiveTickets } from '../auth/live-tickets.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { Config } from '../config/config.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
@@ -29,6 +30,7 @@ import { openApiGenerator, openApiRoute } from './openapi.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
 import { shareApi } from './share-api.ts';
 import { shellApi } from './shell-api.ts';
+import { shellPrivacy } from './shell-privacy.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
 import { webApp } from './web-app.ts';
@@ -91,18 +93,25 @@ export function buildApp(options: AppOptions) {
 
   app.register(errorReplies);
   app.register(jsonBody);
-  app.register(fastifyCookie);
   app.register(lifecycle, { tools });
   app.register(websocketSupport);
-  app.register(authHook, { tokens });
+  // Browsers sign in with a credential of their own, traded for a token (see browser-sessions.ts).
+  const browsers = BrowserSessions.open(config.dataDir);
+  const tickets = new LiveTickets();
+  app.register(authHook, { tokens, browsers, tickets });
+  app.register(shellPrivacy, { tools, history });
   app.register(agentApi, { tools });
   app.register(mcpApi, { tools });
   app.register(supervisorApi, { tools, history });
   app.register(historyApi, { history });
-  const hub = new LiveHub(tools.registry, metrics);
-  // A revoked share link's holder is disconnected at once, wherever they watch.
+  const hub = new LiveHub(tools.registry, metrics, { controlIdleMs: config.controlIdleMs });
+  // A revoked token's holder is disconnected at once, wherever they watch, and every browser
+  // signed in with it is signed out.
   const revocations = tokens.onAuthEvent.on((event) => {
-    if (event.kind === 'revoked') hub.disconnectToken(event.tokenId, 'access was revoked');
+    if (event.kind !== 'revoked') return;
+    browsers.endToken(event.tokenId);
+    tickets.endToken(event.tokenId);
+    hub.disconnectToken(event.tokenId, 'access was revoked');
   });
   app.addHook('onClose', async () => revocations.dispose());
   app.register(liveApi, { hub });
@@ -110,7 +119,7 @@ export function buildApp(options: AppOptions) {
   app.register(shareApi, { tools, tokens });
   app.register(meApi, { tokens });
   app.register(tokenApi, { tokens });
-  app.register(login, { tokens });
+  app.register(login, { tokens, browsers, tickets });
   app.register(webApp);
   app.register(metricsApi, { metrics });
   app.register(openApiRoute);

@@ -1,10 +1,13 @@
 /**
- * Authenticates every request except the public routes: a Bearer token, or the login cookie
- * for browsers, then the route's own refusal rule. Unknown routes need a token too.
+ * Authenticates every request except the public routes: a Bearer token or a browser
+ * credential (`jsb_…`, see auth/browser-sessions.ts), or on a WebSocket upgrade a single-use
+ * ticket, then the route's own refusal rule. Unknown routes need a token too. No cookie is
+ * read: a cookie reaches every port of the host, so it cannot hold anything that logs in.
  */
-import type {} from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { BrowserSessions } from '../auth/browser-sessions.ts';
+import type { LiveTickets } from '../auth/live-tickets.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ENDED_LINK_MESSAGES, type TokenStore } from '../auth/token-store.ts';
 import {
@@ -15,32 +18,36 @@ import {
 } from '../errors.ts';
 import type {} from './route-config.ts';
 
-/** Set by `GET /login`; HttpOnly, so page scripts never see the token. */
-export const TOKEN_COOKIE = 'jumpseat_token';
-
-/** Methods a browser may send across sites without asking; they must not change anything. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+/** The query parameter a page's WebSocket upgrade carries its ticket in. */
+export const TICKET_PARAMETER = 'ticket';
 
 export interface AuthOptions {
   readonly tokens: TokenStore;
+  readonly browsers: BrowserSessions;
+  readonly tickets: LiveTickets;
 }
 
+/** What the request presented: a token, a browser credential, or a WebSocket ticket. */
+export type CredentialKind = 'token' | 'browser' | 'ticket';
+
 interface Credential {
-  readonly token: string;
-  readonly from: 'header' | 'cookie';
+  readonly secret: string;
+  readonly kind: CredentialKind;
 }
 
 export const authHook = fp<AuthOptions>(
-  async (app, { tokens }) => {
+  async (app, { tokens, browsers, tickets }) => {
     app.decorateRequest('principal', null);
+    app.decorateRequest('credential', null);
     app.addHook('onRequest', async (request) => {
       const config = request.routeOptions.config;
       if (config.public === true) return;
       let principal: Principal | undefined;
+      let credential: Credential | undefined;
       try {
-        principal = authenticate(request, tokens);
+        credential = credentialOf(request);
+        principal = authenticate(credential, tokens, browsers, tickets);
         const refusal =
           refuseOutsideScope(principal, request) ?? config.refuse?.(principal, request);
         if (refusal !== undefined) throw new JumpseatError(JUMPSEAT_ERR_FORBIDDEN, refusal);
@@ -50,36 +57,47 @@ export const authHook = fp<AuthOptions>(
       }
       tokens.noteUse(principal, request.ip);
       request.principal = principal;
+      request.credential = credential ?? null;
     });
   },
-  { name: 'jumpseat-auth', fastify: '5.x', dependencies: ['@fastify/cookie'] },
+  { name: 'jumpseat-auth', fastify: '5.x' },
 );
 
-function authenticate(request: FastifyRequest, tokens: TokenStore): Principal {
-  const credential = credentialOf(request);
+function authenticate(
+  credential: Credential | undefined,
+  tokens: TokenStore,
+  browsers: BrowserSessions,
+  tickets: LiveTickets,
+): Principal {
   if (credential === undefined) {
     throw new JumpseatError(
       JUMPSEAT_ERR_UNAUTHORIZED,
       'a token is required: send "Authorization: Bearer <token>" or open the login URL',
     );
   }
-  const checked = tokens.check(credential.token);
+  let checked: ReturnType<TokenStore['check']>;
+  if (credential.kind === 'token') checked = tokens.check(credential.secret);
+  else {
+    const tokenId =
+      credential.kind === 'browser'
+        ? browsers.tokenIdOf(credential.secret)
+        : tickets.redeem(credential.secret);
+    checked = tokenId === undefined ? undefined : tokens.checkId(tokenId);
+  }
   if (checked === undefined) {
-    throw new JumpseatError(JUMPSEAT_ERR_UNAUTHORIZED, 'the token is not valid');
+    throw new JumpseatError(
+      JUMPSEAT_ERR_UNAUTHORIZED,
+      credential.kind === 'ticket'
+        ? 'the WebSocket ticket is not valid (a ticket works once, within seconds)'
+        : credential.kind === 'browser'
+          ? 'this browser was signed out; open the login URL again'
+          : 'the token is not valid',
+    );
   }
   if ('ended' in checked) {
     throw new JumpseatError(JUMPSEAT_ERR_LINK_ENDED, ENDED_LINK_MESSAGES[checked.ended]);
   }
-  const { principal } = checked;
-  // A browser attaches the cookie to requests other local pages make (SameSite counts
-  // every port of a host as one site), so changes need proof the request is our own page's.
-  if (credential.from === 'cookie' && !SAFE_METHODS.has(request.method) && !isSameOrigin(request)) {
-    throw new JumpseatError(
-      JUMPSEAT_ERR_FORBIDDEN,
-      'cross-origin request refused: send the token as "Authorization: Bearer <token>"',
-    );
-  }
-  return principal;
+  return checked.principal;
 }
 
 /** A share link's token reaches its own shell's routes, and nothing else (403). */
@@ -113,27 +131,26 @@ function reportRefusal(
 function credentialOf(request: FastifyRequest): Credential | undefined {
   const header = request.headers.authorization;
   if (header !== undefined) {
-    const token = BEARER.exec(header)?.[1];
-    if (token === undefined) {
+    const secret = BEARER.exec(header)?.[1];
+    if (secret === undefined) {
       throw new JumpseatError(
         JUMPSEAT_ERR_UNAUTHORIZED,
         'the Authorization header must be "Bearer <token>"',
       );
     }
-    return { token, from: 'header' };
+    return { secret, kind: BrowserSessions.isCredential(secret) ? 'browser' : 'token' };
   }
-  const cookie = request.cookies[TOKEN_COOKIE];
-  return cookie === undefined || cookie === '' ? undefined : { token: cookie, from: 'cookie' };
+  // Only an upgrade may carry a ticket: it is the one request a page cannot add a header to.
+  if (request.ws) {
+    const ticket = (request.query as Record<string, unknown> | undefined)?.[TICKET_PARAMETER];
+    if (typeof ticket === 'string' && ticket !== '') return { secret: ticket, kind: 'ticket' };
+  }
+  return undefined;
 }
 
-/** The request's Origin names this very server (as the browser reached it). */
-function isSameOrigin(request: FastifyRequest): boolean {
-  const origin = request.headers.origin;
-  const host = request.headers.host;
-  if (origin === undefined || host === undefined) return false;
-  try {
-    return new URL(origin).host === host.toLowerCase();
-  } catch {
-    return false;
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What authenticated this request; null on public routes. */
+    credential: { readonly secret: string; readonly kind: CredentialKind } | null;
   }
 }

@@ -104,15 +104,21 @@ describe('authorization', () => {
   });
 });
 
-describe('login cookie', () => {
-  it('sets an HttpOnly, SameSite=Strict cookie and 303-redirects to /', async () => {
+describe('browser login', () => {
+  /** What the login page does: trade a token for this browser's credential. */
+  async function browserCredential(token: string): Promise<string> {
+    const response = await server.request('/api/login', { method: 'POST', token });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { credential: string }).credential;
+  }
+
+  it('serves the login page with no cookie set but the old one cleared, no-store and no-referrer', async () => {
     const response = await server.request(`/login?token=${encodeURIComponent(server.adminToken)}`);
-    expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/');
+    expect([200, 503]).toContain(response.status); // 503: the web app is not built
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
     expect(response.headers.get('set-cookie')).toBe(
-      `jumpseat_token=${server.adminToken}; Path=/; HttpOnly; SameSite=Strict`,
+      'jumpseat_token=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict',
     );
   });
 
@@ -130,13 +136,20 @@ describe('login cookie', () => {
     expect(await response.text()).toContain('This login link is not valid.');
   });
 
-  it('authenticates browser requests by the cookie', async () => {
-    const cookie = `jumpseat_token=${server.adminToken}`;
-    const sessions = await server.request('/api/sessions', { headers: { cookie } });
+  it('authenticates browser requests by the traded credential, which is not the token', async () => {
+    const credential = await browserCredential(server.adminToken);
+    expect(credential).toMatch(/^jsb_[A-Za-z0-9_-]{40,}$/);
+    const sessions = await server.request('/api/sessions', { token: credential });
     expect(sessions.status).toBe(200);
   });
 
-  it('refuses the data behind the web app without a cookie', async () => {
+  it('never authenticates by a cookie, even one holding the admin token', async () => {
+    const cookie = `jumpseat_token=${server.adminToken}`;
+    const sessions = await server.request('/api/sessions', { headers: { cookie } });
+    expect(sessions.status).toBe(401);
+  });
+
+  it('refuses the data behind the web app without a credential', async () => {
     const sessions = await server.request('/api/sessions');
     expect(sessions.status).toBe(401);
     expect((await errorOf(sessions)).message).toBe(
@@ -144,9 +157,9 @@ describe('login cookie', () => {
     );
   });
 
-  it('refuses the data behind the web app to an agent token in the cookie', async () => {
+  it('refuses the data behind the web app to an agent token traded for a credential', async () => {
     const sessions = await server.request('/api/sessions', {
-      headers: { cookie: `jumpseat_token=${agentA1}` },
+      token: await browserCredential(agentA1),
     });
     expect(sessions.status).toBe(403);
     expect((await errorOf(sessions)).message).toBe(
@@ -154,27 +167,73 @@ describe('login cookie', () => {
     );
   });
 
-  it('refuses a cookie-authenticated POST from another origin, or with no Origin', async () => {
-    const cookie = `jumpseat_token=${server.adminToken}`;
-    for (const origin of ['http://127.0.0.1:1', undefined]) {
-      const response = await server.request('/api/tokens', {
-        method: 'POST',
-        headers: { cookie, ...(origin === undefined ? {} : { origin }) },
-        body: JSON.stringify({ role: 'viewer' }),
-      });
-      expect(response.status).toBe(403);
-      expect((await errorOf(response)).message).toBe(
-        'cross-origin request refused: send the token as "Authorization: Bearer <token>"',
-      );
-    }
+  it('refuses to trade a credential for another (only a token is traded)', async () => {
+    const credential = await browserCredential(viewer);
+    const response = await server.request('/api/login', { method: 'POST', token: credential });
+    expect(response.status).toBe(400);
   });
 
-  it('accepts a cookie-authenticated POST from the server own origin', async () => {
-    const response = await server.request('/api/tokens', {
-      method: 'POST',
-      headers: { cookie: `jumpseat_token=${server.adminToken}`, origin: server.origin },
-      body: JSON.stringify({ role: 'viewer' }),
-    });
+  it('signs one browser out without touching the token or other browsers', async () => {
+    const first = await browserCredential(operator);
+    const second = await browserCredential(operator);
+    expect((await server.request('/api/login', { method: 'DELETE', token: first })).status).toBe(
+      204,
+    );
+    const refused = await server.request('/api/me', { token: first });
+    expect(refused.status).toBe(401);
+    expect((await errorOf(refused)).message).toBe(
+      'this browser was signed out; open the login URL again',
+    );
+    expect((await server.request('/api/me', { token: second })).status).toBe(200);
+    expect((await server.request('/api/me', { token: operator })).status).toBe(200);
+  });
+
+  it('asks before switching identity unless the person opened the link themselves', async () => {
+    const url = `/login?token=${encodeURIComponent(viewer)}`;
+    for (const [site, meta] of [
+      ['none', 'own'],
+      ['same-origin', 'own'],
+      ['cross-site', 'ask'],
+      ['same-site', 'ask'],
+      [undefined, 'ask'],
+    ] as const) {
+      const response = await server.request(url, {
+        headers: site === undefined ? {} : { 'sec-fetch-site': site },
+      });
+      if (response.status === 503) continue; // the web app is not built
+      expect(await response.text()).toContain(`<meta name="jumpseat-login" content="${meta}">`);
+    }
+  });
+});
+
+describe('WebSocket tickets', () => {
+  async function ticket(token: string): Promise<string> {
+    const response = await server.request('/api/live-tickets', { method: 'POST', token });
     expect(response.status).toBe(201);
+    return ((await response.json()) as { ticket: string }).ticket;
+  }
+
+  it('are refused on plain HTTP requests', async () => {
+    const response = await server.request(`/api/sessions?ticket=${await ticket(viewer)}`);
+    expect(response.status).toBe(401);
+  });
+
+  it('open one dashboard socket, once', async () => {
+    const { WebSocket } = await import('ws');
+    const open = (url: string) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(url);
+        socket.on('open', () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        socket.on('error', () => resolve(0));
+      });
+    const wsOrigin = server.origin.replace(/^http/, 'ws');
+    const single = await ticket(viewer);
+    expect(await open(`${wsOrigin}/api/live?ticket=${single}`)).toBe(101);
+    expect(await open(`${wsOrigin}/api/live?ticket=${single}`)).toBe(401);
+    expect(await open(`${wsOrigin}/api/live`)).toBe(401);
   });
 });

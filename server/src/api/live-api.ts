@@ -16,7 +16,7 @@ import {
   parseClientMessage,
   type ServerMessage,
 } from '../../../shared/src/live.ts';
-import { canControl, type Principal } from '../auth/principal.ts';
+import { canControl, canSeeSession, type Principal } from '../auth/principal.ts';
 import { JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
 import type { LiveHub } from '../live/live-hub.ts';
 import { noSuchSession, refuseUnlessSupervisor, SessionParams } from './supervisor-api.ts';
@@ -87,7 +87,11 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       schema: {
         params: SessionParams,
         querystring: Type.Object(
-          { from: Type.Optional(Type.Integer({ minimum: 0 })) },
+          {
+            from: Type.Optional(Type.Integer({ minimum: 0 })),
+            /** A page's single-use ticket (the auth hook reads it). */
+            ticket: Type.Optional(Type.String()),
+          },
           { additionalProperties: false },
         ),
       },
@@ -109,10 +113,21 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       };
       socket.on('message', (data, isBinary) => onMessage(data, isBinary));
       const owner = hub.ownerOf(request.params.id);
+      const link = principal.scope !== undefined;
       const joined = await hub.join(request.params.id, socket, {
-        viewer: { id: randomUUID(), name: principal.name, role: principal.role },
+        viewer: {
+          id: randomUUID(),
+          name: principal.name,
+          role: principal.role,
+          ...(link ? { link: true } : {}),
+          tokenId: principal.tokenId,
+        },
         tokenId: principal.tokenId,
         canControl: canControl(principal),
+        // The admin, and the owner of a person's own shell, have the last word over it.
+        inCharge:
+          principal.role === 'admin' ||
+          (!link && owner !== undefined && principal.tokenId === owner),
         // A person's own shell: its owner's first connection holds the controls at once.
         takeControl: principal.scope === undefined && principal.tokenId === owner,
         ...(request.query.from === undefined ? {} : { from: request.query.from }),
@@ -161,9 +176,13 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       config: { refuse: refuseUnlessSupervisor },
       preHandler: async (request) => refuseForeignOrigin(request),
     },
-    async (socket) => {
+    async (socket, request) => {
       track(socket);
-      hub.addDashboard(socket);
+      const principal = request.principal as Principal;
+      hub.addDashboard(socket, {
+        tokenId: principal.tokenId,
+        canSee: (session) => canSeeSession(principal, session),
+      });
     },
   );
 };
@@ -188,7 +207,7 @@ function closeAtExpiry(socket: WebSocket, principal: Principal): void {
   check();
 }
 
-/** A browser's upgrade must come from a page of this server (cookies go everywhere). */
+/** A browser's upgrade must come from a page of this server (a second line of defence). */
 function refuseForeignOrigin(request: FastifyRequest): void {
   const origin = request.headers.origin;
   if (origin === undefined) return; // not a browser: the token alone decides

@@ -18,12 +18,23 @@ describe('server log', () => {
       const minted = await server.mint({ role: 'viewer' });
       await server.request('/api/sessions', { token: `${minted}` });
       await server.request('/api/sessions', { token: `${minted}-wrong` });
+      const login = await server.request('/api/login', { method: 'POST', token: minted });
+      const { credential } = (await login.json()) as { credential: string };
+      await server.request('/api/sessions', { token: credential });
+      const issued = await server.request('/api/live-tickets', {
+        method: 'POST',
+        token: credential,
+      });
+      const { ticket } = (await issued.json()) as { ticket: string };
+      await server.request(`/api/live?ticket=${ticket}`);
 
       const log = lines.join('');
       expect(log).toContain('"url":"/login"');
       expect(log).toContain('"url":"/missing"');
       expect(log).not.toContain(token);
       expect(log).not.toContain(minted);
+      expect(log).not.toContain(credential);
+      expect(log).not.toContain(ticket);
       expect(log.toLowerCase()).not.toContain('authorization');
     } finally {
       await server.close();

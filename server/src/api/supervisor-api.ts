@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { CallInfo, SESSION_LIST_STATES, SessionInfo } from '../../../shared/src/api.ts';
-import { canSupervise, type Principal } from '../auth/principal.ts';
+import { canSeeSession, canSupervise, type Principal } from '../auth/principal.ts';
 import { JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import type { History } from '../store/history.ts';
 import type { ToolService } from '../tool/tool-service.ts';
@@ -58,7 +58,13 @@ const supervisorApiPlugin: FastifyPluginAsyncTypebox<SupervisorApiOptions> = asy
       },
       config: { refuse: refuseUnlessSupervisor },
     },
-    async (request) => history.sessions(request.query.state ?? 'live', tools.sessions()),
+    async (request) => {
+      const principal = request.principal as Principal;
+      // People's own shells are private: listed only to those who may see them.
+      return history
+        .sessions(request.query.state ?? 'live', tools.sessions())
+        .filter((session) => canSeeSession(principal, session));
+    },
   );
 
   app.get(

@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import fastifyCookie from '@fastify/cookie';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserSessions } from '../auth/browser-sessions.ts';
+import { LiveTickets } from '../auth/live-tickets.ts';
 import { TokenStore } from '../auth/token-store.ts';
 import { authHook } from './auth-hook.ts';
 import { errorReplies } from './error-replies.ts';
@@ -27,8 +28,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function appServing(root: string) {
   const app = Fastify();
   app.register(errorReplies);
-  app.register(fastifyCookie);
-  app.register(authHook, { tokens: TokenStore.open(join(dir, 'data'), ADMIN_TOKEN) });
+  app.register(authHook, {
+    tokens: TokenStore.open(join(dir, 'data'), ADMIN_TOKEN),
+    browsers: BrowserSessions.open(join(dir, 'data')),
+    tickets: new LiveTickets(),
+  });
   app.register(webApp, { root });
   app.get('/api/secret', async () => ({ ok: true }));
   await app.ready();

@@ -1,6 +1,6 @@
 /**
  * Serves the built browser app (`dist/web`, made by `vite build`): the HTML shell at `/`,
- * `/sessions/:id` and `/sessions/:id/replay`, hashed assets under `/assets/`. Pages and assets
+ * `/tokens`, `/sessions/:id` and `/sessions/:id/replay`, hashed assets under `/assets/`. Pages and assets
  * are public — they hold no data; every byte of data comes from the API and the live sockets,
  * which need a token.
  */
@@ -13,7 +13,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
-import { htmlPage } from './html-page.ts';
+import { escapeHtml, htmlPage } from './html-page.ts';
 
 /** Where `vite build` writes (vite.config.ts). */
 export const WEB_APP_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
@@ -54,6 +54,31 @@ const NOT_BUILT_PAGE = htmlPage(
     '(<code>npm start</code> does it for you), then reload.</p>',
 );
 
+/**
+ * Sends the app's HTML page; `meta` adds `<meta name content>` tags the page reads (the login
+ * view learns whether to ask before switching who the person is).
+ */
+export async function sendWebApp(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  root = WEB_APP_DIR,
+  meta: Readonly<Record<string, string>> = {},
+): Promise<FastifyReply> {
+  reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', reply.getHeader('cache-control') ?? 'no-cache')
+    .header('content-security-policy', webAppSecurityPolicy(request.headers.host))
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff');
+  // Read per request: a rebuild (new asset hashes) is served without a restart.
+  const html = await readFile(join(root, 'index.html'), 'utf8').catch(() => undefined);
+  if (html === undefined) return reply.status(503).send(NOT_BUILT_PAGE);
+  const tags = Object.entries(meta)
+    .map(([name, content]) => `<meta name="${escapeHtml(name)}" content="${escapeHtml(content)}">`)
+    .join('');
+  return reply.send(tags === '' ? html : html.replace('</head>', `${tags}</head>`));
+}
+
 const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, options) => {
   const root = options.root ?? WEB_APP_DIR;
   // Everything this plugin registers is public: the routes below and @fastify/static's.
@@ -61,20 +86,11 @@ const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, optio
     route.config = { ...route.config, public: true, html: true };
   });
 
-  const sendShell = async (request: FastifyRequest, reply: FastifyReply) => {
-    reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-cache')
-      .header('content-security-policy', webAppSecurityPolicy(request.headers.host))
-      .header('referrer-policy', 'no-referrer')
-      .header('x-content-type-options', 'nosniff');
-    // Read per request: a rebuild (new asset hashes) is served without a restart.
-    const html = await readFile(join(root, 'index.html'), 'utf8').catch(() => undefined);
-    if (html === undefined) return reply.status(503).send(NOT_BUILT_PAGE);
-    return reply.send(html);
-  };
+  const sendShell = (request: FastifyRequest, reply: FastifyReply) =>
+    sendWebApp(request, reply, root);
 
   app.get('/', async (request, reply) => sendShell(request, reply));
+  app.get('/tokens', async (request, reply) => sendShell(request, reply));
   app.get(
     '/sessions/:id',
     { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) } },

@@ -2,7 +2,7 @@
  * Who a request acts for, and what each role may do. Pure functions, so every route and the
  * live hub decide the same way from the same table (ARCHITECTURE.md, "Auth").
  */
-import type { RoleName } from '../../../shared/src/api.ts';
+import type { RoleName, SessionInfo } from '../../../shared/src/api.ts';
 
 /** What a share link adds to a viewer or operator token. */
 interface ShareLimits {
@@ -60,4 +60,34 @@ export function ownsShell(principal: Principal, ownerTokenId: string | undefined
       ownerTokenId !== undefined &&
       principal.tokenId === ownerTokenId)
   );
+}
+
+/** What deciding who may see a shell needs to know of it. */
+export interface ShellVisibility {
+  readonly id: string;
+  /** A person's own shell, not handed to an agent. */
+  readonly personal: boolean;
+  /** The token that opened it (a person's own shell). */
+  readonly ownerTokenId: string | undefined;
+}
+
+/**
+ * Who may see a shell at all (list it, watch it, read its calls and recording). An agent's
+ * shell: everyone who may watch. A person's own shell is private: its owner, the admin, and
+ * the holders of its share links only. A share link reaches its own shell and nothing else.
+ */
+export function canSeeShell(principal: Principal, shell: ShellVisibility): boolean {
+  if (principal.scope !== undefined) return principal.scope === shell.id;
+  if (!canSupervise(principal)) return false;
+  if (!shell.personal) return true;
+  return principal.role === 'admin' || principal.tokenId === shell.ownerTokenId;
+}
+
+/** `canSeeShell` for a shell as the API lists it. */
+export function canSeeSession(principal: Principal, session: SessionInfo): boolean {
+  return canSeeShell(principal, {
+    id: session.id,
+    personal: session.agent === null,
+    ownerTokenId: session.ownerId,
+  });
 }

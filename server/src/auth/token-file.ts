@@ -29,8 +29,10 @@ const TokenRecord = Type.Object({
   named: Type.Optional(Type.Boolean()),
   /** The display name of whoever minted it. */
   createdBy: Type.Optional(Type.String()),
-  /** Share links: ISO time it was revoked (kept a while, to tell its holder so). */
+  /** ISO time it was revoked (kept a while, to tell its holder so). */
   revokedAt: Type.Optional(Type.String()),
+  /** ISO time of the last request it authenticated, saved at most once a minute. */
+  lastUsedAt: Type.Optional(Type.String()),
 });
 export type TokenRecord = Static<typeof TokenRecord>;
 

@@ -3,8 +3,14 @@
  * role, kept across restarts as SHA-256 hashes only, so the file never holds a usable secret.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { ShareInfo, TokenRequest } from '../../../shared/src/api.ts';
-import { JUMPSEAT_ERR_BAD_REQUEST, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
+import type { ShareInfo, TokenInfo, TokenRequest } from '../../../shared/src/api.ts';
+import { checkDisplayName } from '../../../shared/src/names.ts';
+import {
+  JUMPSEAT_ERR_BAD_REQUEST,
+  JUMPSEAT_ERR_FORBIDDEN,
+  JUMPSEAT_ERR_NOT_FOUND,
+  JumpseatError,
+} from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
 import type { AuthEvent } from './auth-events.ts';
 import type { Principal } from './principal.ts';
@@ -12,12 +18,13 @@ import { loadTokenRecords, saveTokenRecords, type TokenRecord } from './token-fi
 import { createTokenSecret, isWellFormedToken } from './token-secret.ts';
 
 /** Why a share link's token no longer works. */
-export type EndedLink = 'revoked' | 'expired';
+export type EndedLink = 'revoked' | 'expired' | 'token_revoked';
 
 /** What a share link's holder is told once it stopped working. */
 export const ENDED_LINK_MESSAGES: Record<EndedLink, string> = {
   revoked: 'this share link was revoked; ask the person who shared the shell for a new one',
   expired: 'this share link expired; ask the person who shared the shell for a new one',
+  token_revoked: 'this token was revoked; ask the admin for a new one',
 };
 
 /**
@@ -51,6 +58,9 @@ interface KnownToken {
 
 const ADMIN_PRINCIPAL: Principal = { role: 'admin', name: 'admin', tokenId: 'admin' };
 
+/** A token's last use is saved to the file at most this often (a request is not a write). */
+const LAST_USED_SAVE_MS = 60_000;
+
 /** Addresses remembered per token for `new_address` events, before the oldest is forgotten. */
 const MAX_ADDRESSES_PER_TOKEN = 64;
 
@@ -59,6 +69,8 @@ export class TokenStore {
   readonly onAuthEvent = new Emitter<AuthEvent>();
   /** Addresses each token was used from since the server started. */
   readonly #seenFrom = new Map<string, Set<string>>();
+  /** When each token was last used (ms since the epoch), since this server started. */
+  readonly #lastUsed = new Map<string, number>();
   readonly #adminHash: Buffer;
   readonly #dataDir: string;
   readonly #records: TokenRecord[];
@@ -91,6 +103,20 @@ export class TokenStore {
     if (found === undefined) return undefined;
     const ended = this.#ended(found);
     return ended === undefined ? { principal: found.principal } : { ended };
+  }
+
+  /**
+   * What the token with this id is now: a browser credential and a live ticket stand for a
+   * token by its id, so revoking the token ends them too.
+   */
+  checkId(tokenId: string): { principal: Principal } | { ended: EndedLink } | undefined {
+    if (tokenId === ADMIN_PRINCIPAL.tokenId) return { principal: ADMIN_PRINCIPAL };
+    const index = this.#records.findIndex((record) => record.id === tokenId);
+    const record = this.#records[index];
+    const entry = this.#known[index];
+    if (record === undefined || entry === undefined) return undefined;
+    const ended = this.#ended({ record });
+    return ended === undefined ? { principal: entry.principal } : { ended };
   }
 
   /** Why a presented token that no longer works stopped (a share link revoked or expired). */
@@ -164,17 +190,102 @@ export class TokenStore {
     const record = this.#records[index];
     if (record === undefined) {
       throw new JumpseatError(
-        JUMPSEAT_ERR_BAD_REQUEST,
+        JUMPSEAT_ERR_FORBIDDEN,
         "the admin token's name is fixed; mint a token with a name instead",
       );
     }
-    const entry = this.#replace(index, { ...record, name, named: true });
-    this.onAuthEvent.fire({ kind: 'named', tokenId, name });
+    if (record.scope === undefined) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_FORBIDDEN,
+        "a minted token's name is set by the admin (PATCH /api/tokens/:id); only a share link's holder names themselves",
+      );
+    }
+    const checked = displayName(name);
+    // A link holder may not pass for someone the admin named (or for the admin).
+    const taken = checked.toLowerCase();
+    if (
+      taken === ADMIN_PRINCIPAL.name ||
+      this.#records.some((r) => r.scope === undefined && r.name.toLowerCase() === taken)
+    ) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        `${JSON.stringify(checked)} is the name of a token the admin made; choose another name`,
+      );
+    }
+    const entry = this.#replace(index, { ...record, name: checked, named: true });
+    this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
     return entry.principal;
+  }
+
+  /** Every minted token and share link (working or revoked), oldest first; never a secret. */
+  list(): TokenInfo[] {
+    return this.#records.map((record) => ({
+      id: record.id,
+      name: record.name,
+      role: record.role,
+      agent: record.agent ?? null,
+      scope: record.scope ?? null,
+      link: record.scope !== undefined,
+      createdAt: record.createdAt,
+      createdBy: record.createdBy ?? null,
+      lastUsedAt: this.#lastUsedOf(record),
+      expiresAt: record.expiresAt ?? null,
+      revokedAt: record.revokedAt ?? null,
+    }));
+  }
+
+  /** The admin renames a minted token (not a share link: its holder names themselves). */
+  renameToken(tokenId: string, name: string): TokenInfo {
+    const index = this.#indexOf(tokenId);
+    const record = this.#records[index] as TokenRecord;
+    if (record.scope !== undefined) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        "a share link's holder names themselves; revoke the link instead",
+      );
+    }
+    const checked = displayName(name);
+    this.#replace(index, { ...record, name: checked });
+    this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
+    return this.list()[index] as TokenInfo;
+  }
+
+  /** Revokes any minted token or share link; its holder's sockets close on the event. */
+  revoke(tokenId: string, by: string): void {
+    const index = this.#indexOf(tokenId);
+    const record = this.#records[index] as TokenRecord;
+    if (record.revokedAt !== undefined) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_NOT_FOUND,
+        `token ${JSON.stringify(tokenId)} was already revoked`,
+      );
+    }
+    this.#replace(index, { ...record, revokedAt: new Date().toISOString() });
+    this.onAuthEvent.fire({ kind: 'revoked', tokenId: record.id, name: record.name, by });
+  }
+
+  #indexOf(tokenId: string): number {
+    const index = this.#records.findIndex((record) => record.id === tokenId);
+    if (index === -1) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_NOT_FOUND,
+        tokenId === ADMIN_PRINCIPAL.tokenId
+          ? 'the admin token is configured, not minted: change it where it is configured'
+          : `no token ${JSON.stringify(tokenId)}`,
+      );
+    }
+    return index;
+  }
+
+  #lastUsedOf(record: TokenRecord): string | null {
+    const used = this.#lastUsed.get(record.id);
+    if (used !== undefined) return new Date(used).toISOString();
+    return record.lastUsedAt ?? null;
   }
 
   /** Reports a token's first use from an address (since this server started). */
   noteUse(principal: Principal, address: string): void {
+    this.#noteLastUse(principal.tokenId);
     let seen = this.#seenFrom.get(principal.tokenId);
     if (seen === undefined) {
       seen = new Set();
@@ -214,7 +325,7 @@ export class TokenStore {
       sha256: sha256(token).toString('hex'),
       role: request.role,
       ...(request.agent === undefined ? {} : { agent: request.agent }),
-      name: request.name ?? defaultName(request),
+      name: request.name === undefined ? defaultName(request) : displayName(request.name),
       createdAt: new Date().toISOString(),
     };
     const entry = this.#add(record);
@@ -227,6 +338,22 @@ export class TokenStore {
       by,
     });
     return { token, principal: entry.principal };
+  }
+
+  /** Keeps when a token was last used; saved to the file at most every LAST_USED_SAVE_MS. */
+  #noteLastUse(tokenId: string): void {
+    const now = Date.now();
+    this.#lastUsed.set(tokenId, now);
+    const index = this.#records.findIndex((record) => record.id === tokenId);
+    const record = this.#records[index];
+    if (record === undefined) return;
+    const saved = record.lastUsedAt === undefined ? 0 : Date.parse(record.lastUsedAt);
+    if (now - saved < LAST_USED_SAVE_MS) return;
+    try {
+      this.#replace(index, { ...record, lastUsedAt: new Date(now).toISOString() });
+    } catch {
+      // A full disk must not refuse the request; the time is kept in memory meanwhile.
+    }
   }
 
   /** Saves a new record first, then makes its token work. */
@@ -270,7 +397,9 @@ export class TokenStore {
   }
 
   #ended(found: { record?: TokenRecord }): EndedLink | undefined {
-    if (found.record?.revokedAt !== undefined) return 'revoked';
+    if (found.record?.revokedAt !== undefined) {
+      return found.record.scope === undefined ? 'token_revoked' : 'revoked';
+    }
     if (found.record !== undefined && endedAt(found.record) <= Date.now()) return 'expired';
     return undefined;
   }
@@ -303,6 +432,13 @@ function shareInfo(record: TokenRecord): ShareInfo {
     createdAt: record.createdAt,
     expiresAt: record.expiresAt ?? null,
   };
+}
+
+/** A display name as kept, or 400 saying what is wrong with it (see shared/src/names.ts). */
+function displayName(raw: string): string {
+  const checked = checkDisplayName(raw);
+  if ('error' in checked) throw new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, checked.error);
+  return checked.name;
 }
 
 function sha256(text: string): Buffer {

@@ -1,15 +1,17 @@
 /**
  * The `jumpseat` command: `serve` runs the server (as `npm start` does); `exec`, `sessions`,
- * `token create` and `share` talk to a running server through the TypeScript client.
+ * `token` and `share` talk to a running server through the TypeScript client.
  */
 import { parseArgs } from 'node:util';
 import { JumpseatApiError, type SessionInfo } from '../../../client/src/index.ts';
-import { DIALECTS, type Dialect, ROLES, type RoleName } from '../../../shared/src/api.ts';
+import { DIALECTS, type Dialect } from '../../../shared/src/api.ts';
 import { parseFlagError } from '../config/parse-flag-error.ts';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, UsageError } from './connection.ts';
 import { exitStatusOf } from './exit-status.ts';
 import { runShare, SHARE_HELP, SHARE_OPTIONS } from './share-command.ts';
+import { terminalSafe, terminalSafeJson } from './terminal-safe.ts';
 import { textTable } from './text-table.ts';
+import { runToken, TOKEN_HELP, TOKEN_OPTIONS } from './token-command.ts';
 
 const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;
@@ -24,7 +26,7 @@ Commands:
   serve           run the server (same as npm start)
   exec            run a command in an agent's shell and print the result text
   sessions        list the shells of a running server
-  token create    mint a token for a role
+  token           mint, list, rename and revoke tokens
   share           create, list and revoke share links to one shell
 
 Run "jumpseat <command> --help" for a command's flags.
@@ -58,17 +60,6 @@ Needs an admin, operator or viewer token.
 ${CONNECTION_HELP}
 `;
 
-const TOKEN_HELP = `Usage: jumpseat token create --role ROLE [--agent AGENT] [--name NAME]
-
-Mints a token (admin token needed) and prints it alone on a line, shown this once.
-
-  --role ROLE        ${ROLES.join(', ')}
-  --agent AGENT      the agent a token of role agent may call (required for that role)
-  --name NAME        a name for the token (default: the role, or agent:AGENT)
-
-${CONNECTION_HELP}
-`;
-
 type Print = (text: string) => void;
 
 export interface CliIo {
@@ -80,8 +71,11 @@ export interface CliIo {
 }
 
 /** Runs one CLI invocation (not `serve`) and resolves with its exit status. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], given: CliIo): Promise<number> {
   const [command, ...rest] = argv;
+  // Everything printed may quote an agent, its commands or a person's name: control and
+  // invisible characters are shown escaped (newlines and tabs stay), never sent raw.
+  const io: CliIo = { ...given, out: (text) => given.out(terminalSafe(text, true)) };
   try {
     switch (command) {
       case undefined:
@@ -102,16 +96,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
   } catch (error) {
+    // Messages quote what the user, an agent or the server said: shown escaped, never acted on.
+    const say = (text: string): void => io.err(`jumpseat: ${terminalSafe(text, true)}\n`);
     if (error instanceof UsageError) {
-      io.err(`jumpseat: ${error.message} (see jumpseat ${helpTopic(command)}--help)\n`);
+      say(`${error.message} (see jumpseat ${helpTopic(command)}--help)`);
       return EXIT_USAGE;
     }
     if (error instanceof JumpseatApiError) {
-      io.err(`jumpseat: ${error.message} (${error.status} ${error.code})\n`);
+      say(`${error.message} (${error.status} ${error.code})`);
       return EXIT_FAILURE;
     }
     if (io.interrupt.aborted) return EXIT_INTERRUPTED;
-    io.err(`jumpseat: ${reasonOf(error)}\n`);
+    say(reasonOf(error));
     return EXIT_FAILURE;
   }
 }
@@ -189,7 +185,7 @@ async function sessions(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected ${positionals[0]}`);
   const list = await clientFrom(values, io.env).sessions();
-  io.out(values.json === true ? `${JSON.stringify(list, null, 2)}\n` : table(list));
+  io.out(values.json === true ? `${terminalSafeJson(list)}\n` : table(list));
   return 0;
 }
 
@@ -207,29 +203,13 @@ function table(list: readonly SessionInfo[]): string {
 }
 
 async function token(args: readonly string[], io: CliIo): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === '--help' || action === '-h' || action === undefined) {
+  if (args.length === 0) {
     io.out(TOKEN_HELP);
-    return action === undefined ? EXIT_USAGE : 0;
+    return EXIT_USAGE;
   }
-  if (action !== 'create') throw new UsageError(`unknown token action ${JSON.stringify(action)}`);
-  const parsed = parseCommand(
-    rest,
-    { role: { type: 'string' }, agent: { type: 'string' }, name: { type: 'string' } },
-    TOKEN_HELP,
-    io,
-  );
+  const parsed = parseCommand(args, TOKEN_OPTIONS, TOKEN_HELP, io);
   if (parsed === undefined) return 0;
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) throw new UsageError(`unexpected ${positionals[0]}`);
-  const role = ROLES.find((candidate: RoleName) => candidate === values.role);
-  if (role === undefined) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-  const minted = await clientFrom(values, io.env).createToken({
-    role,
-    ...(values.agent === undefined ? {} : { agent: values.agent }),
-    ...(values.name === undefined ? {} : { name: values.name }),
-  });
-  io.out(`${minted.token}\n`);
+  io.out(await runToken(clientFrom(parsed.values, io.env), parsed.values, parsed.positionals));
   return 0;
 }
 

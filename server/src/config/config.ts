@@ -88,6 +88,8 @@ export interface Config {
   /** The pwsh executable given explicitly (absolute, executable); else it is looked for. */
   readonly pwshPath: string | undefined;
   readonly logLevel: LogLevel;
+  /** A controller who types nothing this long hands the shell back to its agent (ms). */
+  readonly controlIdleMs: number;
   readonly history: HistorySettings;
 }
 
@@ -108,6 +110,8 @@ export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 16_000;
 /** Timers fire at once for delays above 2^31-1 ms (~24.8 days), so no timeout may exceed it. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
+/** 15 minutes: a person who walked away stops blocking the agent, one who thinks does not. */
+export const DEFAULT_CONTROL_IDLE_MS = 900_000;
 /** The data directory holds token files: owner only. */
 const DATA_DIR_MODE = 0o700;
 
@@ -140,6 +144,11 @@ export function loadConfig(
   );
   const clip = oneOf(read('clip'), CLIP_MODES, 'head');
   const logLevel = oneOf(read('log'), LOG_LEVELS, 'off');
+  const controlIdleMs = positiveInteger(
+    read('control-idle-ms'),
+    DEFAULT_CONTROL_IDLE_MS,
+    MAX_TIMEOUT_MS,
+  );
   const envPass = readEnvPass(values, env);
   const history = readHistorySettings(read);
   const pwshSetting = read('pwsh');
@@ -196,6 +205,7 @@ export function loadConfig(
     envPass,
     pwshPath,
     logLevel,
+    controlIdleMs,
     history,
   };
 }

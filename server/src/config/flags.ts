@@ -82,6 +82,11 @@ export const FLAGS = {
     multiple: true,
     help: 'variables let through the shell-environment secret filter',
   },
+  'control-idle-ms': {
+    env: 'JUMPSEAT_CONTROL_IDLE_MS',
+    value: 'MS',
+    help: 'a controller who types nothing this long hands the shell back to its agent (900000)',
+  },
   'record-keystrokes': {
     env: 'JUMPSEAT_RECORD_KEYSTROKES',
     value: 'on|off',

@@ -4,11 +4,17 @@
  * the registry's events; nothing in the engine depends on it.
  */
 import type { WebSocket } from 'ws';
+import type { SessionInfo } from '../../../shared/src/api.ts';
 import { type DashboardMessage, LIVE_CLOSE } from '../../../shared/src/live.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
 import type { ShellRegistry } from '../session/shell-registry.ts';
-import { type JoinRequest, type LiveObserver, ShellChannel } from './shell-channel.ts';
+import {
+  type ChannelSettings,
+  type JoinRequest,
+  type LiveObserver,
+  ShellChannel,
+} from './shell-channel.ts';
 import type { ViewerConnection } from './viewer-connection.ts';
 import { VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
 
@@ -17,9 +23,15 @@ const UNWATCHED_CHANNEL_GRACE_MS = 60_000;
 /** Dashboard updates per shell are sent at most this often. */
 const DASHBOARD_UPDATE_MS = 50;
 
+/** Who watches a dashboard: their token, and which shells they may see. */
+export interface DashboardViewer {
+  readonly tokenId: string;
+  readonly canSee: (session: SessionInfo) => boolean;
+}
+
 export class LiveHub {
   private readonly channels = new Map<string, ShellChannel>();
-  private readonly dashboards = new Set<WebSocket>();
+  private readonly dashboards = new Map<WebSocket, DashboardViewer>();
   private readonly disposables = new DisposableStore();
   private readonly shellSubscriptions = new Map<string, DisposableStore>();
   private readonly dirty = new Set<Shell>();
@@ -29,6 +41,7 @@ export class LiveHub {
   constructor(
     private readonly registry: ShellRegistry,
     private readonly observer?: LiveObserver,
+    private readonly settings?: ChannelSettings,
   ) {
     for (const shell of registry.shells()) this.watchShell(shell);
     this.disposables.add(registry.onShellAdded.on((shell) => this.watchShell(shell)));
@@ -55,7 +68,7 @@ export class LiveHub {
     if (!shell) return null;
     let channel = this.channels.get(shellId);
     if (!channel) {
-      channel = new ShellChannel(shell, this.observer);
+      channel = new ShellChannel(shell, this.observer, this.settings);
       this.channels.set(shellId, channel);
     }
     clearTimeout(this.idleTimers.get(shellId));
@@ -86,6 +99,11 @@ export class LiveHub {
 
   /** Disconnects everyone watching with this token, at once (it was revoked or expired). */
   disconnectToken(tokenId: string, reason: string): void {
+    for (const [socket, viewer] of this.dashboards) {
+      if (viewer.tokenId !== tokenId) continue;
+      this.dashboards.delete(socket);
+      socket.close(LIVE_CLOSE.revoked, reason);
+    }
     for (const channel of [...this.channels.values()]) {
       const before = channel.viewerCount;
       channel.disconnectToken(tokenId, reason);
@@ -93,11 +111,11 @@ export class LiveHub {
     }
   }
 
-  /** Adds a dashboard: every shell now, then each change. */
-  addDashboard(socket: WebSocket): void {
-    this.dashboards.add(socket);
+  /** Adds a dashboard: every shell it may see now, then each change. */
+  addDashboard(socket: WebSocket, viewer: DashboardViewer): void {
+    this.dashboards.set(socket, viewer);
     socket.on('close', () => this.dashboards.delete(socket));
-    sendTo(socket, { type: 'sessions', sessions: this.registry.sessions() });
+    sendTo(socket, { type: 'sessions', sessions: this.registry.sessions().filter(viewer.canSee) });
   }
 
   close(): void {
@@ -109,7 +127,9 @@ export class LiveHub {
     this.shellSubscriptions.clear();
     for (const channel of this.channels.values()) channel.dispose();
     this.channels.clear();
-    for (const socket of this.dashboards) socket.close(LIVE_CLOSE.gone, 'the server is closing');
+    for (const socket of this.dashboards.keys()) {
+      socket.close(LIVE_CLOSE.gone, 'the server is closing');
+    }
     this.dashboards.clear();
   }
 
@@ -126,7 +146,8 @@ export class LiveHub {
     this.dirty.delete(shell);
     this.channels.get(shell.id)?.dispose();
     this.channels.delete(shell.id);
-    this.broadcast({ type: 'session_removed', id: shell.id });
+    const info = shell.info();
+    this.broadcast({ type: 'session_removed', id: shell.id }, info);
   }
 
   private markDirty(shell: Shell): void {
@@ -135,12 +156,18 @@ export class LiveHub {
       this.dashboardTimer = undefined;
       const shells = [...this.dirty];
       this.dirty.clear();
-      for (const changed of shells) this.broadcast({ type: 'session', session: changed.info() });
+      for (const changed of shells) {
+        const session = changed.info();
+        this.broadcast({ type: 'session', session }, session);
+      }
     }, DASHBOARD_UPDATE_MS);
   }
 
-  private broadcast(message: DashboardMessage): void {
-    for (const socket of this.dashboards) sendTo(socket, message);
+  /** Sends to every dashboard that may see `about` (people's own shells are private). */
+  private broadcast(message: DashboardMessage, about: SessionInfo): void {
+    for (const [socket, viewer] of this.dashboards) {
+      if (viewer.canSee(about)) sendTo(socket, message);
+    }
   }
 }
 

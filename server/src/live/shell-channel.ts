@@ -14,9 +14,11 @@ import {
   type ServerMessage,
   type Viewer,
 } from '../../../shared/src/live.ts';
+import { DEFAULT_CONTROL_IDLE_MS } from '../config/config.ts';
 import { JumpseatError } from '../errors.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
+import { ControlIdleWatch } from './control-idle.ts';
 import { OutputRing } from './output-ring.ts';
 import { ViewerConnection } from './viewer-connection.ts';
 
@@ -41,14 +43,25 @@ export interface JoinRequest {
   /** The token the viewer connected with (revoking it disconnects the viewer). */
   readonly tokenId: string;
   readonly canControl: boolean;
+  /**
+   * The admin, or the owner of a person's own shell: takes the controls from whoever holds
+   * them, and may disconnect link holders.
+   */
+  readonly inCharge?: boolean;
   /** The shell's owner joining their own shell: the controls are theirs if nobody holds them. */
   readonly takeControl?: boolean;
   /** Display offset the client already has everything before (a reconnect). */
   readonly from?: number;
 }
 
+export interface ChannelSettings {
+  /** A controller who types nothing this long hands an agent's shell back (ms). */
+  readonly controlIdleMs: number;
+}
+
 export class ShellChannel {
   private readonly viewers = new Set<ViewerConnection>();
+  private readonly idle: ControlIdleWatch;
   /** Viewers who asked the controller for the keyboard, by viewer id. */
   private readonly requests = new Map<string, ViewerConnection>();
   private readonly ring = new OutputRing(RETAINED_OUTPUT_BYTES);
@@ -63,8 +76,15 @@ export class ShellChannel {
   constructor(
     readonly shell: Shell,
     private readonly observer?: LiveObserver,
+    settings: ChannelSettings = { controlIdleMs: DEFAULT_CONTROL_IDLE_MS },
   ) {
     this.pendingStart = shell.displayOffset;
+    this.idle = new ControlIdleWatch(settings.controlIdleMs, {
+      warn: (controller, inMs) =>
+        this.broadcast({ type: 'control_idle', controller, releaseInMs: inMs }),
+      expire: (controller) => void this.shell.human.release(controller.id, 'idle'),
+    });
+    this.idle.held(shell.human.controller, shell.agent !== null);
     this.disposables.add(shell.onDisplay.on((chunk) => this.onOutput(chunk.offset, chunk.data)));
     this.disposables.add(shell.onChange.on(() => this.scheduleSessionUpdate()));
     this.disposables.add(
@@ -75,7 +95,14 @@ export class ShellChannel {
     );
     this.disposables.add(
       shell.human.onControl.on((controller) => {
-        this.broadcast({ type: 'control', controller });
+        const { takenFrom, reason } = shell.human.changeCause;
+        this.idle.held(controller, shell.agent !== null);
+        this.broadcast({
+          type: 'control',
+          controller,
+          ...(takenFrom === undefined ? {} : { takenFrom }),
+          ...(reason === undefined ? {} : { reason }),
+        });
         // Nobody holds the controls any more: asking is moot, anyone may take them.
         if (controller === null) this.closeRequests('withdrawn');
       }),
@@ -105,6 +132,7 @@ export class ShellChannel {
         this.observer?.viewerResynced();
         void this.resync(connection, 'resync');
       },
+      request.inCharge === true,
     );
     this.viewers.add(connection);
     this.shell.viewers = this.viewers.size;
@@ -113,6 +141,7 @@ export class ShellChannel {
       protocol: LIVE_PROTOCOL_VERSION,
       you: request.viewer,
       canControl: request.canControl,
+      inCharge: request.inCharge === true,
       session: this.shell.info(),
     });
     this.sendControl(connection);
@@ -159,6 +188,10 @@ export class ShellChannel {
 
   /** Acts on one validated client message; refusals go back to that viewer as errors. */
   async handle(connection: ViewerConnection, message: ClientMessage): Promise<void> {
+    if (message.type === 'disconnect_viewer') {
+      this.disconnectViewer(connection, message.viewer);
+      return;
+    }
     if (!connection.canControl) {
       connection.send(
         errorMessage('FORBIDDEN', `role "${connection.viewer.role}" may only watch this shell`),
@@ -169,13 +202,15 @@ export class ShellChannel {
     try {
       switch (message.type) {
         case 'take_control':
-          await this.shell.human.take(connection.viewer);
+          if (connection.inCharge) await this.shell.human.seize(connection.viewer);
+          else await this.shell.human.take(connection.viewer);
           break;
         case 'release_control':
           await this.shell.human.release(id);
           break;
         case 'input':
-          this.shell.human.input(id, message.data);
+          await this.shell.human.input(id, message.data);
+          this.idle.typed();
           break;
         case 'resize':
           this.shell.human.resize(id, message.cols, message.rows);
@@ -199,6 +234,31 @@ export class ShellChannel {
       if (error instanceof JumpseatError) connection.send(errorMessage(error.code, error.message));
       else throw error;
     }
+  }
+
+  /**
+   * The owner (or the admin) ends a link holder's connection without revoking the link:
+   * they are told who did it, and may come back by reloading.
+   */
+  private disconnectViewer(connection: ViewerConnection, viewerId: string): void {
+    if (!connection.inCharge) {
+      connection.send(
+        errorMessage(
+          'FORBIDDEN',
+          "only the shell's owner or the admin may disconnect someone from this shell",
+        ),
+      );
+      return;
+    }
+    const target = [...this.viewers].find((viewer) => viewer.viewer.id === viewerId);
+    if (target === undefined || target.viewer.link !== true) {
+      connection.send(
+        errorMessage('NO_VIEWER', `no link holder ${JSON.stringify(viewerId)} watches this shell`),
+      );
+      return;
+    }
+    target.close(LIVE_CLOSE.disconnected, `${connection.viewer.name} disconnected you`);
+    this.leave(target);
   }
 
   /** Takes the free controls, or asks their holder (everyone sees the request). */
@@ -245,6 +305,7 @@ export class ShellChannel {
     if (this.disposed) return;
     this.flush();
     this.disposed = true;
+    this.idle.dispose();
     clearTimeout(this.flushTimer);
     clearTimeout(this.sessionTimer);
     this.disposables.dispose();

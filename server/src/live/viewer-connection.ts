@@ -35,6 +35,8 @@ export class ViewerConnection {
     readonly canControl: boolean,
     private readonly socket: WebSocket,
     private readonly drained: () => void,
+    /** The admin or the shell's owner (see JoinRequest.inCharge). */
+    readonly inCharge = false,
   ) {}
 
   get open(): boolean {

@@ -18,16 +18,36 @@ const STTY_TIMEOUT_MS = 2000;
  * line echo is now as asked (it already was, or it switched), false when it was left alone.
  */
 export async function setLineEcho(ttyPath: string, on: boolean): Promise<boolean> {
-  if (ttyPath === '') return false;
+  const mode = await readLineMode(ttyPath);
+  if (mode === undefined || !mode.canonical) return false;
+  if (mode.echo === on) return true;
   try {
-    const { stdout } = await run('stty', ['-F', ttyPath, '-a'], { timeout: STTY_TIMEOUT_MS });
-    if (!/(^|\s)icanon(\s|$)/.test(stdout)) return false;
-    const echoing = /(^|\s)echo(\s|$)/.test(stdout);
-    if (echoing === on) return true;
     await run('stty', ['-F', ttyPath, on ? 'echo' : '-echo'], { timeout: STTY_TIMEOUT_MS });
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The terminal's line discipline as it is now. */
+export interface LineMode {
+  /** Canonical (line) mode: the kernel collects a line; off when a program reads raw keys. */
+  readonly canonical: boolean;
+  /** The kernel echoes what is typed. */
+  readonly echo: boolean;
+}
+
+/** Reads the terminal's mode; undefined when it cannot be read (the terminal is gone). */
+export async function readLineMode(ttyPath: string): Promise<LineMode | undefined> {
+  if (ttyPath === '') return undefined;
+  try {
+    const { stdout } = await run('stty', ['-F', ttyPath, '-a'], { timeout: STTY_TIMEOUT_MS });
+    return {
+      canonical: /(^|\s)icanon(\s|$)/.test(stdout),
+      echo: /(^|\s)echo(\s|$)/.test(stdout),
+    };
+  } catch {
+    return undefined;
   }
 }
 

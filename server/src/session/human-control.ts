@@ -13,7 +13,8 @@ import {
   JumpseatError,
 } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
-import { interruptForeground, setLineEcho } from '../pty/terminal-mode.ts';
+import { interruptForeground, readLineMode, setLineEcho } from '../pty/terminal-mode.ts';
+import { isHiddenInput } from './hidden-input.ts';
 import { HumanUse } from './human-use.ts';
 
 /**
@@ -60,16 +61,35 @@ const KILL_LINE = '\x15';
 /** A terminal's answer to a cursor-position query (`ESC [ row ; col R`). */
 const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
 
+/** What a change of controller came from, beyond who holds them now. */
+export interface ControlChangeCause {
+  /** Someone in charge took the controls from this controller. */
+  readonly takenFrom?: Controller;
+  /** The controller typed nothing for the idle limit. */
+  readonly reason?: 'idle';
+}
+
 export class HumanControl {
   readonly onControl = new Emitter<Controller | null>();
   /** Someone interrupted the foreground program (and a SIGINT was sent). */
   readonly onInterrupt = new Emitter<Controller>();
-  /** Keystrokes the controller typed, as sent to the shell (recorded only when configured). */
-  readonly onInput = new Emitter<{ readonly by: Controller; readonly keys: string }>();
+  /**
+   * Keystrokes the controller typed, as sent to the shell (recorded only when configured);
+   * `hidden` when the terminal hid them (a password): they must not be kept anywhere.
+   */
+  readonly onInput = new Emitter<{
+    readonly by: Controller;
+    readonly keys: string;
+    readonly hidden: boolean;
+  }>();
   private control: Controller | null = null;
   private readonly use = new HumanUse();
   /** Echo was not switched on at take-over: due once the shell is back at its prompt. */
   private echoDue = false;
+  /** Keystrokes being written, one batch after another (each looks at the terminal first). */
+  private typing: Promise<void> = Promise.resolve();
+  /** Why the controls changed hands, while `onControl` fires for that change. */
+  private cause: ControlChangeCause = {};
   /** A release in progress: agent calls wait for the shell to be theirs again. */
   private handingBack: Promise<void> | null = null;
 
@@ -77,6 +97,30 @@ export class HumanControl {
 
   get controller(): Controller | null {
     return this.control;
+  }
+
+  /** Why the controls are changing hands; read by `onControl` listeners during the event. */
+  get changeCause(): ControlChangeCause {
+    return this.cause;
+  }
+
+  /**
+   * Someone in charge (the admin, or the owner of a person's own shell) takes the controls
+   * from whoever holds them: straight over, like a granted request, the previous holder named
+   * in the change. Resolves with who held them (null: nobody did, and it was a plain take).
+   */
+  async seize(who: Controller): Promise<Controller | null> {
+    const previous = this.control;
+    if (previous === null || previous.id === who.id) {
+      await this.take(who);
+      return null;
+    }
+    if (!this.shell.alive) {
+      throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    }
+    this.control = who;
+    this.announce({ takenFrom: previous });
+    return previous;
   }
 
   /**
@@ -108,13 +152,13 @@ export class HumanControl {
    * Hands the shell back to the agent: size, echo, editing and the deadline as they were. A
    * person's own shell stays as the human left it, for whoever takes the controls next.
    */
-  async release(id: string): Promise<void> {
+  async release(id: string, reason?: 'idle'): Promise<void> {
     if (this.control?.id !== id) return;
     this.control = null;
     this.echoDue = false;
     if (!this.shell.personal) await this.handingBackDone();
     this.shell.resumeCall();
-    this.announce();
+    this.announce(reason === undefined ? {} : { reason });
   }
 
   /**
@@ -140,16 +184,32 @@ export class HumanControl {
     this.announce();
   }
 
-  /** Keystrokes from the human at the controls. */
-  input(id: string, data: string): void {
+  /**
+   * Keystrokes from the human at the controls, in the order they came. Before each batch is
+   * written, the terminal's mode says whether it is a hidden answer (see hidden-input.ts):
+   * looked at first, so the Enter that ends a password read still counts as hidden.
+   */
+  input(id: string, data: string): Promise<void> {
     this.requireController(id);
     // The engine answers a dialect's cursor queries itself; the controller's terminal answers
     // them too (it sees them in the stream), and a second answer would arrive as typed keys.
     const keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
-    if (keys === '' || !this.control) return;
-    this.use.typed(keys);
-    this.shell.write(keys);
-    this.onInput.fire({ by: this.control, keys });
+    if (keys === '') return Promise.resolve();
+    const typed = this.typing.then(async () => {
+      const by = this.control;
+      if (by?.id !== id || !this.shell.alive) return;
+      const hidden = isHiddenInput(
+        await readLineMode(this.shell.ttyPath),
+        await this.shell.cursorLineText(),
+        this.use.typedLine,
+      );
+      if (this.control !== by) return;
+      this.use.typed(keys, hidden);
+      this.shell.write(keys);
+      this.onInput.fire({ by, keys, hidden });
+    });
+    this.typing = typed.catch(() => undefined);
+    return typed;
   }
 
   /** The controller's terminal size, kept until release. */
@@ -239,8 +299,13 @@ export class HumanControl {
     }
   }
 
-  private announce(): void {
-    this.onControl.fire(this.control);
+  private announce(cause: ControlChangeCause = {}): void {
+    this.cause = cause;
+    try {
+      this.onControl.fire(this.control);
+    } finally {
+      this.cause = {};
+    }
     this.shell.changed();
   }
 }

@@ -21,6 +21,8 @@ const NAMED_KEYS: Readonly<Record<string, string>> = {
 };
 /** Enough for any summary: the result line is cut to 500 characters anyway. */
 const MAX_ENTRIES = 64;
+/** What the summary says for a line typed with the echo off: that it was, never what. */
+export const HIDDEN_ANSWER = 'a hidden answer was typed';
 const MAX_LINE_CHARS = 1000;
 
 export class HumanUse {
@@ -30,10 +32,18 @@ export class HumanUse {
   private edited = false;
   /** Inside an escape sequence: 'esc' after ESC, 'csi' after ESC [, 'osc' after ESC ]. */
   private escape: 'esc' | 'csi' | 'osc' | null = null;
+  /** Hidden keys were typed on this line (not kept; only that they were). */
+  private hidden = false;
 
-  /** Keystrokes the human sent to the terminal. */
-  typed(data: string): void {
-    for (const char of data) this.key(char);
+  /**
+   * Keystrokes the human sent to the terminal. `hidden` keys (a password read with the echo
+   * off) are never kept: the line they make is summarised as a hidden answer.
+   */
+  typed(data: string, hidden = false): void {
+    for (const char of data) {
+      if (hidden) this.hiddenKey(char);
+      else this.key(char);
+    }
   }
 
   /** The human interrupted the foreground program from the page. */
@@ -43,11 +53,17 @@ export class HumanUse {
 
   /** Whether a typed line is still unfinished (it sits in the terminal's input buffer). */
   get pendingLine(): boolean {
-    return this.line !== '' || this.edited;
+    return this.line !== '' || this.edited || this.hidden;
+  }
+
+  /** What was typed visibly on the line being typed (hidden keys are not in it). */
+  get typedLine(): string {
+    return this.line;
   }
 
   /** Forgets the unfinished line (the terminal's line was cleared). */
   dropPendingLine(): void {
+    this.hidden = false;
     this.line = '';
     this.edited = false;
   }
@@ -60,6 +76,19 @@ export class HumanUse {
     const entries = this.entries;
     this.entries = [];
     return entries.length === 0 ? null : entries.join('; ');
+  }
+
+  private hiddenKey(char: string): void {
+    if (ENTER.has(char)) {
+      this.hidden = false;
+      this.line = '';
+      this.edited = false;
+      this.enter(HIDDEN_ANSWER);
+    } else if (char in NAMED_KEYS) {
+      this.hidden = false;
+      this.line = '';
+      this.enter(NAMED_KEYS[char] as string);
+    } else this.hidden = true;
   }
 
   private key(char: string): void {

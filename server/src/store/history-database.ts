@@ -47,6 +47,7 @@ interface ShellRecord {
   id: string;
   agent: string | null;
   owner: string | null;
+  owner_id: string | null;
   dialect: string;
   started_at: string;
   cols: number;
@@ -68,12 +69,14 @@ interface CallRecord {
   started_at: string;
   duration_ms: number;
   controller: string | null;
+  controller_token_id: string | null;
 }
 
 interface ControlRecord {
   at: string;
   kind: string;
   name: string;
+  token_id: string | null;
   keys_recorded: number;
 }
 
@@ -114,23 +117,24 @@ export class HistoryDatabase {
     migrate(this.db);
     this.statements = {
       upsertShell: this.db.prepare(`
-        INSERT INTO shells (id, agent, owner, dialect, started_at, cols, rows, last_exit_code,
-          last_seen_at, ended_at, ending_kind, ending_exit_code, ending_signal)
-        VALUES (@id, @agent, @owner, @dialect, @startedAt, @cols, @rows, @lastExitCode,
+        INSERT INTO shells (id, agent, owner, owner_id, dialect, started_at, cols, rows,
+          last_exit_code, last_seen_at, ended_at, ending_kind, ending_exit_code, ending_signal)
+        VALUES (@id, @agent, @owner, @ownerId, @dialect, @startedAt, @cols, @rows, @lastExitCode,
           @seenAt, @endedAt, @endingKind, @endingExitCode, @endingSignal)
         ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, owner = excluded.owner,
+          owner_id = excluded.owner_id,
           cols = excluded.cols, rows = excluded.rows, last_exit_code = excluded.last_exit_code,
           last_seen_at = excluded.last_seen_at, ended_at = excluded.ended_at,
           ending_kind = excluded.ending_kind, ending_exit_code = excluded.ending_exit_code,
           ending_signal = excluded.ending_signal`),
       insertCall: this.db.prepare(`
         INSERT OR REPLACE INTO calls (id, session_id, command, output, exit_code, outcome,
-          started_at, duration_ms, controller)
+          started_at, duration_ms, controller, controller_token_id)
         VALUES (@id, @sessionId, @command, @output, @exitCode, @outcome, @startedAt,
-          @durationMs, @controller)`),
+          @durationMs, @controller, @controllerTokenId)`),
       insertControl: this.db.prepare(`
-        INSERT INTO control_events (session_id, at, kind, name, keys_recorded)
-        VALUES (?, ?, ?, ?, ?)`),
+        INSERT INTO control_events (session_id, at, kind, name, token_id, keys_recorded)
+        VALUES (?, ?, ?, ?, ?, ?)`),
       insertAudit: this.db.prepare(`
         INSERT INTO auth_events (at, kind, token_id, name, role, scope, by_name, address,
           status, reason, method, url)
@@ -140,7 +144,7 @@ export class HistoryDatabase {
       shell: this.db.prepare('SELECT * FROM shells WHERE id = ?'),
       calls: this.db.prepare('SELECT * FROM calls WHERE session_id = ? ORDER BY started_at, rowid'),
       controls: this.db.prepare(
-        'SELECT at, kind, name, keys_recorded FROM control_events WHERE session_id = ? ORDER BY seq',
+        'SELECT at, kind, name, token_id, keys_recorded FROM control_events WHERE session_id = ? ORDER BY seq',
       ),
       audits: this.db.prepare('SELECT * FROM auth_events ORDER BY id DESC LIMIT ?'),
     };
@@ -180,6 +184,7 @@ export class HistoryDatabase {
       for (const { info, seenAt } of batch.shells) {
         this.statements.upsertShell.run({
           ...info,
+          ownerId: info.ownerId ?? null,
           seenAt,
           endingKind: info.ending?.kind ?? null,
           endingExitCode: info.ending?.exitCode ?? null,
@@ -187,7 +192,11 @@ export class HistoryDatabase {
         });
       }
       for (const call of batch.calls) {
-        this.statements.insertCall.run({ ...call, controller: call.controller ?? null });
+        this.statements.insertCall.run({
+          ...call,
+          controller: call.controller ?? null,
+          controllerTokenId: call.controllerTokenId ?? null,
+        });
       }
       for (const { sessionId, event } of batch.controls) {
         this.statements.insertControl.run(
@@ -195,6 +204,7 @@ export class HistoryDatabase {
           event.at,
           event.kind,
           event.name,
+          event.tokenId ?? null,
           event.keysRecorded ? 1 : 0,
         );
       }
@@ -223,6 +233,7 @@ export class HistoryDatabase {
       startedAt: row.started_at,
       durationMs: row.duration_ms,
       controller: row.controller,
+      controllerTokenId: row.controller_token_id,
     }));
   }
 
@@ -231,6 +242,7 @@ export class HistoryDatabase {
       at: row.at,
       kind: row.kind as ControlEvent['kind'],
       name: row.name,
+      tokenId: row.token_id,
       keysRecorded: row.keys_recorded === 1,
     }));
   }
@@ -273,6 +285,7 @@ function sessionOf(row: ShellRecord): SessionInfo {
     id: row.id,
     agent: row.agent,
     owner: row.owner,
+    ...(row.owner_id === null ? {} : { ownerId: row.owner_id }),
     dialect: row.dialect as SessionInfo['dialect'],
     state: 'ended',
     command: null,

@@ -69,6 +69,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Issue 13: who owns a person's shell (it is private to them), and the token id kept with
+    // every name that took the controls.
+    version: 2,
+    sql: `
+      ALTER TABLE shells ADD COLUMN owner_id TEXT;
+      ALTER TABLE calls ADD COLUMN controller_token_id TEXT;
+      ALTER TABLE control_events ADD COLUMN token_id TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -48,7 +48,7 @@ export class ShellRecorder {
   private controls: ControlEvent[] = [];
   private touched = true;
   /** The person at the controls while the current call ran (the last one who took them). */
-  private callController: string | null = null;
+  private callController: Viewer | null = null;
   private callRunning = false;
   private controller: Viewer | null = null;
   /** Output bytes gathered since the last drain, and whether a flush was asked for. */
@@ -88,16 +88,18 @@ export class ShellRecorder {
     this.subscriptions.add(
       shell.onCallStarted.on(({ command }) => {
         this.callRunning = true;
-        this.callController = this.controller?.name ?? null;
+        this.callController = this.controller;
         this.event('m', command);
       }),
     );
     this.subscriptions.add(
       shell.onCallFinished.on((call) => {
         this.callRunning = false;
+        const controller = this.callController ?? this.controller;
         this.calls.push({
           ...call,
-          controller: this.callController ?? this.controller?.name ?? null,
+          controller: controller?.name ?? null,
+          controllerTokenId: controller?.tokenId ?? null,
         });
         this.event('m', `end: ${call.command}`);
       }),
@@ -106,18 +108,21 @@ export class ShellRecorder {
       human.onControl.on((viewer) => {
         if (viewer?.id === this.controller?.id) return;
         // Handed straight to another person (a granted request): one lets go, the other takes.
-        if (this.controller !== null) this.control('release', this.controller.name);
+        if (this.controller !== null) this.control('release', this.controller);
         this.controller = viewer;
         if (viewer === null) return;
-        if (this.callRunning) this.callController = viewer.name;
-        this.control('take', viewer.name);
+        if (this.callRunning) this.callController = viewer;
+        this.control('take', viewer);
       }),
     );
-    this.subscriptions.add(
-      human.onInterrupt.on((viewer) => this.control('interrupt', viewer.name)),
-    );
+    this.subscriptions.add(human.onInterrupt.on((viewer) => this.control('interrupt', viewer)));
     if (recordKeystrokes) {
-      this.subscriptions.add(human.onInput.on(({ keys }) => this.event('i', keys)));
+      // A hidden answer (a password read with the echo off) never goes into the recording.
+      this.subscriptions.add(
+        human.onInput.on(({ keys, hidden }) => {
+          if (!hidden) this.event('i', keys);
+        }),
+      );
     }
     this.subscriptions.add(
       shell.onChange.on(() => {
@@ -165,11 +170,12 @@ export class ShellRecorder {
     this.events.push({ at: Date.now(), code, data });
   }
 
-  private control(kind: ControlEvent['kind'], name: string): void {
+  private control(kind: ControlEvent['kind'], who: Viewer): void {
     this.controls.push({
       at: new Date().toISOString(),
       kind,
-      name,
+      name: who.name,
+      tokenId: who.tokenId ?? null,
       keysRecorded: this.recordKeystrokes,
     });
     this.touched = true;

@@ -1,0 +1,33 @@
+/**
+ * Display names people see next to each other's actions (issue 13): a name may not hold
+ * characters that act instead of showing — control characters, bidi overrides and isolates
+ * (U+202E reversed a page's text), zero-width and other invisible format characters, line
+ * and paragraph separators, and the Hangul fillers that render as blanks — so a name is what
+ * it looks like, and every viewer sees the same thing.
+ */
+
+/** The longest display name, in characters (UTF-16 units, as the schema counts). */
+export const MAX_DISPLAY_NAME_CHARS = 60;
+
+/** Cc, Cf (bidi, zero-width, soft hyphen…), Zl, Zp, and the invisible Hangul fillers. */
+const REFUSED_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/u;
+
+/**
+ * The name as kept (trimmed, NFC), or why it is refused: a message naming the first refused
+ * character's code point.
+ */
+export function checkDisplayName(raw: string): { name: string } | { error: string } {
+  const name = raw.normalize('NFC').trim();
+  if (name === '') return { error: 'a name must have something other than white space' };
+  if (name.length > MAX_DISPLAY_NAME_CHARS) {
+    return { error: `a name may be at most ${MAX_DISPLAY_NAME_CHARS} characters long` };
+  }
+  const refused = REFUSED_CHARACTER.exec(name)?.[0];
+  if (refused !== undefined) {
+    const code = (refused.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+    return {
+      error: `a name may not hold control, bidi or invisible characters (U+${code} found)`,
+    };
+  }
+  return { name };
+}
