@@ -21,6 +21,7 @@ import type {
   WhoAmI,
 } from '../../shared/src/api.ts';
 import { apiError, type JumpseatApiError } from './errors.ts';
+import { sendRequest } from './http-request.ts';
 import { type LiveEvent, LiveWatch, type WatchOptions } from './watch.ts';
 
 export {
@@ -56,6 +57,11 @@ export interface JumpseatClientOptions {
   readonly token: string;
 }
 
+/**
+ * A call lasts as long as its command: the client has no timeout of its own (the server's
+ * deadline, `--timeout-ms`, ends a call). Give a signal (e.g. `AbortSignal.timeout(ms)`) to
+ * stop waiting sooner.
+ */
 export interface CallOptions {
   /** Aborting cancels the call on the server: the shell is reset and the result dropped. */
   readonly signal?: AbortSignal;
@@ -217,14 +223,14 @@ export class JumpseatClient {
   ): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.url}${path}`, {
+    const response = await sendRequest(new URL(`${this.url}${path}`), {
       method,
       headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       ...(signal === undefined ? {} : { signal }),
     });
-    const text = await response.text();
-    if (!response.ok) throw refusal(response.status, text);
+    const { text } = response;
+    if (response.status < 200 || response.status > 299) throw refusal(response.status, text);
     if (as === 'text') return text as T;
     // 204 No Content (closing, revoking) has no body.
     return (text === '' ? undefined : JSON.parse(text)) as T;

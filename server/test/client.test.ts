@@ -84,6 +84,37 @@ describe('JumpseatClient', () => {
     expect(await admin.bash('client-cancel', 'echo "${MARK:-unset}"')).toBe('unset');
   });
 
+  it("outlasts fetch's headers timeout: a call takes as long as its command", async () => {
+    // Node's fetch gives up on a reply whose headers take over 300 s (undici's default
+    // headersTimeout), which cut every long call and reset the shell. Shorten that default to
+    // 1 s in this process: a bare fetch now fails on a 2.5 s call; the client does not.
+    await server.request('/api/me', { token: server.adminToken }); // fetch sets its dispatcher up
+    const key = Symbol.for('undici.globalDispatcher.1');
+    const global = globalThis as unknown as Record<symbol, object>;
+    const saved = global[key];
+    if (saved === undefined) throw new Error('no global fetch dispatcher to shorten');
+    const Agent = saved.constructor as new (options: { headersTimeout: number }) => object;
+    global[key] = new Agent({ headersTimeout: 1000 });
+    try {
+      const bare = await fetch(`${server.origin}/api/agents/client-long-fetch/bash`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.adminToken}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ command: 'sleep 2.5; echo late' }),
+      }).catch((error: unknown) => error);
+      expect(bare).toBeInstanceOf(TypeError);
+      expect((bare as TypeError & { cause?: { code?: string } }).cause?.code).toBe(
+        'UND_ERR_HEADERS_TIMEOUT',
+      );
+      expect(await admin.bash('client-long', 'export KEPT=yes; sleep 2.5; echo late')).toBe('late');
+      expect(await admin.bash('client-long', 'echo "$KEPT"')).toBe('yes');
+    } finally {
+      global[key] = saved;
+    }
+  });
+
   it('throws a typed error for 400, 401, 403 and 404', async () => {
     const empty = await refusalOf(admin.bash('client-b', '  '));
     expect(empty).toBeInstanceOf(BadRequestError);
