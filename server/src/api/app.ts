@@ -46,6 +46,8 @@ export interface AppOptions {
   readonly metrics?: Metrics;
   /** The durable history; opened in `config.dataDir` when not given, closed with the app. */
   readonly history?: History;
+  /** How often a running MCP call with a progress token reports progress (tests shorten it). */
+  readonly mcpProgressIntervalMs?: number;
 }
 
 /**
@@ -96,7 +98,12 @@ export function buildApp(options: AppOptions) {
   app.register(websocketSupport);
   app.register(authHook, { tokens });
   app.register(agentApi, { tools });
-  app.register(mcpApi, { tools });
+  app.register(mcpApi, {
+    tools,
+    ...(options.mcpProgressIntervalMs === undefined
+      ? {}
+      : { progressIntervalMs: options.mcpProgressIntervalMs }),
+  });
   app.register(supervisorApi, { tools, history });
   app.register(historyApi, { history });
   const hub = new LiveHub(tools.registry, metrics);
