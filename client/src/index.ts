@@ -22,7 +22,7 @@ import type {
 } from '../../shared/src/api.ts';
 import { apiError, type JumpseatApiError } from './errors.ts';
 import { sendRequest } from './http-request.ts';
-import { type LiveEvent, LiveWatch, type WatchOptions } from './watch.ts';
+import type { LiveEvent, LiveWatch, WatchOptions } from './watch.ts';
 
 export {
   BadRequestError,
@@ -32,8 +32,9 @@ export {
   NotFoundError,
   UnauthorizedError,
 } from './errors.ts';
-export type { ConnectionEvent, LiveEvent, OutputEvent, WatchOptions } from './watch.ts';
-export { LiveWatch } from './watch.ts';
+// LiveWatch is a type here: watch() makes one, and its module (with `ws` and the live
+// protocol's validators) loads only then, so a tool-call-only program starts quickly.
+export type { ConnectionEvent, LiveEvent, LiveWatch, OutputEvent, WatchOptions } from './watch.ts';
 export type {
   CallInfo,
   ControlEvent,
@@ -151,6 +152,7 @@ export class JumpseatClient {
     options: WatchOptions = {},
   ): Promise<LiveWatch> {
     const url = `${this.url.replace(/^http/, 'ws')}/api/sessions/${encodeURIComponent(sessionId)}/live`;
+    const { LiveWatch } = await import('./watch.ts');
     const watch = new LiveWatch(url, this.#token, onEvent, options);
     await watch.open();
     return watch;

@@ -1,11 +1,7 @@
 /**
  * The TypeScript client, imported by its package name as a harness would, against a real
- * server; and its compiled form, imported by plain Node without tsx.
+ * server (its compiled form, from the packed tarball, in package.test.ts).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   BadRequestError,
   ForbiddenError,
@@ -18,8 +14,6 @@ import {
 } from 'jumpseat/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './support/http-server.ts';
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 let server: TestServer;
 let admin: JumpseatClient;
@@ -220,41 +214,5 @@ describe('JumpseatClient for shared shells', () => {
     const recording = await admin.recording(shell.id);
     expect(JSON.parse(recording.split('\n')[0] ?? '')).toMatchObject({ version: 2 });
     expect(recording).toContain('"title":"admin · bash"');
-  });
-});
-
-describe('jumpseat/client compiled to JavaScript', () => {
-  it('is importable by plain Node without tsx', () => {
-    // Inside the repository, so the compiled files find the package's dependencies (ws,
-    // typebox) in node_modules as an installed package would.
-    const cache = join(REPO, 'node_modules', '.cache');
-    mkdirSync(cache, { recursive: true });
-    const out = mkdtempSync(join(cache, 'jumpseat-client-build-'));
-    try {
-      execFileSync(
-        process.execPath,
-        [
-          join(REPO, 'node_modules/typescript/bin/tsc'),
-          '-p',
-          'client/tsconfig.build.json',
-          '--outDir',
-          out,
-        ],
-        { cwd: REPO },
-      );
-      const url = `file://${join(out, 'client/src/index.js')}`;
-      const printed = execFileSync(
-        process.execPath,
-        [
-          '--input-type=module',
-          '-e',
-          `const m = await import(${JSON.stringify(url)}); console.log(typeof m.JumpseatClient, typeof m.HumanControlError)`,
-        ],
-        { encoding: 'utf8' },
-      );
-      expect(printed).toBe('function function\n');
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
   });
 });

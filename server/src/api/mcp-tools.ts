@@ -17,9 +17,9 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import packageJson from '../../../package.json' with { type: 'json' };
 import type { Dialect } from '../../../shared/src/api.ts';
 import { JumpseatError } from '../errors.ts';
+import { PACKAGE_VERSION } from '../package-root.ts';
 import type { ToolService } from '../tool/tool-service.ts';
 import { type McpCaller, type McpCalls, McpShutdown } from './mcp-calls.ts';
 
@@ -59,7 +59,7 @@ function argumentChecks(tools: ToolService): Map<string, ArgumentCheck> {
 export function createMcpToolServer(options: McpToolsOptions): Server {
   const { tools } = options;
   const server = new Server(
-    { name: 'jumpseat', version: packageJson.version },
+    { name: 'jumpseat', version: PACKAGE_VERSION },
     { capabilities: { tools: {} } },
   );
   server.setRequestHandler('tools/list', () => ({ tools: listTools(tools) }));

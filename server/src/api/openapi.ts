@@ -7,7 +7,7 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import packageJson from '../../../package.json' with { type: 'json' };
+import { PACKAGE_DESCRIPTION, PACKAGE_VERSION } from '../package-root.ts';
 
 /** Registers the generator; must come before every route so it sees them all. */
 export const openApiGenerator = fp(
@@ -17,8 +17,8 @@ export const openApiGenerator = fp(
         openapi: '3.1.0',
         info: {
           title: 'jumpseat',
-          description: packageJson.description,
-          version: packageJson.version,
+          description: PACKAGE_DESCRIPTION,
+          version: PACKAGE_VERSION,
         },
         components: {
           securitySchemes: {
