@@ -68,7 +68,11 @@ export function buildApp(options: AppOptions) {
     routerOptions: { maxParamLength: MAX_URL_PARAM_CHARS },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
-  const metrics = options.metrics ?? new Metrics();
+  const metrics =
+    options.metrics ??
+    new Metrics({
+      maxTimeoutMs: Math.max(config.dialects.bash.timeoutMs, config.dialects.pwsh.timeoutMs),
+    });
   app.decorate('metrics', metrics);
   const observed = metrics.observe(tools);
   const logged = tools.onCallFinished((call) => app.log.info({ call }, 'call finished'));
