@@ -84,7 +84,7 @@ describe('GET /api/openapi.json', () => {
         '/healthz',
       ]),
     );
-    expect(doc.paths['/mcp']).toBeUndefined();
+    expect(Object.keys(doc.paths['/mcp'] ?? {}).sort()).toEqual(['delete', 'get', 'post']);
     expect(doc.paths['/api/agents/{agent}/{dialect}']?.post?.requestBody).toEqual({
       required: true,
       content: {
