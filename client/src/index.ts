@@ -22,7 +22,8 @@ import type {
   WhoAmI,
 } from '../../shared/src/api.ts';
 import { apiError, type JumpseatApiError } from './errors.ts';
-import { type LiveEvent, LiveWatch, type WatchOptions } from './watch.ts';
+import { sendRequest } from './http-request.ts';
+import type { LiveEvent, LiveWatch, WatchOptions } from './watch.ts';
 
 export {
   BadRequestError,
@@ -32,8 +33,9 @@ export {
   NotFoundError,
   UnauthorizedError,
 } from './errors.ts';
-export type { ConnectionEvent, LiveEvent, OutputEvent, WatchOptions } from './watch.ts';
-export { LiveWatch } from './watch.ts';
+// LiveWatch is a type here: watch() makes one, and its module (with `ws` and the live
+// protocol's validators) loads only then, so a tool-call-only program starts quickly.
+export type { ConnectionEvent, LiveEvent, LiveWatch, OutputEvent, WatchOptions } from './watch.ts';
 export type {
   CallInfo,
   ControlEvent,
@@ -58,6 +60,11 @@ export interface JumpseatClientOptions {
   readonly token: string;
 }
 
+/**
+ * A call lasts as long as its command: the client has no timeout of its own (the server's
+ * deadline, `--timeout-ms`, ends a call). Give a signal (e.g. `AbortSignal.timeout(ms)`) to
+ * stop waiting sooner.
+ */
 export interface CallOptions {
   /** Aborting cancels the call on the server: the shell is reset and the result dropped. */
   readonly signal?: AbortSignal;
@@ -147,6 +154,7 @@ export class JumpseatClient {
     options: WatchOptions = {},
   ): Promise<LiveWatch> {
     const url = `${this.url.replace(/^http/, 'ws')}/api/sessions/${encodeURIComponent(sessionId)}/live`;
+    const { LiveWatch } = await import('./watch.ts');
     const watch = new LiveWatch(url, this.#token, onEvent, options);
     await watch.open();
     return watch;
@@ -234,14 +242,14 @@ export class JumpseatClient {
   ): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.url}${path}`, {
+    const response = await sendRequest(new URL(`${this.url}${path}`), {
       method,
       headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       ...(signal === undefined ? {} : { signal }),
     });
-    const text = await response.text();
-    if (!response.ok) throw refusal(response.status, text);
+    const { text } = response;
+    if (response.status < 200 || response.status > 299) throw refusal(response.status, text);
     if (as === 'text') return text as T;
     // 204 No Content (closing, revoking) has no body.
     return (text === '' ? undefined : JSON.parse(text)) as T;

@@ -18,6 +18,7 @@ import {
   timed,
   timings,
 } from './bench-server.ts';
+import { cliBenchmarks } from './cli-bench.ts';
 import { liveBenchmarks } from './live-bench.ts';
 import { sandboxBenchmarks } from './sandbox-bench.ts';
 
@@ -133,6 +134,9 @@ async function main(): Promise<void> {
         `(median ${tool.toFixed(2)} ms vs ${baseline.toFixed(2)} ms)`,
       ),
     );
+
+    // 1a. The CLI: one `jumpseat exec` from a cold node process.
+    results.push(...(await cliBenchmarks(server)));
 
     // 1b. The same for pwsh, and the time to a new pwsh shell's first result.
     await pwshFigures(server, results);

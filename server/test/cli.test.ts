@@ -2,6 +2,7 @@
  * The `jumpseat` command as a user runs it: `serve` starts a real server, and `exec`,
  * `sessions` and `token create` talk to it from other processes.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,45 @@ describe('jumpseat exec', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     });
     const again = await jumpseat(['exec', '--agent', 'cli-a', 'pwd'], adminEnv);
     expect(again).toEqual({ status: 0, stdout: '/tmp\n', stderr: '' });
+  });
+
+  it("outlasts fetch's headers timeout: a call takes as long as its command", async () => {
+    // Node's fetch gives up after 300 s without reply headers; shortened to 1 s in the CLI's
+    // process by a preload, a 2.5 s call still completes, so no fetch default is in its way.
+    const preload = join(root, 'short-fetch-timeout.mjs');
+    writeFileSync(
+      preload,
+      [
+        "await fetch('data:,warm');",
+        "const key = Symbol.for('undici.globalDispatcher.1');",
+        'globalThis[key] = new globalThis[key].constructor({ headersTimeout: 1000 });',
+      ].join('\n'),
+    );
+    const run = await jumpseat(['exec', '--agent', 'cli-long', '--', 'sleep 2.5; echo late'], {
+      ...adminEnv,
+      NODE_OPTIONS: `--import=${preload}`,
+    });
+    expect(run).toEqual({ status: 0, stdout: 'late\n', stderr: '' });
+  });
+
+  it('curl: a call takes as long as its command (the server sets no request timeout)', async () => {
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(
+        'curl',
+        [
+          '-sS',
+          '-H',
+          `Authorization: Bearer ${adminEnv.JUMPSEAT_TOKEN}`,
+          '-H',
+          'Content-Type: application/json',
+          '-d',
+          '{"command":"sleep 2.5; echo late"}',
+          `${server.origin}/api/agents/cli-curl/bash`,
+        ],
+        (error, stdout) => (error === null ? resolve(stdout) : reject(error)),
+      );
+    });
+    expect(JSON.parse(output)).toEqual({ output: 'late' });
   });
 
   it('exits 125 while the command waits for input, and types the next exec into it', async () => {

@@ -1,11 +1,7 @@
 /**
  * The TypeScript client, imported by its package name as a harness would, against a real
- * server; and its compiled form, imported by plain Node without tsx.
+ * server (its compiled form, from the packed tarball, in package.test.ts).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   BadRequestError,
   ForbiddenError,
@@ -18,8 +14,6 @@ import {
 } from 'jumpseat/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './support/http-server.ts';
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 let server: TestServer;
 let admin: JumpseatClient;
@@ -82,6 +76,37 @@ describe('JumpseatClient', () => {
     controller.abort();
     await expect(call).rejects.toThrow(/abort/i);
     expect(await admin.bash('client-cancel', 'echo "${MARK:-unset}"')).toBe('unset');
+  });
+
+  it("outlasts fetch's headers timeout: a call takes as long as its command", async () => {
+    // Node's fetch gives up on a reply whose headers take over 300 s (undici's default
+    // headersTimeout), which cut every long call and reset the shell. Shorten that default to
+    // 1 s in this process: a bare fetch now fails on a 2.5 s call; the client does not.
+    await server.request('/api/me', { token: server.adminToken }); // fetch sets its dispatcher up
+    const key = Symbol.for('undici.globalDispatcher.1');
+    const global = globalThis as unknown as Record<symbol, object>;
+    const saved = global[key];
+    if (saved === undefined) throw new Error('no global fetch dispatcher to shorten');
+    const Agent = saved.constructor as new (options: { headersTimeout: number }) => object;
+    global[key] = new Agent({ headersTimeout: 1000 });
+    try {
+      const bare = await fetch(`${server.origin}/api/agents/client-long-fetch/bash`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.adminToken}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ command: 'sleep 2.5; echo late' }),
+      }).catch((error: unknown) => error);
+      expect(bare).toBeInstanceOf(TypeError);
+      expect((bare as TypeError & { cause?: { code?: string } }).cause?.code).toBe(
+        'UND_ERR_HEADERS_TIMEOUT',
+      );
+      expect(await admin.bash('client-long', 'export KEPT=yes; sleep 2.5; echo late')).toBe('late');
+      expect(await admin.bash('client-long', 'echo "$KEPT"')).toBe('yes');
+    } finally {
+      global[key] = saved;
+    }
   });
 
   it('throws a typed error for 400, 401, 403 and 404', async () => {
@@ -192,41 +217,5 @@ describe('JumpseatClient for shared shells', () => {
     const recording = await admin.recording(shell.id);
     expect(JSON.parse(recording.split('\n')[0] ?? '')).toMatchObject({ version: 2 });
     expect(recording).toContain('"title":"admin · bash"');
-  });
-});
-
-describe('jumpseat/client compiled to JavaScript', () => {
-  it('is importable by plain Node without tsx', () => {
-    // Inside the repository, so the compiled files find the package's dependencies (ws,
-    // typebox) in node_modules as an installed package would.
-    const cache = join(REPO, 'node_modules', '.cache');
-    mkdirSync(cache, { recursive: true });
-    const out = mkdtempSync(join(cache, 'jumpseat-client-build-'));
-    try {
-      execFileSync(
-        process.execPath,
-        [
-          join(REPO, 'node_modules/typescript/bin/tsc'),
-          '-p',
-          'client/tsconfig.build.json',
-          '--outDir',
-          out,
-        ],
-        { cwd: REPO },
-      );
-      const url = `file://${join(out, 'client/src/index.js')}`;
-      const printed = execFileSync(
-        process.execPath,
-        [
-          '--input-type=module',
-          '-e',
-          `const m = await import(${JSON.stringify(url)}); console.log(typeof m.JumpseatClient, typeof m.HumanControlError)`,
-        ],
-        { encoding: 'utf8' },
-      );
-      expect(printed).toBe('function function\n');
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
   });
 });

@@ -84,7 +84,7 @@ describe('GET /api/openapi.json', () => {
         '/healthz',
       ]),
     );
-    expect(doc.paths['/mcp']).toBeUndefined();
+    expect(Object.keys(doc.paths['/mcp'] ?? {}).sort()).toEqual(['delete', 'get', 'post']);
     expect(doc.paths['/api/agents/{agent}/{dialect}']?.post?.requestBody).toEqual({
       required: true,
       content: {
@@ -130,10 +130,13 @@ describe('GET /api/tools?format=', () => {
       { name: 'bash', description: DESCRIPTION, input_schema: INPUT },
     ]);
     expect(await bashOnly('openai')).toEqual([
-      { type: 'function', function: { name: 'bash', description: DESCRIPTION, parameters: INPUT } },
+      {
+        type: 'function',
+        function: { name: 'bash', description: DESCRIPTION, parameters: INPUT, strict: true },
+      },
     ]);
     expect(await bashOnly('openai-responses')).toEqual([
-      { type: 'function', name: 'bash', description: DESCRIPTION, parameters: INPUT },
+      { type: 'function', name: 'bash', description: DESCRIPTION, parameters: INPUT, strict: true },
     ]);
     expect(await bashOnly('json-schema')).toEqual([
       {

@@ -4,12 +4,16 @@
  */
 import { type Static, Type } from 'typebox';
 
-/** Agent ids as ARCHITECTURE.md defines them. */
-export const AGENT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
-export const AGENT_ID_REGEX = new RegExp(AGENT_ID_PATTERN);
+import { AGENT_ID_PATTERN, type Dialect, MAX_SHARE_SECONDS, type RoleName } from './vocabulary.ts';
 
-export const DIALECTS = ['bash', 'pwsh'] as const;
-export type Dialect = (typeof DIALECTS)[number];
+export {
+  AGENT_ID_PATTERN,
+  AGENT_ID_REGEX,
+  DIALECTS,
+  MAX_SHARE_SECONDS,
+  ROLES,
+} from './vocabulary.ts';
+export type { Dialect, RoleName };
 
 export const ToolCallBody = Type.Object(
   { command: Type.String({ description: 'The command to run.' }) },
@@ -195,9 +199,6 @@ export const ToolDefinition = Type.Object({
 });
 export type ToolDefinition = Static<typeof ToolDefinition>;
 
-export const ROLES = ['admin', 'operator', 'viewer', 'agent'] as const;
-export type RoleName = (typeof ROLES)[number];
-
 export const TokenRequest = Type.Object(
   {
     role: Type.Union([
@@ -234,9 +235,6 @@ export const HandOffRequest = Type.Object(
   { additionalProperties: false },
 );
 export type HandOffRequest = Static<typeof HandOffRequest>;
-
-/** Longest life a share link may be given (30 days), in seconds. */
-export const MAX_SHARE_SECONDS = 30 * 24 * 3600;
 
 /** `POST /api/sessions/:id/shares`: a link to this one shell, to watch or also to type. */
 export const ShareRequest = Type.Object(

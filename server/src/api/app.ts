@@ -48,6 +48,8 @@ export interface AppOptions {
   readonly metrics?: Metrics;
   /** The durable history; opened in `config.dataDir` when not given, closed with the app. */
   readonly history?: History;
+  /** How often a running MCP call with a progress token reports progress (tests shorten it). */
+  readonly mcpProgressIntervalMs?: number;
 }
 
 /**
@@ -68,7 +70,11 @@ export function buildApp(options: AppOptions) {
     routerOptions: { maxParamLength: MAX_URL_PARAM_CHARS },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
-  const metrics = options.metrics ?? new Metrics();
+  const metrics =
+    options.metrics ??
+    new Metrics({
+      maxTimeoutMs: Math.max(config.dialects.bash.timeoutMs, config.dialects.pwsh.timeoutMs),
+    });
   app.decorate('metrics', metrics);
   const observed = metrics.observe(tools);
   const logged = tools.onCallFinished((call) => app.log.info({ call }, 'call finished'));
@@ -101,7 +107,12 @@ export function buildApp(options: AppOptions) {
   app.register(authHook, { tokens, browsers, tickets });
   app.register(shellPrivacy, { tools, history });
   app.register(agentApi, { tools });
-  app.register(mcpApi, { tools });
+  app.register(mcpApi, {
+    tools,
+    ...(options.mcpProgressIntervalMs === undefined
+      ? {}
+      : { progressIntervalMs: options.mcpProgressIntervalMs }),
+  });
   app.register(supervisorApi, { tools, history });
   app.register(historyApi, { history });
   const hub = new LiveHub(tools.registry, metrics, { controlIdleMs: config.controlIdleMs });

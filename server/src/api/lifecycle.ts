@@ -2,6 +2,7 @@
  * Ties the engine's life to the server's: no new work once closing starts, every shell ended
  * when the server closes, and a health check that needs no token.
  */
+import type { Socket } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
@@ -14,8 +15,17 @@ export interface LifecycleOptions {
 
 const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (app, { tools }) => {
   let closing = false;
+  // Connections that never sent a request (a client's spare socket) are neither idle nor
+  // busy to Node: closing would wait on them until the headers timeout (60 s). They end here.
+  const silent = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    silent.add(socket);
+    socket.once('data', () => silent.delete(socket));
+    socket.once('close', () => silent.delete(socket));
+  });
   app.addHook('preClose', async () => {
     closing = true;
+    for (const socket of silent) socket.destroy();
   });
   // Requests on kept-alive connections still arrive while closing; refuse them in our shape.
   app.addHook('onRequest', async () => {

@@ -4,17 +4,28 @@
  * Cancelling a call (MCP `notifications/cancelled`, or its HTTP request closing) cancels it
  * exactly as a closed HTTP API request does: the shell is reset and the result discarded.
  */
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AGENT_ID_REGEX } from '../../../shared/src/api.ts';
 import type { Principal } from '../auth/principal.ts';
-import { JUMPSEAT_ERR_BAD_REQUEST, JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
+import {
+  JUMPSEAT_ERR_BAD_REQUEST,
+  JUMPSEAT_ERR_FORBIDDEN,
+  JUMPSEAT_ERR_NOT_FOUND,
+  JumpseatError,
+} from '../errors.ts';
 import type { ToolService } from '../tool/tool-service.ts';
-import type { McpCaller, McpSession } from './mcp-session.ts';
+import { type McpCaller, McpCalls, McpShutdown, PROGRESS_INTERVAL_MS } from './mcp-calls.ts';
+import type { McpSession } from './mcp-session.ts';
+import { foreignOrigin } from './request-origin.ts';
 import { AGENT_ID_RULE } from './schema-errors.ts';
+import { sendWebResponse, toWebRequest } from './web-exchange.ts';
 
 export interface McpApiOptions {
   readonly tools: ToolService;
+  /** How often a running call with a progress token reports progress (PROGRESS_INTERVAL_MS). */
+  readonly progressIntervalMs?: number;
 }
 
 /** The header an admin token names its agent with. */
@@ -29,10 +40,19 @@ const SESSION_SWEEP_MS = 60 * 1000;
 const MAX_SESSIONS = 1000;
 
 /** The MCP SDK (with zod) takes about half a second to load: only the first MCP request pays. */
-let sessionModule: Promise<typeof import('./mcp-session.ts')> | undefined;
-function loadSessionModule(): Promise<typeof import('./mcp-session.ts')> {
-  sessionModule ??= import('./mcp-session.ts');
-  return sessionModule;
+let mcpModules: Promise<McpModules> | undefined;
+interface McpModules {
+  readonly sdk: typeof import('@modelcontextprotocol/server');
+  readonly session: typeof import('./mcp-session.ts');
+  readonly tools: typeof import('./mcp-tools.ts');
+}
+function loadMcpModules(): Promise<McpModules> {
+  mcpModules ??= Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('./mcp-session.ts'),
+    import('./mcp-tools.ts'),
+  ]).then(([sdk, session, tools]) => ({ sdk, session, tools }));
+  return mcpModules;
 }
 
 /** JSON-RPC's answer to a session id we do not hold: the client must initialize anew. */
@@ -69,6 +89,11 @@ function callerOf(principal: Principal, request: FastifyRequest): McpCaller | st
 }
 
 function refuseNonCallers(principal: Principal, request: FastifyRequest): string | undefined {
+  // MCP: servers MUST validate Origin on every request (DNS rebinding, foreign pages).
+  const origin = foreignOrigin(request);
+  if (origin !== undefined) {
+    return `MCP request refused: origin ${JSON.stringify(origin)} is not this server`;
+  }
   const caller = callerOf(principal, request);
   return typeof caller === 'string' ? caller : undefined;
 }
@@ -85,8 +110,35 @@ function requestIds(body: unknown): (string | number)[] {
 }
 
 export const mcpApi = fp<McpApiOptions>(
-  async (app, { tools }) => {
+  async (app, { tools, progressIntervalMs }) => {
     const sessions = new Map<string, McpSession>();
+    const interval = progressIntervalMs ?? PROGRESS_INTERVAL_MS;
+    /** The calls of the 2026-07-28 exchanges (sessions keep their own). */
+    const modernCalls = new McpCalls();
+    /** Who each modern exchange acts for, found by the SDK's factory through its Request. */
+    const callers = new WeakMap<Request, McpCaller>();
+    let modern: McpHttpHandler | undefined;
+
+    async function modernHandler(): Promise<McpHttpHandler> {
+      const { sdk, tools: mcpTools } = await loadMcpModules();
+      modern ??= sdk.createMcpHandler(
+        (context) => {
+          const caller =
+            context.requestInfo === undefined ? undefined : callers.get(context.requestInfo);
+          if (caller === undefined) throw new Error('an MCP exchange without a caller');
+          return mcpTools.createMcpToolServer({
+            caller,
+            tools,
+            calls: modernCalls,
+            progressIntervalMs: interval,
+          });
+        },
+        // 2025-era traffic is served by the sessions below (they keep notifications/cancelled
+        // working across requests); this handler answers only the per-request revision.
+        { legacy: 'reject', onerror: (error) => app.log.debug({ err: error }, 'MCP') },
+      );
+      return modern;
+    }
 
     const sweep = setInterval(() => {
       const now = Date.now();
@@ -126,6 +178,21 @@ export const mcpApi = fp<McpApiOptions>(
       const caller = callerOf(principal, request);
       if (typeof caller === 'string') throw new JumpseatError(JUMPSEAT_ERR_FORBIDDEN, caller);
 
+      // The request's connection closing before the answer cancels what it carried.
+      const gone = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) gone.abort(new Error('the client closed the request'));
+      });
+      const webRequest = toWebRequest(request, gone.signal);
+      const { sdk, session: sessionModule } = await loadMcpModules();
+
+      if (request.method === 'POST' && !(await sdk.isLegacyRequest(webRequest, request.body))) {
+        callers.set(webRequest, caller);
+        const handler = await modernHandler();
+        await sendWebResponse(reply, await handler.fetch(webRequest, { parsedBody: request.body }));
+        return;
+      }
+
       let session: McpSession;
       if (request.headers[SESSION_HEADER] !== undefined) {
         const found = sessionFor(request, caller);
@@ -136,19 +203,15 @@ export const mcpApi = fp<McpApiOptions>(
         session = found;
       } else {
         // No session yet: only `initialize` may come; the SDK answers anything else itself.
-        const { McpSession } = await loadSessionModule();
-        session = new McpSession(caller, tools);
+        session = new sessionModule.McpSession(caller, tools, interval);
         await session.connect();
       }
 
       const ids = request.method === 'POST' ? requestIds(request.body) : [];
-      const gone = new Error('the client closed the request');
-      const cancelIfGone = (): void => {
-        if (!reply.raw.writableFinished) for (const id of ids) session.cancel(id, gone);
-      };
-      reply.raw.on('close', cancelIfGone);
-      reply.hijack();
-      await session.handle(request.raw, reply.raw, request.body);
+      gone.signal.addEventListener('abort', () => {
+        for (const id of ids) session.cancel(id, gone.signal.reason as Error);
+      });
+      const response = await session.handle(webRequest, request.body);
 
       const id = session.id;
       if (id !== undefined && !sessions.has(id) && request.headers[SESSION_HEADER] === undefined) {
@@ -158,6 +221,7 @@ export const mcpApi = fp<McpApiOptions>(
         await session.close();
       }
       if (request.method === 'DELETE' && id !== undefined) sessions.delete(id);
+      await sendWebResponse(reply, response);
     }
 
     const config = { refuse: refuseNonCallers };
@@ -175,17 +239,31 @@ export const mcpApi = fp<McpApiOptions>(
         }),
     );
 
+    // No OAuth here: tokens are minted by jumpseat (POST /api/tokens). A 401 at the discovery
+    // documents would send token-less MCP clients into an OAuth flow; 404 says "none".
+    app.get(
+      '/.well-known/*',
+      { config: { public: true }, schema: { hide: true } },
+      async (request) => {
+        throw new JumpseatError(
+          JUMPSEAT_ERR_NOT_FOUND,
+          `${request.url.split('?')[0] ?? request.url}: jumpseat has no OAuth or other discovery documents; send "Authorization: Bearer <token>" (a token from POST /api/tokens or jumpseat token create)`,
+        );
+      },
+    );
+
     app.addHook('preClose', async () => {
       clearInterval(sweep);
-      if (sessions.size === 0) return;
-      // Calls answer "shutting down" rather than vanish; then the sessions end.
-      const { McpShutdown } = await loadSessionModule();
+      // Calls answer "shutting down" rather than vanish; then the sessions and their streams
+      // end, before the server waits for its connections to close.
       const shutdown = new McpShutdown('jumpseat is shutting down; the call was cancelled');
-      await Promise.all([...sessions.values()].map((session) => session.endCalls(shutdown)));
-    });
-    app.addHook('onClose', async () => {
+      await Promise.all([
+        modernCalls.endAll(shutdown),
+        ...[...sessions.values()].map((session) => session.endCalls(shutdown)),
+      ]);
       await Promise.all([...sessions.values()].map((session) => session.close()));
       sessions.clear();
+      await modern?.close();
     });
   },
   {

@@ -2,7 +2,9 @@
  * The tool definitions in the shapes model APIs take them, so a harness can pass
  * `GET /api/tools?format=…` to its provider unchanged: Anthropic's Messages API `tools`,
  * OpenAI's Chat Completions `tools` (and its Responses API's flatter variant), or one plain
- * JSON Schema document per tool.
+ * JSON Schema document per tool. The OpenAI shapes are `strict` (the Responses API requires
+ * the field; our schemas meet strict mode's rules: every property required, no others).
+ * tool-formats.test.ts type-checks each against its provider's official SDK types.
  */
 import type { ToolDefinition, ToolFormat } from '../../../shared/src/api.ts';
 
@@ -19,7 +21,7 @@ export function formatTools(definitions: ToolDefinition[], format: ToolFormat): 
     case 'openai':
       return definitions.map(({ name, description, input_schema }) => ({
         type: 'function',
-        function: { name, description, parameters: input_schema },
+        function: { name, description, parameters: input_schema, strict: true },
       }));
     case 'openai-responses':
       return definitions.map(({ name, description, input_schema }) => ({
@@ -27,6 +29,7 @@ export function formatTools(definitions: ToolDefinition[], format: ToolFormat): 
         name,
         description,
         parameters: input_schema,
+        strict: true,
       }));
     case 'json-schema':
       return definitions.map(({ name, description, input_schema }) => ({

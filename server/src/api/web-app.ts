@@ -7,16 +7,16 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { escapeHtml, htmlPage } from './html-page.ts';
 
 /** Where `vite build` writes (vite.config.ts). */
-export const WEB_APP_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
+export const WEB_APP_DIR = join(PACKAGE_ROOT, 'dist', 'web');
 
 /** A Host header that can go into a CSP source expression as is (name or IP, and a port). */
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d+)?$|^\[[0-9A-Fa-f:.]+\](:\d+)?$/;

@@ -4,7 +4,7 @@
  * code for each special ending.
  */
 import { constants } from 'node:os';
-import { DIALECTS } from '../../../shared/src/api.ts';
+import { DIALECTS } from '../../../shared/src/vocabulary.ts';
 import { resetLine } from '../tool/contract-text.ts';
 
 /** The deadline ended the call (as `timeout(1)` does). */

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { JumpseatApiError, type SessionInfo } from '../../../client/src/index.ts';
-import { DIALECTS, type Dialect } from '../../../shared/src/api.ts';
+import { DIALECTS, type Dialect } from '../../../shared/src/vocabulary.ts';
 import { parseFlagError } from '../config/parse-flag-error.ts';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, UsageError } from './connection.ts';
 import { exitStatusOf } from './exit-status.ts';

@@ -3,7 +3,7 @@
  * printed alone on a line), list a shell's links, revoke one.
  */
 import type { JumpseatClient } from '../../../client/src/index.ts';
-import { MAX_SHARE_SECONDS } from '../../../shared/src/api.ts';
+import { MAX_SHARE_SECONDS } from '../../../shared/src/vocabulary.ts';
 import { CONNECTION_HELP, UsageError } from './connection.ts';
 import { textTable } from './text-table.ts';
 

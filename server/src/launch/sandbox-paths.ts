@@ -5,30 +5,9 @@
  * workspaces. Tools installed under the home and on PATH (pyenv, .NET global tools such as
  * pwsh) are shown again read-only, so the shell finds the programs the server's user has.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/**
- * The directory holding the server's package.json (its source, dist and node_modules): the
- * nearest one above this module, whether it runs from the TypeScript source or compiled.
- */
-export const PACKAGE_ROOT = packageRootOf(dirname(fileURLToPath(import.meta.url)));
-
-function isOurPackage(manifest: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'jumpseat';
-  } catch {
-    return false;
-  }
-}
-
-function packageRootOf(start: string): string {
-  for (let dir = start; ; dir = dirname(dir)) {
-    if (isOurPackage(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) return start;
-  }
-}
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.ts';
 
 /** System directories under which the host's own sockets live (D-Bus, container runtimes). */
 const RUNTIME_DIRS = ['/run', '/var/run'];

@@ -5,17 +5,60 @@
  * process (tests) count apart.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Dialect, SessionInfo } from '../../../shared/src/api.ts';
+import {
+  CALL_OUTCOMES,
+  DIALECTS,
+  SESSION_STATES,
+  type SessionInfo,
+} from '../../../shared/src/api.ts';
+import { DEFAULT_TIMEOUT_MS } from '../config/config.ts';
 import type { Disposable } from '../pty/disposable.ts';
-import type { FinishedCall } from '../tool/tool-service.ts';
+import type { CallEndKind, FinishedCall } from '../tool/tool-service.ts';
 
 /**
- * Seconds. A call takes from a millisecond (`true`) to the 300 s default timeout; the buckets
- * cover that range roughly evenly on a log scale, ending at the default timeout.
+ * Seconds. A call takes from a millisecond (`true`) to its timeout (300 s by default); these
+ * cover that range roughly evenly on a log scale. callDurationBuckets adds buckets past the
+ * largest configured timeout, so a timed-out call (which answers a little after its deadline)
+ * lands in a bucket of its own rather than in +Inf.
  */
 const CALL_DURATION_BUCKETS_S = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
 ];
+/** A timed-out call answers after its deadline (the tree is ended first): headroom for it. */
+const TIMEOUT_OVERSHOOT = 1.1;
+
+/** The buckets for calls whose longest deadline is `maxTimeoutMs`: doubling past it. */
+export function callDurationBuckets(maxTimeoutMs: number): number[] {
+  const limit = (maxTimeoutMs / 1000) * TIMEOUT_OVERSHOOT;
+  const buckets = CALL_DURATION_BUCKETS_S.filter((bucket) => bucket < limit);
+  let last = buckets.at(-1) ?? 1;
+  while (last <= limit) {
+    last *= 2;
+    buckets.push(last);
+  }
+  return buckets;
+}
+
+/**
+ * prom-client's default gauges named `*_total` (`nodejs_active_handles_total`, …): promtool
+ * refuses `_total` on anything but a counter, and each has a labelled gauge without the
+ * suffix (`nodejs_active_handles{type}`) that says the same and more.
+ */
+const TOTAL_NAMED_GAUGES = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** Shell states the engine's live shells can be in (`ended` is history's, never live). */
+const LIVE_STATES = SESSION_STATES.filter((state) => state !== 'ended');
+/** How a call can end, as counted here. */
+const CALL_ENDS: readonly CallEndKind[] = [...CALL_OUTCOMES, 'refused', 'error'];
+
+export interface MetricsOptions {
+  /** The largest per-call timeout configured (ms), so the duration buckets go past it. */
+  readonly maxTimeoutMs?: number;
+}
 
 /** What the metrics read at scrape time: every shell the engine knows. */
 export interface MetricsSource {
@@ -31,10 +74,11 @@ export class Metrics {
   private readonly bytes: Counter;
   private readonly resyncs: Counter;
 
-  constructor() {
+  constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
     const metrics = this;
     collectDefaultMetrics({ register: this.registry });
+    for (const name of TOTAL_NAMED_GAUGES) this.registry.removeSingleMetric(name);
     this.calls = new Counter({
       name: 'jumpseat_calls_total',
       help: 'Tool calls by dialect and outcome (completed, timeout, waiting_input, shell_exit, cancelled, refused, error).',
@@ -45,7 +89,7 @@ export class Metrics {
       name: 'jumpseat_call_duration_seconds',
       help: 'Duration of tool calls that ran, from the start of their turn to their result.',
       labelNames: ['dialect', 'outcome'],
-      buckets: CALL_DURATION_BUCKETS_S,
+      buckets: callDurationBuckets(options.maxTimeoutMs ?? DEFAULT_TIMEOUT_MS),
       registers,
     });
     new Gauge({
@@ -54,20 +98,17 @@ export class Metrics {
       labelNames: ['dialect', 'state'],
       registers,
       collect() {
-        this.reset();
-        const counts = new Map<string, { dialect: Dialect; state: string; count: number }>();
+        // Every dialect and state, 0 included, so a state never vanishes from a graph.
+        const counts = new Map<string, number>();
         for (const session of metrics.sessions()) {
           const key = `${session.dialect} ${session.state}`;
-          const entry = counts.get(key) ?? {
-            dialect: session.dialect,
-            state: session.state,
-            count: 0,
-          };
-          entry.count += 1;
-          counts.set(key, entry);
+          counts.set(key, (counts.get(key) ?? 0) + 1);
         }
-        for (const { dialect, state, count } of counts.values())
-          this.set({ dialect, state }, count);
+        for (const dialect of DIALECTS) {
+          for (const state of LIVE_STATES) {
+            this.set({ dialect, state }, counts.get(`${dialect} ${state}`) ?? 0);
+          }
+        }
       },
     });
     new Gauge({
@@ -78,6 +119,15 @@ export class Metrics {
         this.set(metrics.sessions().reduce((sum, session) => sum + session.viewers, 0));
       },
     });
+    // Every dialect and outcome reads 0 before its first call.
+    for (const dialect of DIALECTS) {
+      for (const outcome of CALL_ENDS) {
+        this.calls.inc({ dialect, outcome }, 0);
+        if (outcome !== 'refused' && outcome !== 'error') {
+          this.callDuration.zero({ dialect, outcome });
+        }
+      }
+    }
     this.bytes = new Counter({
       name: 'jumpseat_streamed_bytes_total',
       help: 'Terminal output bytes sent to live viewers (each viewer counts).',

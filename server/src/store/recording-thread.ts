@@ -9,13 +9,21 @@ import type {
   ToRecordingThread,
 } from './recording-messages.ts';
 
-const WORKER_URL = new URL('./recording-worker.ts', import.meta.url).href;
 /**
- * The server runs its TypeScript through tsx, and a worker does not inherit the loader: the
- * thread registers tsx (resolved from here, wherever the server was started) before loading.
+ * Compiled (an installed package, `npm start`), the worker is plain JavaScript beside this
+ * file. Run as TypeScript through tsx (tests, `node --import tsx server/src/main.ts`), a
+ * worker does not inherit the loader: the thread registers tsx (resolved from here) first.
  */
-const TSX_API_URL = import.meta.resolve('tsx/esm/api');
-const BOOTSTRAP = `import(${JSON.stringify(TSX_API_URL)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+const COMPILED = import.meta.url.endsWith('.js');
+
+function startWorker(data: RecordingThreadData): Worker {
+  if (COMPILED)
+    return new Worker(new URL('./recording-worker.js', import.meta.url), { workerData: data });
+  const workerUrl = new URL('./recording-worker.ts', import.meta.url).href;
+  const tsxApiUrl = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsxApiUrl)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: data });
+}
 
 export class RecordingThread {
   private readonly worker: Worker;
@@ -24,7 +32,7 @@ export class RecordingThread {
   private gone = false;
 
   constructor(data: RecordingThreadData, onError: (message: string) => void) {
-    this.worker = new Worker(BOOTSTRAP, { eval: true, workerData: data });
+    this.worker = startWorker(data);
     // Never what keeps the process alive: close() waits for it when it matters.
     this.worker.unref();
     this.worker.on('message', (message: FromRecordingThread) => {

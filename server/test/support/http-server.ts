@@ -40,6 +40,8 @@ export interface TestServerOptions {
   readonly dataDir?: string;
   /** The environment shells inherit, and where pwsh is looked for (the server's otherwise). */
   readonly shellEnv?: NodeJS.ProcessEnv;
+  /** How often a running MCP call reports progress (AppOptions.mcpProgressIntervalMs). */
+  readonly mcpProgressIntervalMs?: number;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -70,6 +72,9 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ),
     tokens,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.mcpProgressIntervalMs === undefined
+      ? {}
+      : { mcpProgressIntervalMs: options.mcpProgressIntervalMs }),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

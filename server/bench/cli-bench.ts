@@ -1,0 +1,39 @@
+/**
+ * `jumpseat exec` round trip: the compiled CLI started as a user starts it (`node
+ * bin/jumpseat.js exec …`), one trivial call, against a bare `node -e "fetch(…)"` of the same
+ * server, in the same run. Target: at most 0.4 s on this machine (issue 16); the ratio says
+ * how much of it is jumpseat's own.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { median, report, type Server, timings } from './bench-server.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/jumpseat.js', import.meta.url));
+const RUNS = 15;
+/** Issue 16's target for one `jumpseat exec` round trip, in ms. */
+const EXEC_TARGET_MS = 400;
+
+function run(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { env }, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+export async function cliBenchmarks(server: Server): Promise<boolean[]> {
+  const env = { ...process.env, JUMPSEAT_URL: server.url, JUMPSEAT_TOKEN: server.token };
+  const exec = [BIN, 'exec', '--agent', 'bench-cli', '--', 'true'];
+  await run(exec, env); // the shell starts, and a stale build is rebuilt, outside the timing
+  const execTimes = await timings(RUNS, () => run(exec, env));
+  const fetchScript = `await fetch(${JSON.stringify(`${server.url}/api/agents/bench-cli/bash`)}, { method: 'POST', headers: { authorization: 'Bearer ${server.token}', 'content-type': 'application/json' }, body: '{"command":"true"}' }).then((r) => r.text())`;
+  const bareTimes = await timings(RUNS, () => run(['--input-type=module', '-e', fetchScript], env));
+  const execMs = median(execTimes);
+  const bareMs = median(bareTimes);
+  return [
+    report(
+      'jumpseat exec round trip vs the 0.4 s target',
+      execMs / EXEC_TARGET_MS,
+      1,
+      `(median ${execMs.toFixed(0)} ms; a bare node fetch of the same call ${bareMs.toFixed(0)} ms, ratio ${(execMs / bareMs).toFixed(2)})`,
+    ),
+  ];
+}

@@ -1,0 +1,208 @@
+/**
+ * The package as a user gets it: `npm pack`, then `npm i ./jumpseat-*.tgz` in an empty
+ * folder, then `npx jumpseat serve`, `npx jumpseat exec` and `import { JumpseatClient } from
+ * 'jumpseat/client'` (type-checked, then run) from there. Slow by nature (npm builds the
+ * native addons of the install), so it is one file with one install.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+/** Packing (a stale web build included) and installing (node-pty, better-sqlite3 compile). */
+const INSTALL_DEADLINE_MS = 540_000;
+const START_DEADLINE_MS = 30_000;
+
+let work: string;
+let app: string;
+let tarball: string;
+let serving: ChildProcess | undefined;
+let origin: string;
+
+/** Our environment without npm's per-run settings (a nested npm would inherit them). */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('npm_') && !name.startsWith('JUMPSEAT_'),
+    ),
+  );
+  return { ...env, ...extra };
+}
+
+interface Run {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      args,
+      { cwd, env, timeout: INSTALL_DEADLINE_MS, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        resolve({ status, stdout, stderr });
+      },
+    );
+  });
+}
+
+async function mustRun(file: string, args: readonly string[], cwd: string): Promise<Run> {
+  const result = await run(file, args, cwd);
+  if (result.status !== 0) {
+    throw new Error(`${file} ${args.join(' ')} failed (${result.status}):\n${result.stderr}`);
+  }
+  return result;
+}
+
+function startServing(): Promise<string> {
+  const child = spawn('npx', ['jumpseat', 'serve', '--port', '0', '--data-dir', 'data'], {
+    cwd: app,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serving = child;
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(
+      () => reject(new Error(`jumpseat serve did not start:\n${output}`)),
+      START_DEADLINE_MS,
+    );
+    const read = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /jumpseat listening on (http:\/\/\S+?)\/?\n/.exec(output);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', (code) => reject(new Error(`jumpseat serve exited ${code}:\n${output}`)));
+  });
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'jumpseat-package-'));
+  const packed = await mustRun('npm', ['pack', '--silent', '--pack-destination', work], REPO);
+  tarball = join(work, packed.stdout.trim().split('\n').pop() ?? '');
+  app = join(work, 'app');
+  await mustRun('mkdir', [app], work);
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({
+      name: 'jumpseat-user',
+      private: true,
+      type: 'module',
+      allowScripts: { 'node-pty': true, 'better-sqlite3': true },
+    }),
+  );
+  await mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app);
+  origin = await startServing();
+}, INSTALL_DEADLINE_MS + START_DEADLINE_MS);
+
+afterAll(async () => {
+  if (serving?.exitCode === null) {
+    const exited = new Promise((resolve) => serving?.once('exit', resolve));
+    serving.kill('SIGTERM');
+    await exited;
+  }
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('ships the compiled server, CLI, client with types and web app, and no tests or sources', async () => {
+    const listed = (await mustRun('tar', ['tzf', tarball], work)).stdout.trim().split('\n');
+    for (const needed of [
+      'package/bin/jumpseat.js',
+      'package/dist/server/src/main.js',
+      'package/dist/server/src/cli/bin.js',
+      'package/dist/server/src/store/recording-worker.js',
+      'package/dist/client/src/index.js',
+      'package/dist/client/src/index.d.ts',
+      'package/dist/web/index.html',
+      'package/README.md',
+    ]) {
+      expect(listed).toContain(needed);
+    }
+    const unwanted = listed.filter((path) =>
+      /\.test\.|\.ts$(?<!\.d\.ts)|^package\/(e2e|server|client|shared|web|scripts)\/|\.png$/.test(
+        path,
+      ),
+    );
+    expect(unwanted).toEqual([]);
+  });
+
+  it('installs without a TypeScript runtime', () => {
+    expect(existsSync(join(app, 'node_modules', 'jumpseat', 'dist', 'server', 'src'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules', 'tsx'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules', 'typescript'))).toBe(false);
+  });
+
+  it('npx jumpseat exec runs a call on npx jumpseat serve', async () => {
+    const result = await run(
+      'npx',
+      ['jumpseat', 'exec', '--url', origin, '--agent', 'pkg-cli', '--', 'echo hi; (exit 3)'],
+      app,
+      cleanEnv({ JUMPSEAT_DATA_DIR: join(app, 'data') }),
+    );
+    expect([result.status, result.stdout]).toEqual([3, 'hi\n[exit code: 3]\n']);
+  });
+
+  it("import { JumpseatClient } from 'jumpseat/client' type-checks and runs", async () => {
+    const program = [
+      "import { JumpseatClient, type CallOptions } from 'jumpseat/client';",
+      'const options: CallOptions = { signal: AbortSignal.timeout(60_000) };',
+      'const client = new JumpseatClient({ url: process.argv[2] ?? "", token: process.argv[3] ?? "" });',
+      "const output: string = await client.bash('pkg-client', 'echo typed', options);",
+      'console.log(output);',
+    ].join('\n');
+    writeFileSync(join(app, 'use-client.ts'), program);
+    writeFileSync(
+      join(app, 'misuse-client.ts'),
+      "import { JumpseatClient } from 'jumpseat/client';\nconst n: number = await new JumpseatClient({ url: '', token: '' }).bash('a', 'b');\nconsole.log(n);\n",
+    );
+    const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+    const flags = [
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2022',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--typeRoots',
+      join(REPO, 'node_modules', '@types'),
+      '--types',
+      'node',
+    ];
+    const good = await run(process.execPath, [tsc, ...flags, 'use-client.ts'], app);
+    expect([good.status, good.stdout]).toEqual([0, '']);
+    // The types are real: a wrong use is an error, not an `any`.
+    const bad = await run(process.execPath, [tsc, ...flags, 'misuse-client.ts'], app);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stdout).toContain("Type 'string' is not assignable to type 'number'");
+
+    writeFileSync(
+      join(app, 'use-client.mjs'),
+      program
+        .replace(', type CallOptions', '')
+        .replace(': CallOptions', '')
+        .replace(': string', ''),
+    );
+    const token = readFileSync(join(app, 'data', 'admin-token'), 'utf8').trim();
+    const ran = await run(process.execPath, ['use-client.mjs', origin, token], app);
+    expect([ran.status, ran.stdout, ran.stderr]).toEqual([0, 'typed\n', '']);
+  });
+});
