@@ -99,6 +99,8 @@ export const SessionInfo = Type.Object({
   ]),
   command: Nullable(Type.String()),
   since: Nullable(Type.String({ description: 'ISO time the current command started' })),
+  /** ISO time the shell entered its current state (a wait for input is timed from it). */
+  stateSince: Type.Optional(Type.String()),
   lastExitCode: Nullable(Type.Integer()),
   pid: Nullable(Type.Integer()),
   cols: Type.Integer(),
@@ -280,6 +282,17 @@ export const WhoAmI = Type.Object({
   canControl: Type.Boolean(),
 });
 export type WhoAmI = Static<typeof WhoAmI>;
+
+/** `GET /api/settings`: what the web app needs to know of the server's configuration. */
+export const WebSettings = Type.Object({
+  /** A shell waiting for input longer than this is marked "needs a human". */
+  needsHumanAfterMs: Type.Integer(),
+  /** `--public-url` (ending in `/`); null when people reach the server at its own address. */
+  publicUrl: Nullable(Type.String()),
+  /** The server's clock (ISO), so a page can time waits on the server's clock. */
+  serverTime: Type.String(),
+});
+export type WebSettings = Static<typeof WebSettings>;
 
 /** `PUT /api/me/name`: the display name others see. */
 export const NameRequest = Type.Object(

@@ -111,6 +111,8 @@ export class Shell {
   readonly onCallFinished = new Emitter<CallInfo>();
   readonly onResize = new Emitter<{ cols: number; rows: number }>();
   private stateValue: SessionState = 'starting';
+  /** When `stateValue` last changed: the web app times a wait for input from it. */
+  private stateSinceValue = new Date();
   private readonly pty: PtyProcess;
   private readonly scanner: MarkScanner;
   /** Set for dialects whose shell asks where the cursor is (see ShellDialect). */
@@ -389,6 +391,7 @@ export class Shell {
       state: this.human.controller && this.alive ? 'human_control' : this.stateValue,
       command: this.foreground?.command ?? null,
       since: this.foreground?.since.toISOString() ?? null,
+      stateSince: this.stateSinceValue.toISOString(),
       lastExitCode: this.lastExitCode,
       pid: this.alive ? this.pty.pid : null,
       cols: this.size.cols,
@@ -718,6 +721,7 @@ export class Shell {
   private setState(state: SessionState): void {
     if (this.stateValue === state || this.stateValue === 'exited') return;
     this.stateValue = state;
+    this.stateSinceValue = new Date();
     if (state === 'exited') {
       this.endedAtValue = new Date();
       this.human.shellExited();
