@@ -142,11 +142,19 @@ export type CallInfo = Static<typeof CallInfo>;
 export const SESSION_LIST_STATES = ['live', 'ended', 'all'] as const;
 export type SessionListState = (typeof SESSION_LIST_STATES)[number];
 
-/** `GET /api/sessions/:id/events`: who took, released or interrupted a shell, and when. */
+/**
+ * `GET /api/sessions/:id/events`: who took, released or interrupted a shell, and when; and
+ * when a person's shell was handed to an agent (`hand_off`, `name` being the agent's id).
+ */
 export const ControlEvent = Type.Object({
   at: Type.String(),
-  kind: Type.Union([Type.Literal('take'), Type.Literal('release'), Type.Literal('interrupt')]),
-  /** The person's display name. */
+  kind: Type.Union([
+    Type.Literal('take'),
+    Type.Literal('release'),
+    Type.Literal('interrupt'),
+    Type.Literal('hand_off'),
+  ]),
+  /** The person's display name (for `hand_off`, the agent's id). */
   name: Type.String(),
   /** Their keystrokes went into the recording (the server records them only when configured). */
   keysRecorded: Type.Boolean(),

@@ -119,9 +119,13 @@ export class ShellRecorder {
     if (recordKeystrokes) {
       this.subscriptions.add(human.onInput.on(({ keys }) => this.event('i', keys)));
     }
+    let agent = info.agent;
     this.subscriptions.add(
       shell.onChange.on(() => {
         this.touched = true;
+        // A person's shell handed to an agent: part of the story its timeline tells.
+        if (agent === null && shell.agent !== null) this.control('hand_off', shell.agent);
+        agent = shell.agent;
       }),
     );
   }
