@@ -10,8 +10,6 @@ export type NoticeTone = 'info' | 'warning' | 'error';
 /** How long a notice stays in the status line. */
 const NOTICE_MS = 6000;
 
-const ICONS: Record<NoticeTone, string> = { info: 'ℹ', warning: '⚠', error: '✕' };
-
 export class NoticeLine {
   readonly element = h('p', { class: 'notice-line', 'data-testid': 'notice-line', role: 'status' });
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -19,12 +17,10 @@ export class NoticeLine {
   show(text: string, tone: NoticeTone, sticky = false): void {
     clearTimeout(this.timer);
     this.element.dataset.tone = tone;
-    // Errors interrupt a screen reader; the rest wait their turn.
-    this.element.setAttribute('role', tone === 'error' ? 'alert' : 'status');
-    this.element.replaceChildren(
-      h('span', { class: 'notice-icon', 'aria-hidden': 'true' }, ICONS[tone]),
-      h('span', {}, text),
-    );
+    // Warnings and errors interrupt a screen reader; information waits its turn. The
+    // tone's icon is the stylesheet's, so the text is exactly the message.
+    this.element.setAttribute('role', tone === 'info' ? 'status' : 'alert');
+    this.element.textContent = text;
     if (sticky) return;
     this.timer = setTimeout(() => this.clear(), NOTICE_MS);
   }
