@@ -19,6 +19,8 @@ export interface ServerOptions {
   readonly workspace?: string;
   /** The admin token, given as JUMPSEAT_TOKEN. */
   readonly token: string;
+  /** More flags (`--public-url …`). */
+  readonly args?: readonly string[];
 }
 
 /** Starts the server and resolves once it says where it listens. */
@@ -36,6 +38,7 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
       '--data-dir',
       options.dataDir,
       ...(options.workspace === undefined ? [] : ['--workspace', options.workspace]),
+      ...(options.args ?? []),
     ],
     { env: { ...process.env, JUMPSEAT_TOKEN: options.token }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
