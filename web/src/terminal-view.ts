@@ -167,7 +167,7 @@ export class TerminalView {
       this.scaleToWidth();
       return undefined;
     }
-    this.terminal.options.fontSize = FIT_FONT_PX;
+    this.setFontSize(FIT_FONT_PX);
     return this.proposed();
   }
 
@@ -203,13 +203,27 @@ export class TerminalView {
         MIN_ZOOM_FONT_PX,
         Math.min(MAX_ZOOM_FONT_PX, Math.round(current) + step * ZOOM_STEP_PX),
       );
-      if (!this.fitMode) this.terminal.options.fontSize = this.zoomPx;
+      if (!this.fitMode) this.setFontSize(this.zoomPx);
     }
     return this.terminal.options.fontSize ?? FIT_FONT_PX;
   }
 
   get fontSize(): number {
     return this.terminal.options.fontSize ?? FIT_FONT_PX;
+  }
+
+  /** Told the font size (px) whenever it changes: scaled, zoomed or fitted. */
+  onFontSize(listener: (px: number) => void): void {
+    this.fontListener = listener;
+    listener(this.fontSize);
+  }
+
+  private fontListener: ((px: number) => void) | null = null;
+
+  private setFontSize(px: number): void {
+    if (this.terminal.options.fontSize === px) return;
+    this.terminal.options.fontSize = px;
+    this.fontListener?.(px);
   }
 
   /** Marks the line the cursor is on now, to read what was printed from there on. */
@@ -319,8 +333,7 @@ export class TerminalView {
   private scaleToWidth(): void {
     if (this.fitMode) return;
     if (this.zoomPx !== null) {
-      if (this.terminal.options.fontSize !== this.zoomPx)
-        this.terminal.options.fontSize = this.zoomPx;
+      this.setFontSize(this.zoomPx);
       return;
     }
     const available = this.host.clientWidth - SCROLLBAR_ALLOWANCE_PX;
@@ -334,7 +347,7 @@ export class TerminalView {
     }
     const floor = this.scaleTo === 'box' ? MIN_ZOOM_FONT_PX : MIN_FONT_PX;
     const size = Math.max(floor, Math.min(MAX_FONT_PX, Math.floor(ideal * 4) / 4));
-    if (Math.abs(size - current) >= 0.25) this.terminal.options.fontSize = size;
+    if (Math.abs(size - current) >= 0.25) this.setFontSize(size);
   }
 
   private loadWebgl(): void {

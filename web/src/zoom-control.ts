@@ -18,7 +18,7 @@ export function zoomControl(view: TerminalView): HTMLElement {
         class: 'quiet',
         'aria-label': label,
         title: label,
-        onclick: () => show(view.zoom(step)),
+        onclick: () => view.zoom(step),
       },
       text,
     );
@@ -30,7 +30,7 @@ export function zoomControl(view: TerminalView): HTMLElement {
     button('Larger text', 'A+', 1),
     button('Fit the page', 'Fit', 0),
   );
-  // The font follows the page's width: show what it is once the terminal has measured.
-  requestAnimationFrame(() => show(view.fontSize));
+  // The font follows the page's width too: the label follows the font.
+  view.onFontSize(show);
   return element;
 }
