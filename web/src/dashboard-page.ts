@@ -189,6 +189,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   let flipTimer: ReturnType<typeof setTimeout> | undefined;
   const render = (): void => {
     pending = false;
+    const started = performance.now();
     const now = Date.now();
     for (const [id, row] of rows) {
       if (!sessions.has(id)) {
@@ -239,6 +240,8 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     clearTimeout(flipTimer);
     const flip = needsHuman.nextChangeIn(sessions.values(), now);
     if (flip !== null) flipTimer = setTimeout(schedule, flip + 1);
+    // What one redraw costs, for the 300-shell bench (e2e/bench/dashboard-300.ts).
+    performance.measure('jumpseat:dashboard-render', { start: started });
   };
   let pending = false;
   function schedule(): void {

@@ -62,6 +62,8 @@ export function sessionRow(who: WhoAmI | null): SessionRow {
       element.dataset.agent = session.agent ?? '';
       element.dataset.owner = session.owner ?? '';
       element.dataset.dialect = session.dialect;
+      // Before the state: whoever watches the state (a bench) reads when it changed.
+      element.dataset.stateSince = session.stateSince ?? '';
       element.dataset.state = session.state;
       element.dataset.needsHuman = String(needsHuman);
       element.classList.toggle('needs-human', needsHuman);
