@@ -114,17 +114,20 @@ const ATTENTION_RANK: Record<CountKey, number> = {
 
 type Compare = (a: SessionInfo, b: SessionInfo) => number;
 
+/** `agent-2` before `agent-10`, as people count. */
+const collator = new Intl.Collator(undefined, { numeric: true });
+
 const byText =
   (read: (session: SessionInfo) => string): Compare =>
   (a, b) =>
-    read(a).localeCompare(read(b));
+    collator.compare(read(a), read(b));
 const byNumber =
   (read: (session: SessionInfo) => number | null): Compare =>
   (a, b) =>
     (read(a) ?? Number.NEGATIVE_INFINITY) - (read(b) ?? Number.NEGATIVE_INFINITY);
 
 const stable: Compare = (a, b) =>
-  shellOwnerLabel(a).localeCompare(shellOwnerLabel(b)) ||
+  collator.compare(shellOwnerLabel(a), shellOwnerLabel(b)) ||
   a.dialect.localeCompare(b.dialect) ||
   a.id.localeCompare(b.id);
 
