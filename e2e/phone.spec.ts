@@ -52,4 +52,13 @@ test('the dashboard shows cards and a shell a readable terminal with a zoom cont
   expect(await pageWidth(page)).toBeLessThanOrEqual(390);
   await page.getByRole('button', { name: 'Fit the page' }).click();
   await page.screenshot({ path: test.info().outputPath('phone-session.png'), fullPage: true });
+
+  // The replay too: readable, its controls whole, nothing wider than the screen.
+  const session = await jumpseat.sessionOf(agent);
+  await page.goto(`/sessions/${session.id}/replay`);
+  await expect.poll(() => screenOf(page)).not.toBe('');
+  await expect.poll(px).toBeGreaterThanOrEqual(10);
+  await expect(page.getByTestId('replay-play')).toBeInViewport();
+  expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: test.info().outputPath('phone-replay.png'), fullPage: true });
 });

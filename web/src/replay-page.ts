@@ -19,6 +19,7 @@ import { isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
 import { formatClock } from './time-format.ts';
+import { zoomControl } from './zoom-control.ts';
 
 const ENDING_WORDS: Record<NonNullable<SessionInfo['ending']>['kind'], string> = {
   exited: 'the shell exited',
@@ -160,6 +161,7 @@ export async function showReplay(
     'section',
     { class: 'replay-player', 'data-testid': 'replay-player' },
     controls,
+    zoomControl(view),
     terminalHost,
     momentUrl,
     h('p', { class: 'replay-keys muted', 'data-testid': 'replay-keys' }, SHORTCUTS_TEXT),

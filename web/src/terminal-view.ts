@@ -345,8 +345,8 @@ export class TerminalView {
     if (this.scaleTo === 'box' && this.host.clientHeight > 0 && screen.offsetHeight > 0) {
       ideal = Math.min(ideal, (current * this.host.clientHeight) / screen.offsetHeight);
     }
-    const floor = this.scaleTo === 'box' ? MIN_ZOOM_FONT_PX : MIN_FONT_PX;
-    const size = Math.max(floor, Math.min(MAX_FONT_PX, Math.floor(ideal * 4) / 4));
+    // Below the readable minimum the box scrolls instead (a phone); the zoom goes smaller.
+    const size = Math.max(MIN_FONT_PX, Math.min(MAX_FONT_PX, Math.floor(ideal * 4) / 4));
     if (Math.abs(size - current) >= 0.25) this.setFontSize(size);
   }
 
