@@ -271,6 +271,9 @@ export async function showSession(
         cursor.moveTo(message.offset);
         break;
       case 'session':
+        // Handed to an agent: every watcher's timeline tells it, not only the owner's.
+        if (session !== null && session.agent === null && message.session.agent !== null)
+          refreshEvents();
         session = message.session;
         renderSession();
         break;
