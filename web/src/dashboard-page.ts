@@ -187,6 +187,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   );
 
   let flipTimer: ReturnType<typeof setTimeout> | undefined;
+  let shownCounts = '';
   const render = (): void => {
     pending = false;
     const started = performance.now();
@@ -227,9 +228,20 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       button.classList.toggle('active', active);
     }
     sort.value = view.sort;
-    renderCounts(counts, stateCounts(sessions.values(), needs), view.onlyState, (key) =>
-      setView({ onlyState: view.onlyState === key ? null : key }),
-    );
+    // Rebuilt only when a count changes: a chip with the keyboard's focus keeps it.
+    const perState = stateCounts(sessions.values(), needs);
+    const countsKey = `${view.onlyState}|${[...perState].join(';')}`;
+    if (countsKey !== shownCounts) {
+      shownCounts = countsKey;
+      const focused = counts.contains(document.activeElement)
+        ? (document.activeElement as HTMLElement).dataset.state
+        : undefined;
+      renderCounts(counts, perState, view.onlyState, (key) =>
+        setView({ onlyState: view.onlyState === key ? null : key }),
+      );
+      if (focused !== undefined)
+        counts.querySelector<HTMLElement>(`[data-state="${focused}"]`)?.focus();
+    }
     renderAttention(
       attention,
       [...sessions.values()]
