@@ -37,7 +37,11 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
       '0',
       '--data-dir',
       options.dataDir,
-      ...(options.workspace === undefined ? [] : ['--workspace', options.workspace]),
+      // One directory for every shell: specs let one agent's command stop another's loop
+      // through a file there. Per-agent workspaces are tested in the server's own suites.
+      ...(options.workspace === undefined
+        ? []
+        : ['--workspace', options.workspace, '--shared-workspace']),
       ...(options.args ?? []),
     ],
     { env: { ...process.env, JUMPSEAT_TOKEN: options.token }, stdio: ['ignore', 'pipe', 'pipe'] },

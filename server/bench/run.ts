@@ -19,6 +19,7 @@ import {
   timings,
 } from './bench-server.ts';
 import { liveBenchmarks } from './live-bench.ts';
+import { sandboxBenchmarks } from './sandbox-bench.ts';
 
 const TRUE_CALLS = 200;
 const SPAWN_RUNS = 200;
@@ -197,6 +198,7 @@ async function main(): Promise<void> {
   } finally {
     await stopServer(server);
   }
+  results.push(...(await sandboxBenchmarks()));
   results.push(...(await liveBenchmarks()));
   console.log(`${results.filter(Boolean).length} of ${results.length} figures within target`);
 }

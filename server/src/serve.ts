@@ -76,7 +76,10 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
   const tokens = openTokens(config);
   // Loaded only once the configuration is valid: it brings the native PTY addon with it.
   const { createToolService } = await import('./tool/create-tool-service.ts');
-  const app = buildApp({ config, tools: createToolService(config), tokens });
+  const tools = createToolService(config);
+  // A run killed without shutting down may have left unsandboxed shells' daemons behind.
+  const swept = await tools.placement.launcher.sweepLeftovers();
+  const app = buildApp({ config, tools, tokens });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
@@ -87,13 +90,31 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const listening = serverUrl(config.host, port);
   process.stdout.write(`jumpseat listening on ${listening}\n`);
+  // Where people reach it: the public URL, or on 0.0.0.0 this machine's addresses.
   const reachable = reachableUrls(config.host, port, config.publicUrl, networkInterfaces());
   const base = reachable[0] ?? listening;
   if (reachable.length > 1 || base !== listening) {
     process.stdout.write(`open: ${reachable.join('  ')}\n`);
   }
-  process.stdout.write(`login: ${loginUrl(base, config.adminToken)}\n`);
+  process.stdout.write(`${loginLine(config, base)}\n`);
+  const { launcher, limits, warning } = tools.placement;
+  process.stdout.write(
+    `shells: ${launcher.kind === 'bwrap' ? 'sandboxed (bubblewrap)' : 'unsandboxed'}, ${config.network || launcher.kind === 'off' ? 'network on' : 'loopback only'}, process limit ${limits === 'none' ? 'not enforced' : `by ${limits}`}\n`,
+  );
+  if (warning !== null) process.stdout.write(`warning: ${warning}\n`);
+  if (swept > 0)
+    process.stdout.write(`ended ${swept} processes an earlier run's shells left running\n`);
   closeOnSignals(app);
+}
+
+/**
+ * The banner's login line: a URL that logs in only for a token the server generated; a token
+ * the user gave (environment or file) is theirs and never echoed, into logs or elsewhere.
+ */
+function loginLine(config: Config, base: string): string {
+  if (config.adminTokenSource === 'data-dir') return `login: ${loginUrl(base, config.adminToken)}`;
+  const from = config.adminTokenSource === 'env' ? 'JUMPSEAT_TOKEN' : 'the token file';
+  return `login: ${base}login?token=<the admin token from ${from}>`;
 }
 
 /** Runs `serve`, turning an unexpected failure into one line and exit status 1. */

@@ -180,7 +180,10 @@ describe('JumpseatClient for shared shells', () => {
     const again = await refusalOf(admin.handOff((await admin.openShell('bash')).id, 'client-heir'));
     expect(again.code).toBe('AGENT_HAS_SHELL');
     expect(again).not.toBeInstanceOf(HumanControlError);
-    expect(await admin.bash('client-heir', 'echo $$')).toBe(String(shell.pid));
+    // The agent's call runs in that very process (its pid as the host numbers it).
+    await admin.bash('client-heir', 'true');
+    const heirs = (await admin.sessions()).filter((s) => s.agent === 'client-heir');
+    expect(heirs.map((s) => [s.id, s.pid])).toEqual([[shell.id, shell.pid]]);
     await admin.closeShell(shell.id);
     expect((await admin.session(shell.id)).state).toBe('exited');
     expect((await admin.sessions('ended')).map((s) => s.id)).toContain(shell.id);

@@ -180,12 +180,14 @@ describe('MCP at /mcp', () => {
       signal: controller.signal,
     });
     const running = await untilState('mcp-cancel', 'running');
+    // The shell's pid as the host numbers it (a sandboxed `$$` is its namespace's).
+    expect(alive(running.pid ?? 0)).toBe(true);
     controller.abort(new Error('the user pressed stop'));
     await expect(call).rejects.toThrow(/the user pressed stop/);
 
     const cancelled = await untilCancelledCall(running.id);
     expect(cancelled.output).toBe('');
-    expect(alive(Number(before))).toBe(false);
+    expect(alive(running.pid ?? 0)).toBe(false);
     const after = textOf(
       await client.callTool({ name: 'bash', arguments: { command: 'echo "$$ ${MARK:-unset}"' } }),
     );
@@ -195,11 +197,10 @@ describe('MCP at /mcp', () => {
 
   it('a client that goes away mid-call cancels it as a closed HTTP request does', async () => {
     const client = await connect(server.adminToken, 'mcp-gone');
-    const pid = Number(
-      textOf(await client.callTool({ name: 'bash', arguments: { command: 'echo $$' } })),
-    );
     const call = client.callTool({ name: 'bash', arguments: { command: 'sleep 600' } });
     const running = await untilState('mcp-gone', 'running');
+    const pid = running.pid ?? 0;
+    expect(alive(pid)).toBe(true);
     await client.close();
     await expect(call).rejects.toThrow();
     const cancelled = await untilCancelledCall(running.id);

@@ -3,9 +3,6 @@
  * handing a shell to an agent; scoped links that reach one shell only; names, asking for and
  * granting the controls; revocation that disconnects at once.
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo, ShareCreated, ShareInfo, WhoAmI } from '../../shared/src/api.ts';
 import { LIVE_CLOSE } from '../../shared/src/live.ts';
@@ -16,18 +13,15 @@ import { LiveClient } from './support/live-client.ts';
 let server: TestServer;
 let ownerToken: string;
 let otherOperator: string;
-let scratch: string;
 
 beforeAll(async () => {
   server = await startServer();
   ownerToken = await server.mint({ role: 'operator', name: 'Olive' });
   otherOperator = await server.mint({ role: 'operator', name: 'Oscar' });
-  scratch = realpathSync(mkdtempSync(join(tmpdir(), 'jumpseat-shared-')));
 });
 
 afterAll(async () => {
   await server.close();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 async function json<T>(response: Response, status = 200): Promise<T> {
@@ -384,7 +378,8 @@ describe('handing a shell to an agent', () => {
     const shell = await openShell();
     const owner = await joinLive(shell.id, ownerToken);
     await owner.next('control', (m) => m.controller !== null);
-    owner.send({ type: 'input', data: `cd ${scratch} && HANDED=over\r` });
+    // A directory of the owner's own workspace: a sandboxed shell sees no other.
+    owner.send({ type: 'input', data: 'mkdir -p handed && cd handed && HANDED=over\r' });
     owner.send({ type: 'input', data: 'echo ready-$HANDED\r' });
     await owner.until(() => owner.outputText().includes('ready-over'), 'the typed commands');
 
@@ -404,11 +399,16 @@ describe('handing a shell to an agent', () => {
     await owner.next('control', (m) => m.controller === null);
 
     const call = await json<{ output: string }>(
-      await server.post('/api/agents/heir/bash', { command: 'pwd; echo $HANDED; echo $$' }),
+      await server.post('/api/agents/heir/bash', { command: 'basename "$PWD"; echo $HANDED' }),
     );
     expect(call.output).toBe(
-      `[a human used this shell: cd ${scratch} && HANDED=over; echo ready-$HANDED]\n${scratch}\nover\n${shell.pid}`,
+      '[a human used this shell: mkdir -p handed && cd handed && HANDED=over; echo ready-$HANDED]\nhanded\nover',
     );
+    // The same process: the agent's slot holds this shell, with the pid it had.
+    const heir = (
+      await json<SessionInfo[]>(await server.request('/api/sessions', { token: server.adminToken }))
+    ).filter((s) => s.agent === 'heir');
+    expect(heir.map((s) => [s.id, s.pid])).toEqual([[shell.id, shell.pid]]);
     await owner.close();
   });
 

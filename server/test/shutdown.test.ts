@@ -3,7 +3,7 @@
  * callers of in-flight calls (HTTP and MCP) that it is shutting down, ends every shell's
  * whole process tree (background jobs included) and exits 0.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { JumpseatClient } from 'jumpseat/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
+import { processesRunning } from './support/host-processes.ts';
 
 let root: string;
 let server: Serving | undefined;
@@ -51,20 +52,17 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
     const client = new JumpseatClient({ url: origin, token });
 
     // An idle shell with a background job (bash announces the job first: "[1] PID").
-    const idleOutput = await client.bash('sd-idle', 'sleep 1000 & echo "$$ $!"');
-    const [idleShell, backgroundJob] = (idleOutput.split('\n').at(-1) ?? '').split(' ').map(Number);
+    // Pids a sandboxed shell prints are its namespace's: its jobs are found from the host by
+    // their command lines, a duration each.
+    await client.bash('sd-idle', 'sleep 1001 &');
+    const backgroundJob = await until(() => processesRunning('sleep', '1001')[0]);
     // A shell in the middle of an HTTP call, with a child of its own.
-    const pidFile = join(root, 'inflight.pid');
     const httpCall = fetch(`${origin}/api/agents/sd-http/bash`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ command: `sleep 1000 & echo $! > ${pidFile}; wait` }),
+      body: JSON.stringify({ command: 'sleep 1002 & wait' }),
     });
-    const httpChild = await until(() =>
-      existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n')
-        ? Number(readFileSync(pidFile, 'utf8'))
-        : undefined,
-    );
+    const httpChild = await until(() => processesRunning('sleep', '1002')[0]);
     // A shell in the middle of an MCP call.
     const mcp = new Client({ name: 'shutdown-test', version: '1.0.0' });
     await mcp.connect(
@@ -81,7 +79,7 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
       return busy.length === 2 ? sessions : undefined;
     });
     const shellPids = shells.map((s) => s.pid ?? 0);
-    expect(shellPids).toContain(idleShell);
+    expect(shellPids).toHaveLength(3);
     const pids = [...shellPids, backgroundJob ?? 0, httpChild];
     expect(pids.every(running)).toBe(true);
 

@@ -78,6 +78,14 @@ async function bannerLines(started: Started, count: number): Promise<string[]> {
   return started.lines.slice(0, count);
 }
 
+async function until(ready: () => boolean): Promise<void> {
+  const deadline = Date.now() + START_DEADLINE_MS;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('npm start', () => {
   it('prints the real port and a login URL that logs in, and exits 0 on SIGTERM', async () => {
     const dataDir = join(root, 'data');
@@ -109,7 +117,9 @@ describe('npm start', () => {
       cleanEnv({ JUMPSEAT_TOKEN: token }),
     );
     const [listening, login] = await banner(started);
-    expect(login).toMatch(new RegExp(`/login\\?token=${token}$`));
+    // A token the user gave is never echoed: the banner says where it came from instead.
+    expect(login).toMatch(/\/login\?token=<the admin token from JUMPSEAT_TOKEN>$/);
+    expect(started.lines.join('\n')).not.toContain(token);
     const base = listening.slice('jumpseat listening on '.length);
     const response = await fetch(`${base}api/agents/a1/bash`, {
       method: 'POST',
@@ -150,6 +160,43 @@ describe('npm start', () => {
     expect(login.status).toBe(303);
     started.process.kill('SIGTERM');
     expect(await started.exited).toBe(0);
+  });
+
+  it('says on the banner how shells run, and warns when auto finds no sandbox', async () => {
+    const sandboxed = start(['--port', '0', '--data-dir', join(root, 'one')]);
+    await banner(sandboxed);
+    await until(() => sandboxed.lines.length >= 3);
+    expect(sandboxed.lines[2]).toMatch(
+      /^shells: (sandboxed \(bubblewrap\)|unsandboxed), network on, process limit (by cgroup|by rlimit|not enforced)$/,
+    );
+    sandboxed.process.kill('SIGTERM');
+    expect(await sandboxed.exited).toBe(0);
+
+    // No bwrap on PATH: auto runs shells unsandboxed and says so on a line of its own.
+    const bare = start(
+      ['--port', '0', '--data-dir', join(root, 'two')],
+      cleanEnv({ PATH: '/nonexistent' }),
+    );
+    await banner(bare);
+    await until(() => bare.lines.length >= 4);
+    expect(bare.lines.slice(2, 4)).toEqual([
+      expect.stringMatching(/^shells: unsandboxed, network on, process limit /),
+      'warning: shells run UNSANDBOXED (--sandbox auto): bubblewrap (bwrap) is not installed; install bubblewrap or pass --sandbox off to silence this',
+    ]);
+    bare.process.kill('SIGTERM');
+    expect(await bare.exited).toBe(0);
+  });
+
+  it('refuses to start with --sandbox bwrap where bubblewrap cannot run', async () => {
+    const started = start(
+      ['--port', '0', '--data-dir', join(root, 'data'), '--sandbox', 'bwrap'],
+      cleanEnv({ PATH: '/nonexistent' }),
+    );
+    expect(await started.exited).toBe(1);
+    expect(started.stderr()).toBe(
+      'jumpseat: --sandbox bwrap: the sandbox cannot run here: bubblewrap (bwrap) is not installed\n',
+    );
+    expect(started.lines).toEqual([]);
   });
 
   it('exits 2 on a bad flag with one line naming it, starting nothing', async () => {

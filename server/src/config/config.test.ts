@@ -71,10 +71,27 @@ describe('defaults', () => {
     expect(modeOf(config.dataDir)).toBe(0o700);
   });
 
-  it('creates <data-dir>/workspace when no workspace is given', () => {
-    const config = load();
-    expect(config.workspace).toBe(join(dataDir, 'workspace'));
+  it('keeps workspaces outside the data dir, under XDG_DATA_HOME, made when missing', () => {
+    const config = load([], { XDG_DATA_HOME: join(root, 'xdg') });
+    expect(config.workspace).toBe(join(root, 'xdg', 'jumpseat', 'workspaces'));
     expect(statSync(config.workspace).isDirectory()).toBe(true);
+    expect(config.workspace.startsWith(dataDir)).toBe(false);
+  });
+
+  it('falls back to ~/.local/share/jumpseat/workspaces', () => {
+    const config = load([], { HOME: join(root, 'home') });
+    expect(config.workspace).toBe(join(root, 'home', '.local', 'share', 'jumpseat', 'workspaces'));
+  });
+
+  it('sandboxes by default, with the network on, 1024 processes and no memory limit', () => {
+    const config = load();
+    expect([config.sandbox, config.network, config.maxProcesses, config.maxMemoryBytes]).toEqual([
+      'auto',
+      true,
+      1024,
+      undefined,
+    ]);
+    expect(config.sharedWorkspace).toBe(false);
   });
 });
 
@@ -164,10 +181,32 @@ describe('flags and variables', () => {
       (c) => c.history.recordingMaxAgeDays,
       7,
     ],
+    ['--sandbox', 'JUMPSEAT_SANDBOX', 'off', (c) => c.sandbox, 'off'],
+    ['--network', 'JUMPSEAT_NETWORK', 'off', (c) => c.network, false],
+    ['--max-processes', 'JUMPSEAT_MAX_PROCESSES', '64', (c) => c.maxProcesses, 64],
+    ['--max-memory', 'JUMPSEAT_MAX_MEMORY', '512M', (c) => c.maxMemoryBytes, 512 * 1024 ** 2],
+    ['--max-memory', 'JUMPSEAT_MAX_MEMORY', '2GiB', (c) => c.maxMemoryBytes, 2 * 1024 ** 3],
   ];
 
   it.each(cases)('%s sets the value', (flag, _env, value, read, want) => {
     expect(read(load([flag, value]))).toEqual(want);
+  });
+
+  it('--shared-workspace and JUMPSEAT_SHARED_WORKSPACE=1 share one directory', () => {
+    expect(load(['--shared-workspace']).sharedWorkspace).toBe(true);
+    expect(load([], { JUMPSEAT_SHARED_WORKSPACE: '1' }).sharedWorkspace).toBe(true);
+    expect(() => load([], { JUMPSEAT_SHARED_WORKSPACE: 'maybe' })).toThrow(
+      'JUMPSEAT_SHARED_WORKSPACE must be on or off (got "maybe")',
+    );
+  });
+
+  it.each([
+    ['--sandbox', 'docker', '--sandbox must be one of "auto", "bwrap", "off" (got "docker")'],
+    ['--max-processes', '3', '--max-processes must be at least 16 (got "3")'],
+    ['--max-memory', 'lots', '--max-memory must be a size such as 512M or 2G (got "lots")'],
+    ['--max-memory', '1M', '--max-memory must be at least 67108864 bytes (got "1M")'],
+  ])('%s %s is refused with a message naming it', (flag, value, message) => {
+    expect(() => load([flag, value])).toThrow(message);
   });
 
   it.each(cases)('%s falls back to %s', (_flag, env, value, read, want) => {

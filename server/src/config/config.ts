@@ -2,9 +2,11 @@
  * Start-up configuration: flags, then JUMPSEAT_* variables, then defaults, validated at once
  * so a bad value stops the server before anything starts, with one line naming the flag.
  */
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Dialect } from '../../../shared/src/api.ts';
+import { SANDBOX_MODES, type SandboxMode } from '../launch/launcher.ts';
 import { DEFAULT_DESCRIPTIONS } from '../tool/contract-text.ts';
 import {
   type AdminTokenInputs,
@@ -13,10 +15,11 @@ import {
   storedAdminToken,
 } from './admin-token.ts';
 import { ConfigError, HelpRequested } from './config-error.ts';
-import { type FlagName, parseArgsOptions, usage } from './flags.ts';
+import { envNameOf, type FlagName, parseArgsOptions, usage } from './flags.ts';
 import { parseFlagError } from './parse-flag-error.ts';
 import { readPublicUrl } from './public-url.ts';
 import {
+  byteSize,
   ensureDirectory,
   executableFile,
   existingDirectory,
@@ -65,8 +68,18 @@ export interface Config {
   readonly port: number;
   /** Absolute; exists after loadConfig. */
   readonly dataDir: string;
-  /** Absolute; an existing directory after loadConfig. */
+  /** Absolute; an existing directory after loadConfig: the root of the shells' directories. */
   readonly workspace: string;
+  /** Every shell works in `workspace` itself rather than `<workspace>/<agent>`. */
+  readonly sharedWorkspace: boolean;
+  /** Where shells run (see launch/choose-launcher.ts). */
+  readonly sandbox: SandboxMode;
+  /** Sandboxed shells reach the network (else loopback only). */
+  readonly network: boolean;
+  /** Processes one shell may have at once. */
+  readonly maxProcesses: number;
+  /** Memory one shell may use, in bytes; undefined for no limit. */
+  readonly maxMemoryBytes: number | undefined;
   /** Never print or log it; only the login URL of the banner shows it, on purpose. */
   readonly adminToken: string;
   readonly adminTokenSource: AdminTokenSource;
@@ -84,7 +97,18 @@ export interface Config {
 }
 
 export const DEFAULT_DATA_DIR = './.jumpseat';
-export const WORKSPACE_DIR_NAME = 'workspace';
+/** Beside the user's other data, never inside the data dir (its tokens and history). */
+export function defaultWorkspace(env: NodeJS.ProcessEnv): string {
+  const dataHome = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+  return join(dataHome, 'jumpseat', 'workspaces');
+}
+export const DEFAULT_MAX_PROCESSES = 1024;
+/** Fewer processes than this cannot run a shell and a pipeline. */
+const MIN_MAX_PROCESSES = 16;
+/** Below this, neither bash nor pwsh starts. */
+const MIN_MAX_MEMORY_BYTES = 64 * 1024 * 1024;
+/** A limit the kernel still takes (pids.max is an int). */
+const MAX_MAX_PROCESSES = 4_194_304;
 export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 16_000;
 /** Timers fire at once for delays above 2^31-1 ms (~24.8 days), so no timeout may exceed it. */
@@ -153,8 +177,18 @@ export function loadConfig(
   const workspaceSetting = read('workspace');
   const workspace =
     workspaceSetting === undefined
-      ? join(dataDir, WORKSPACE_DIR_NAME)
+      ? resolve(cwd, defaultWorkspace(env))
       : existingDirectory(workspaceSetting, cwd);
+  const sharedWorkspace = readSwitch(values, env, 'shared-workspace');
+  const sandbox = oneOf(read('sandbox'), SANDBOX_MODES, 'auto');
+  const network = oneOf(read('network'), ['on', 'off'], 'on') === 'on';
+  const maxProcesses = positiveInteger(
+    read('max-processes'),
+    DEFAULT_MAX_PROCESSES,
+    MAX_MAX_PROCESSES,
+    MIN_MAX_PROCESSES,
+  );
+  const maxMemoryBytes = byteSize(read('max-memory'), MIN_MAX_MEMORY_BYTES);
   const given = givenAdminToken(adminTokenInputs(values, env, cwd));
 
   ensureDirectory(dataDir, dataDirSetting.source, DATA_DIR_MODE);
@@ -166,6 +200,11 @@ export function loadConfig(
     port,
     dataDir,
     workspace,
+    sharedWorkspace,
+    sandbox,
+    network,
+    maxProcesses,
+    maxMemoryBytes,
     adminToken: admin.token,
     adminTokenSource: admin.source,
     dialects,
@@ -216,6 +255,17 @@ function parseFlags(argv: readonly string[]): FlagValues {
   }
   if (values.help === true) throw new HelpRequested(usage());
   return values;
+}
+
+/** A switch: the flag, or its variable set to 1/true/on (0/false/off or unset: off). */
+function readSwitch(values: FlagValues, env: NodeJS.ProcessEnv, name: FlagName): boolean {
+  if (values[name] === true) return true;
+  const variable = envNameOf(name);
+  const raw = variable === undefined ? undefined : env[variable];
+  if (raw === undefined || raw === '') return false;
+  if (/^(1|true|on|yes)$/i.test(raw)) return true;
+  if (/^(0|false|off|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${variable} must be on or off (got "${raw}")`);
 }
 
 /** `--env-pass` may repeat and each value may list several names separated by commas. */

@@ -35,7 +35,31 @@ export const FLAGS = {
   workspace: {
     env: 'JUMPSEAT_WORKSPACE',
     value: 'DIR',
-    help: 'directory shells start in; must exist (<data-dir>/workspace, created)',
+    help: "root of the shells' directories, <DIR>/<agent>; must exist (~/.local/share/jumpseat/workspaces, created)",
+  },
+  'shared-workspace': {
+    env: 'JUMPSEAT_SHARED_WORKSPACE',
+    help: 'every shell works in the workspace root itself instead of a directory of its own',
+  },
+  sandbox: {
+    env: 'JUMPSEAT_SANDBOX',
+    value: 'auto|bwrap|off',
+    help: 'run each shell in a bubblewrap sandbox; auto falls back to none with a warning (auto)',
+  },
+  network: {
+    env: 'JUMPSEAT_NETWORK',
+    value: 'on|off',
+    help: 'sandboxed shells reach the network; off leaves them loopback only (on)',
+  },
+  'max-processes': {
+    env: 'JUMPSEAT_MAX_PROCESSES',
+    value: 'N',
+    help: 'processes one shell may have at once (1024)',
+  },
+  'max-memory': {
+    env: 'JUMPSEAT_MAX_MEMORY',
+    value: 'SIZE',
+    help: 'memory one shell may use, e.g. 2G (no limit)',
   },
   'timeout-ms': {
     env: 'JUMPSEAT_TIMEOUT_MS',

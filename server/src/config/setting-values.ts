@@ -134,3 +134,26 @@ export function ensureDirectory(path: string, source: string, mode?: number): vo
     throw new ConfigError(`${source} "${path}" ${reason}`);
   }
 }
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  K: 1024,
+  M: 1024 ** 2,
+  G: 1024 ** 3,
+  T: 1024 ** 4,
+};
+
+/** A size in bytes: `1073741824`, `512M`, `2G` or `2GiB` (units are powers of 1024). */
+export function byteSize(setting: Setting | undefined, min: number): number | undefined {
+  if (setting === undefined) return undefined;
+  const match = /^([0-9]+)\s*([KMGT]?)(?:i?B)?$/i.exec(setting.raw.trim());
+  const value = match
+    ? Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toUpperCase()] ?? Number.NaN)
+    : Number.NaN;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new ConfigError(`${setting.source} must be a size such as 512M or 2G ${got(setting)}`);
+  }
+  if (value < min)
+    throw new ConfigError(`${setting.source} must be at least ${min} bytes ${got(setting)}`);
+  return value;
+}

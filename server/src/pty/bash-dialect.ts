@@ -73,7 +73,7 @@ __jumpseat_post() {
   [[ -n $__jumpseat_x ]] && builtin set -x
   builtin return 0
 }
-__jumpseat_mark R ''
+__jumpseat_mark R "$$"
 `;
 }
 
@@ -88,6 +88,7 @@ export const bashDialect: ShellDialect = {
       // keyboard, and `set +o emacs` off again.
       args: ['--noprofile', '--norc', '--noediting', '-i'],
       env: { HISTCONTROL: 'ignorespace', HISTFILE: '' },
+      leadsProcessGroup: true,
     };
   },
   async install(context: DialectContext): Promise<string> {

@@ -15,6 +15,12 @@ export interface ShellLaunch {
    * `install()` returns is typed only to repair the shell, never at start.
    */
   readonly integrated?: boolean;
+  /**
+   * The program puts itself in a process group of its own and takes the terminal's
+   * foreground (bash -i does, pwsh does not). One that does not shares the group of the
+   * process that started it, which in a sandbox is the sandbox's own: a Ctrl-C would end it.
+   */
+  readonly leadsProcessGroup: boolean;
 }
 
 export interface DialectContext {

@@ -4,7 +4,7 @@
  * name), and which processes belong to a shell's tree so that a reset can end them all.
  * Linux only; every read tolerates processes vanishing underneath it.
  */
-import { open, readdir, readFile, readlink } from 'node:fs/promises';
+import { open, readdir, readFile, readlink, stat } from 'node:fs/promises';
 
 /** Syscall numbers that can block on terminal input, per architecture. */
 interface SyscallTable {
@@ -72,6 +72,20 @@ export async function descendants(rootPid: number): Promise<number[]> {
     }
   }
   return found;
+}
+
+/**
+ * The host's pid of the process that calls itself `nsPid` in its own PID namespace, among
+ * `rootPid` and its descendants (a sandboxed shell is a grandchild of the PTY's process);
+ * null when none does. Without a namespace both numbers are the same.
+ */
+export async function hostPidOf(rootPid: number, nsPid: number): Promise<number | null> {
+  for (const pid of await descendants(rootPid)) {
+    const status = await readFile(`/proc/${pid}/status`, 'latin1').catch(() => '');
+    const ids = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/);
+    if (ids && Number(ids[ids.length - 1]) === nsPid) return pid;
+  }
+  return null;
 }
 
 /** Every live process whose session is `sid` (found by scanning /proc); zombies, which no
@@ -174,9 +188,24 @@ async function syscallReadsTerminal(
   return false;
 }
 
+/** /dev/tty's device number (5, 0): whatever terminal it stands for, it is the caller's. */
+const DEV_TTY_RDEV = (5 << 8) | 0;
+
+/**
+ * The fd is the shell's terminal: by path where the process sees the host's /dev, else by
+ * device number (in a sandbox the terminal is bind-mounted, e.g. onto /dev/console, so
+ * its path differs while the device is the same).
+ */
 async function isTerminalFd(pid: number, fd: number, ttyPath: string): Promise<boolean> {
   const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
-  return target === ttyPath || target === '/dev/tty';
+  if (target === ttyPath || target === '/dev/tty') return true;
+  if (!target.startsWith('/dev/')) return false;
+  const [device, tty] = await Promise.all([
+    stat(`/proc/${pid}/fd/${fd}`).catch(() => null),
+    stat(ttyPath).catch(() => null),
+  ]);
+  if (!device?.isCharacterDevice()) return false;
+  return device.rdev === DEV_TTY_RDEV || (tty !== null && device.rdev === tty.rdev);
 }
 
 async function terminalFds(pid: number, ttyPath: string): Promise<Set<number>> {

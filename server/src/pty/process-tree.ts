@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * not) plus whatever those started in sessions of their own. The shell's pid is never taken
  * on trust: once the shell is reaped, that number may belong to an unrelated process.
  */
-async function treeOf(shellPid: number): Promise<Set<number>> {
+export async function sessionTree(shellPid: number): Promise<Set<number>> {
   const pids = new Set<number>();
   for (const pid of await sessionMembers(shellPid)) {
     for (const member of await descendants(pid)) pids.add(member);
@@ -44,8 +44,18 @@ function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
 /**
  * Hangs up the whole tree, then kills what is left, and resolves once /proc shows none of
  * it alive (or the confirmation limit passed). Returns the pids that were still alive.
+ * `members` finds the tree (by default the shell's session and descendants; a launcher
+ * knows more, e.g. a cgroup that `setsid` cannot leave).
  */
-export async function endProcessTree(shellPid: number): Promise<number[]> {
+export async function endProcessTree(
+  shellPid: number,
+  members: (shellPid: number) => Promise<Set<number>> = sessionTree,
+): Promise<number[]> {
+  const treeOf = async (pid: number): Promise<Set<number>> => {
+    const pids = await members(pid);
+    pids.delete(process.pid);
+    return pids;
+  };
   const first = await treeOf(shellPid);
   if (first.size === 0) return [];
   signalAll(first, 'SIGHUP');

@@ -171,6 +171,7 @@ export function pwshDialect(executable: string): ShellDialect {
         ],
         env: { NO_COLOR: '1', POWERSHELL_TELEMETRY_OPTOUT: '1', POWERSHELL_UPDATECHECK: 'Off' },
         integrated: true,
+        leadsProcessGroup: false,
       };
     },
     // launch() already wrote the script; typing this line again re-runs it (a repair).

@@ -23,7 +23,20 @@ const MAX_EXITED_SHELLS_KEPT = 200;
  */
 export const MAX_PERSONAL_SHELLS = 16;
 
-export type ShellSettings = Omit<ShellOptions, 'id' | 'agent' | 'owner'>;
+/** Where a shell works and what else it may read, for an agent's shell or a person's. */
+export interface ShellPlace {
+  readonly workspace: string;
+  readonly readable: readonly string[];
+}
+
+export type ShellSettings = Omit<
+  ShellOptions,
+  'id' | 'agent' | 'owner' | 'workspace' | 'readable'
+> & {
+  readonly placeOf: (
+    who: { readonly agent: string } | { readonly owner: ShellOwner },
+  ) => ShellPlace;
+};
 
 export interface ExecutedCall {
   readonly shell: Shell;
@@ -87,7 +100,14 @@ export class ShellRegistry {
         `you have ${open.length} shells of your own open, the most one may; close one first`,
       );
     }
-    const shell = new Shell({ ...this.settingsFor(dialect), id: randomUUID(), agent: null, owner });
+    const settings = this.settingsFor(dialect);
+    const shell = new Shell({
+      ...settings,
+      ...settings.placeOf({ owner }),
+      id: randomUUID(),
+      agent: null,
+      owner,
+    });
     this.known.set(shell.id, shell);
     this.onShellAdded.fire(shell);
     this.evictExited();
@@ -175,7 +195,13 @@ export class ShellRegistry {
   private liveShell(key: string, agent: string, dialect: Dialect): Shell {
     const current = this.live.get(key);
     if (current?.alive) return current;
-    const shell = new Shell({ ...this.settingsFor(dialect), id: randomUUID(), agent });
+    const settings = this.settingsFor(dialect);
+    const shell = new Shell({
+      ...settings,
+      ...settings.placeOf({ agent }),
+      id: randomUUID(),
+      agent,
+    });
     this.live.set(key, shell);
     this.known.set(shell.id, shell);
     this.onShellAdded.fire(shell);

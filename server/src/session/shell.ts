@@ -15,26 +15,24 @@ import type {
   SessionState,
 } from '../../../shared/src/api.ts';
 import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
+import type { ShellLauncher } from '../launch/launcher.ts';
 import { CursorQueryScanner, cursorReport } from '../pty/cursor-queries.ts';
 import { commandFileContent, type DialectContext, type ShellDialect } from '../pty/dialect.ts';
 import { DisposableStore, Emitter } from '../pty/disposable.ts';
 import { type Mark, MarkScanner } from '../pty/marks.ts';
-import { findWaitingReader, readStat, terminalOf } from '../pty/proc-probe.ts';
-import { endProcessTree } from '../pty/process-tree.ts';
-import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
+import { findWaitingReader, readStat } from '../pty/proc-probe.ts';
+import type { PtyExit } from '../pty/pty-process.ts';
 import { shellEnvironment } from '../pty/shell-environment.ts';
-import { ScreenModel, type ScreenSnapshot } from '../screen/screen-model.ts';
+import type { ScreenSnapshot } from '../screen/screen-model.ts';
 import { CallRun } from './call-run.ts';
 import type { CallResult, CaptureFactory } from './capture.ts';
 import { type ControlledShell, HumanControl } from './human-control.ts';
+import { type DisplayChunk, ShellDisplay } from './shell-display.ts';
+import { ShellProcess } from './shell-process.ts';
 import { commandEcho, inputEcho, isControlKey, keystrokesFor } from './typing.ts';
 
 /** A shell that has not printed its ready mark by then is reported as unavailable. */
 const START_TIMEOUT_MS = 15_000;
-/** After the PTY exits, output may still be in flight: wait for this much quiet… */
-const EXIT_QUIET_MS = 20;
-/** …but never longer than this before announcing the exit. */
-const EXIT_FLUSH_LIMIT_MS = 250;
 /** Status reported when an interrupted call's prompt mark carries no number (128 + SIGINT). */
 const INTERRUPTED_STATUS = 130;
 /** Spacing of the looks at a shell whose call line may have run without starting. */
@@ -55,7 +53,12 @@ export interface ShellOptions {
   readonly agent: string | null;
   readonly owner?: ShellOwner;
   readonly dialect: ShellDialect;
+  /** The shell's own directory: it starts there (see Workspaces). */
   readonly workspace: string;
+  /** Decides where the shell's process runs (sandboxed or not); the shell never knows which. */
+  readonly launcher: ShellLauncher;
+  /** Directories the shell may read (its saved outputs). */
+  readonly readable: readonly string[];
   readonly baseEnv: NodeJS.ProcessEnv;
   readonly envPass: readonly string[];
   readonly cols: number;
@@ -77,11 +80,7 @@ export interface ShellCallResult extends CallResult {
 /** A switch of line editing whose prompt never came is given up after this long. */
 const EDITING_SWITCH_LIMIT_MS = 2000;
 
-export interface DisplayChunk {
-  /** Display-stream offset of the chunk's first byte. */
-  readonly offset: number;
-  readonly data: Buffer;
-}
+export type { DisplayChunk } from './shell-display.ts';
 
 /**
  * The prompt's life between two commands: `due` after a command ended (its prompt is still
@@ -104,7 +103,6 @@ export class Shell {
   /** How and when the shell ended (the first cause wins); null while it runs. */
   private endingValue: SessionEnding | null = null;
   private endedAtValue: Date | null = null;
-  readonly onDisplay = new Emitter<DisplayChunk>();
   /** Anything `info()` reports changed (state, command, controller, viewers, size). */
   readonly onChange = new Emitter<void>();
   readonly onCallStarted = new Emitter<CallStart>();
@@ -113,27 +111,23 @@ export class Shell {
   private stateValue: SessionState = 'starting';
   /** When `stateValue` last changed: the web app times a wait for input from it. */
   private stateSinceValue = new Date();
-  private readonly pty: PtyProcess;
+  private readonly pty: ShellProcess;
   private readonly scanner: MarkScanner;
   /** Set for dialects whose shell asks where the cursor is (see ShellDialect). */
   private readonly cursorQueries: CursorQueryScanner | null;
   /** The launch ran the integration: the install line is typed only to repair. */
   private readonly launchIntegrated: boolean;
-  private readonly screen: ScreenModel;
+  private readonly output: ShellDisplay;
   private readonly context: DialectContext;
   private readonly disposables = new DisposableStore();
   private readonly ready: Promise<void>;
   private markReady!: () => void;
   private failStart!: (error: Error) => void;
   private ttyPath = '';
-  /** The process that is the shell (from the ready mark): the PTY's, or its child when a
-   *  launcher starts the shell (pwsh installed as a .NET tool). */
-  private hostPid = 0;
   /** The process the last call left waiting for input, if that is how it ended. */
   private waitingPid = 0;
   /** Input was typed to the shell's own line reader, which echoes it: hide up to its LF. */
   private hidingHostEcho = false;
-  private displayed = 0;
   private run: CallRun | null = null;
   private foreground: ForegroundCommand | null = null;
   private lastExitCode: number | null = null;
@@ -155,8 +149,6 @@ export class Shell {
   /** Pending look at whether a call line ran without starting (see checkCallLine). */
   private lineCheck: NodeJS.Timeout | undefined;
   private installLine = '';
-  /** Ending the process tree, once started: a reset and the PTY's exit share it. */
-  private treeEnded: Promise<void> | null = null;
   /** A human at the controls, when one takes them. */
   readonly human: HumanControl;
   private viewerCount = 0;
@@ -178,19 +170,22 @@ export class Shell {
     this.context = { privateDir, nonce, commandFile: join(privateDir, 'command') };
     this.scanner = new MarkScanner(nonce);
     this.cursorQueries = options.dialect.answersCursorQueries ? new CursorQueryScanner() : null;
-    this.screen = new ScreenModel(options.cols, options.rows);
+    this.output = new ShellDisplay(options.cols, options.rows);
     this.size = { cols: options.cols, rows: options.rows };
     this.human = new HumanControl(this.controlledShell());
     const launch = options.dialect.launch(this.context);
     this.launchIntegrated = launch.integrated === true;
     try {
-      this.pty = spawnPty({
+      this.pty = new ShellProcess(options.launcher, {
         file: launch.file,
         args: launch.args,
-        cwd: options.workspace,
+        leadsProcessGroup: launch.leadsProcessGroup,
         env: shellEnvironment(options.baseEnv, { pass: options.envPass, extra: launch.env }),
         cols: options.cols,
         rows: options.rows,
+        workspace: options.workspace,
+        privateDir,
+        readable: options.readable,
       });
     } catch (error) {
       rmSync(privateDir, { recursive: true, force: true });
@@ -226,6 +221,8 @@ export class Shell {
     return this.stateValue;
   }
 
+  /** The shell process itself, as the host numbers it (inside a sandbox it is a child of
+   *  the PTY's process). */
   get pid(): number {
     return this.pty.pid;
   }
@@ -256,12 +253,12 @@ export class Shell {
     const run = new CallRun({
       capture: this.options.newCapture(this.agentId ?? ''),
       timeoutMs: this.options.timeoutMs,
-      probe: () => findWaitingReader(this.pty.pid, this.ttyPath),
+      probe: () => findWaitingReader(this.pid, this.ttyPath),
       screenText: () => this.screenText(),
       // Never reset under a human's hands: a call cancelled while they hold the controls is
       // dropped, and the shell stays theirs.
       reset: () => (this.human.controller ? Promise.resolve() : this.reset()),
-      quiet: () => this.quiet(),
+      quiet: () => this.pty.quiet(),
     });
     this.run = run;
     const onAbort = () => void run.cancel();
@@ -289,27 +286,27 @@ export class Shell {
   }
 
   private endTree(): Promise<void> {
-    this.treeEnded ??= endProcessTree(this.pty.pid).then(
-      () => undefined,
-      () => undefined,
-    );
-    return this.treeEnded;
+    return this.pty.endTree();
   }
 
   /** The visible screen as text, once every displayed byte has been parsed. */
-  async screenText(): Promise<string> {
-    await this.screen.settled();
-    return this.screen.screenText();
+  screenText(): Promise<string> {
+    return this.output.screenText();
   }
 
   /** Screen and scrollback serialized, with the exact display offset they cover. */
   snapshot(): Promise<ScreenSnapshot> {
-    return this.screen.snapshot();
+    return this.output.snapshot();
   }
 
   /** Display bytes produced so far: the offset the next display chunk starts at. */
   get displayOffset(): number {
-    return this.displayed;
+    return this.output.offset;
+  }
+
+  /** Every display chunk, in order (see ShellDisplay). */
+  get onDisplay(): Emitter<DisplayChunk> {
+    return this.output.onDisplay;
   }
 
   /** A call's record with its exact result text: announced to the live stream and the store. */
@@ -338,16 +335,13 @@ export class Shell {
         return shell.ttyPath;
       },
       get pid() {
-        return shell.pty.pid;
+        return shell.pid;
       },
       get commandInForeground() {
         return shell.foreground !== null;
       },
       answersCursorQueries: this.options.dialect.answersCursorQueries,
-      cursorLineText: async () => {
-        await this.screen.settled();
-        return this.screen.cursorLineText();
-      },
+      cursorLineText: () => this.output.cursorLineText(),
       switchEditing: () => this.switchEditing(),
       write: (keys) => this.pty.write(keys),
       pauseCall: () => this.run?.pause(),
@@ -362,7 +356,7 @@ export class Shell {
     if (!this.alive || (cols === this.size.cols && rows === this.size.rows)) return;
     this.size = { cols, rows };
     this.pty.resize(cols, rows);
-    this.screen.resize(cols, rows);
+    this.output.resize(cols, rows);
     this.onResize.fire({ cols, rows });
     this.onChange.fire();
   }
@@ -374,9 +368,9 @@ export class Shell {
    */
   private async adoptHumanCommand(): Promise<void> {
     if (this.run || this.foreground || !this.alive) return;
-    // The shell leads its own process group; any other foreground group is a job it runs.
-    const stat = await readStat(this.pty.pid);
-    if (!stat || stat.tpgid === this.pty.pid || this.run || this.foreground || !this.alive) return;
+    // Any foreground group other than the shell's own is a job it runs.
+    const stat = await readStat(this.pid);
+    if (!stat || stat.tpgid === stat.pgrp || this.run || this.foreground || !this.alive) return;
     this.foreground = { nonce: '', command: 'a program a human started', since: new Date() };
     this.setState('waiting_input');
   }
@@ -393,7 +387,7 @@ export class Shell {
       since: this.foreground?.since.toISOString() ?? null,
       stateSince: this.stateSinceValue.toISOString(),
       lastExitCode: this.lastExitCode,
-      pid: this.alive ? this.pty.pid : null,
+      pid: this.alive ? this.pid : null,
       cols: this.size.cols,
       rows: this.size.rows,
       controller: this.human.controller?.name ?? null,
@@ -409,9 +403,8 @@ export class Shell {
     if (this.alive) await this.reset('closed');
     clearTimeout(this.lineCheck);
     this.disposables.dispose();
-    this.screen.dispose();
+    this.output.dispose();
     for (const emitter of [
-      this.onDisplay,
       this.onChange,
       this.onCallStarted,
       this.onCallFinished,
@@ -463,7 +456,7 @@ export class Shell {
     this.display(inputEcho(command));
     this.hidingHostEcho =
       this.options.dialect.hostEchoesInput &&
-      this.waitingPid === this.hostPid &&
+      this.waitingPid === this.pty.pid &&
       !isControlKey(command);
     this.setState('running');
     run.start();
@@ -512,9 +505,8 @@ export class Shell {
    * off by them; only its own redraws of a line it reads depend on it.
    */
   private async answerCursorQuery(): Promise<void> {
-    await this.screen.settled();
+    const { row, col } = await this.output.cursor();
     if (!this.alive) return;
-    const { row, col } = this.screen.cursor();
     try {
       this.pty.write(cursorReport(row, col));
     } catch {
@@ -572,9 +564,9 @@ export class Shell {
       case 'R':
         if (this.installed) break; // a repair re-installed the integration
         this.installed = true;
-        this.hostPid = /^\d+$/.test(mark.data) ? Number(mark.data) : this.pty.pid;
-        void terminalOf(this.pty.pid).then((tty) => {
-          this.ttyPath = tty ?? '';
+        // The mark carries the shell's pid as the shell sees it (in a sandbox, its namespace's).
+        void this.pty.locate(/^\d+$/.test(mark.data) ? Number(mark.data) : null).then(({ tty }) => {
+          this.ttyPath = tty;
           this.setState('idle');
           this.markReady();
         });
@@ -631,13 +623,13 @@ export class Shell {
     if (this.lineCheck !== undefined) return;
     let sightings = 0;
     const check = async (): Promise<void> => {
-      const reader = await findWaitingReader(this.pty.pid, this.ttyPath).catch(() => null);
+      const reader = await findWaitingReader(this.pid, this.ttyPath).catch(() => null);
       if (!this.awaitingStart || !this.foreground || !this.alive) {
         this.lineCheck = undefined;
         return;
       }
       // Twice in a row, as for waiting input: the start mark may still be on its way to us.
-      sightings = reader?.pid === this.hostPid ? sightings + 1 : 0;
+      sightings = reader?.pid === this.pty.pid ? sightings + 1 : 0;
       if (sightings >= 2) {
         this.lineCheck = undefined;
         this.callLineFailed();
@@ -673,18 +665,14 @@ export class Shell {
   }
 
   private display(data: Buffer): void {
-    if (data.length === 0) return;
-    const offset = this.displayed;
-    this.displayed += data.length;
-    this.screen.write(data);
-    this.onDisplay.fire({ offset, data });
+    this.output.show(data);
   }
 
   private async onPtyExit(exit: PtyExit): Promise<void> {
     this.endingValue ??= exit.signal
       ? { kind: 'killed', exitCode: null, signal: exit.signal }
       : { kind: 'exited', exitCode: exit.code, signal: null };
-    await this.quiet();
+    await this.pty.quiet();
     const rest = this.scanner.flush();
     if (rest.length) this.onBytes(rest);
     this.failStart(
@@ -698,24 +686,6 @@ export class Shell {
     await this.endTree();
     this.setState('exited');
     this.run?.shellExited(exit.code, exit.signal);
-  }
-
-  /** Waits until the PTY has been quiet for a moment (or the flush limit passed). */
-  private quiet(): Promise<void> {
-    return new Promise((resolve) => {
-      const limit = setTimeout(done, EXIT_FLUSH_LIMIT_MS);
-      let quiet = setTimeout(done, EXIT_QUIET_MS);
-      const listener = this.pty.onData(() => {
-        clearTimeout(quiet);
-        quiet = setTimeout(done, EXIT_QUIET_MS);
-      });
-      function done() {
-        clearTimeout(limit);
-        clearTimeout(quiet);
-        listener.dispose();
-        resolve();
-      }
-    });
   }
 
   private setState(state: SessionState): void {

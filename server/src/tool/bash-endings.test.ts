@@ -3,9 +3,9 @@
  * the shell exiting, waiting for input (including the shell's own `read`), typing into the
  * waiting program, control keys, full-screen programs, and cancellation.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type TestEngine } from '../../test/support/engine.ts';
+import { processesRunning } from '../../test/support/host-processes.ts';
 
 const RESET_LINE =
   'The persistent bash shell was reset; the next bash call starts from the workspace with a ' +
@@ -23,12 +23,8 @@ afterAll(async () => {
   await quick.close();
 });
 
-/** Running or sleeping; a zombie (killed, not yet reaped by init) counts as ended. */
-const alive = (pid: string) =>
-  existsSync(`/proc/${pid}`) &&
-  !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-/** The pids a command echoed with `echo $!` (an interactive shell also prints `[1] PID`). */
-const echoedPids = (output: string) => output.match(/^\d+$/gm) ?? [];
+/** How many `sleep SECONDS` run on the host (pids a sandboxed shell prints are its own). */
+const sleepers = (seconds: string) => processesRunning('sleep', seconds).length;
 
 describe('timeout', () => {
   it('returns the partial output with the exact notices and resets the shell', async () => {
@@ -39,7 +35,7 @@ describe('timeout', () => {
         `partial\n${RESET_LINE}`,
     );
     expect(await quick.call('pwd; echo "[${LEFT_BEHIND-}]"', 'timeout-a')).toBe(
-      `${quick.workspace}\n[]`,
+      `${quick.workspaceOf('timeout-a')}\n[]`,
     );
   });
 
@@ -51,15 +47,10 @@ describe('timeout', () => {
   });
 
   it('ends the whole process tree, background jobs included', async () => {
-    const pids = await quick.call(
-      'sleep 300 & echo $!; sleep 300 </dev/null & echo $!',
-      'timeout-c',
-    );
-    const [first, second] = echoedPids(pids) as [string, string];
-    expect(alive(first) && alive(second)).toBe(true);
+    await quick.call('sleep 301 & sleep 302 </dev/null & setsid -f sleep 303', 'timeout-c');
+    expect([sleepers('301'), sleepers('302'), sleepers('303')]).toEqual([1, 1, 1]);
     await quick.call('sleep 30', 'timeout-c');
-    expect(alive(first)).toBe(false);
-    expect(alive(second)).toBe(false);
+    expect([sleepers('301'), sleepers('302'), sleepers('303')]).toEqual([0, 0, 0]);
   });
 });
 
@@ -82,10 +73,10 @@ describe('the shell itself exits', () => {
   });
 
   it('ends jobs the dead shell left behind', async () => {
-    const [pid] = echoedPids(await engine.call('sleep 300 & echo $!', 'exit-d')) as [string];
-    expect(alive(pid)).toBe(true);
+    await engine.call('sleep 304 & (setsid sleep 305 &)', 'exit-d');
+    expect([sleepers('304'), sleepers('305')]).toEqual([1, 1]);
     await engine.call('exit 0', 'exit-d');
-    expect(alive(pid)).toBe(false);
+    expect([sleepers('304'), sleepers('305')]).toEqual([0, 0]);
   });
 });
 
@@ -164,7 +155,9 @@ describe('cancellation', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'CANCELLED', status: 499 });
-    expect(await engine.call('pwd; echo "[${KEPT-}]"', 'cancel-a')).toBe(`${engine.workspace}\n[]`);
+    expect(await engine.call('pwd; echo "[${KEPT-}]"', 'cancel-a')).toBe(
+      `${engine.workspaceOf('cancel-a')}\n[]`,
+    );
   });
 
   it('drops a queued call whose caller went away, without touching the shell', async () => {

@@ -77,7 +77,7 @@ describe('output as a terminal shows it', () => {
   });
 
   it('runs in the workspace with the documented terminal environment', async () => {
-    expect(await engine.call('pwd')).toBe(engine.workspace);
+    expect(await engine.call('pwd')).toBe(engine.workspaceOf('agent-1'));
     expect(await engine.call('echo "$TERM $PAGER $GIT_PAGER"')).toBe('xterm-256color cat cat');
     expect(await engine.call('stty size')).toBe('40 120');
   });

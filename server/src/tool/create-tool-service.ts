@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { CallInfo, CallOutcome, Dialect, ToolDefinition } from '../../../shared/src/api.ts';
 import type { Config, DialectSettings } from '../config/config.ts';
 import { JUMPSEAT_ERR_CANCELLED, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
+import { type ChosenLauncher, chooseLauncher } from '../launch/choose-launcher.ts';
 import { bashDialect } from '../pty/bash-dialect.ts';
 import type { ShellDialect } from '../pty/dialect.ts';
 import { Emitter } from '../pty/disposable.ts';
@@ -15,6 +16,7 @@ import { pwshDialect } from '../pty/pwsh-dialect.ts';
 import { locatePwsh } from '../pty/pwsh-executable.ts';
 import type { CallResult, OutputCapture } from '../session/capture.ts';
 import { CallCancelledError, type ExecutedCall, ShellRegistry } from '../session/shell-registry.ts';
+import { Workspaces } from '../session/workspaces.ts';
 import { validateCommand } from './command-rules.ts';
 import { OutputRenderer } from './output-renderer.ts';
 import { type CallEnding, composeResult } from './result-text.ts';
@@ -38,6 +40,8 @@ export interface ToolServiceOptions {
 /** The tool service plus the registry behind it, for the live hub and in-process tests. */
 export interface EngineToolService extends ToolService {
   readonly registry: ShellRegistry;
+  /** Where shells run, and the warning to print when that is not where they were meant to. */
+  readonly placement: ChosenLauncher;
 }
 
 export function createToolService(
@@ -52,13 +56,31 @@ export function createToolService(
     ...(pwsh === null ? {} : { pwsh: pwshDialect(pwsh) }),
   };
   const spill = new SpillFiles(join(config.dataDir, SPILL_DIR_NAME));
+  const workspaces = new Workspaces(config.workspace, config.sharedWorkspace);
+  const placement = chooseLauncher({
+    sandbox: config.sandbox,
+    network: config.network,
+    maxProcesses: config.maxProcesses,
+    maxMemoryBytes: config.maxMemoryBytes,
+    dataDir: config.dataDir,
+    workspace: config.workspace,
+    sharedWorkspace: config.sharedWorkspace,
+    shellEnv: baseEnv,
+    pwshPath: pwsh,
+  });
   const settings = (dialect: Dialect): DialectSettings => config.dialects[dialect];
   const registry = new ShellRegistry((dialect) => {
     const shellDialect = engines[dialect];
     if (!shellDialect) throw new Error(`no engine for ${dialect}`);
     return {
       dialect: shellDialect,
-      workspace: config.workspace,
+      launcher: placement.launcher,
+      // An agent reads its own saved outputs at the path its results name; a person's shell
+      // has none until it is handed to an agent.
+      placeOf: (who) =>
+        'agent' in who
+          ? { workspace: workspaces.forAgent(who.agent), readable: [spill.agentDir(who.agent)] }
+          : { workspace: workspaces.forPerson(who.owner.tokenId), readable: [] },
       baseEnv,
       envPass: config.envPass,
       cols: AGENT_COLS,
@@ -79,6 +101,7 @@ export function createToolService(
 
   return {
     registry,
+    placement,
     async call(agent, dialect, command, signal) {
       const report = (outcome: CallEndKind, durationMs: number, exitCode: number | null): void =>
         finished.fire({ agent, dialect, outcome, durationMs, exitCode });

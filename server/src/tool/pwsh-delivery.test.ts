@@ -80,7 +80,7 @@ describe.skipIf(PWSH === null)('pwsh delivery', () => {
       await engine.call('Ada', 'screen');
       const screen = await screenOf('screen');
       expect(screen).toContain(
-        `PS ${engine.workspace}> Write-Output 'visible-line'\r\nvisible-line`,
+        `PS ${engine.workspaceOf('screen')}> Write-Output 'visible-line'\r\nvisible-line`,
       );
       // The answer shows once, after its question: pwsh's own echo of it is not shown twice.
       expect(screen).toContain('Name: Ada');

@@ -4,9 +4,10 @@
  * into it, control keys, and cancellation. Skipped, with one line saying why, where pwsh is
  * not installed (see pwsh-check.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestEngine } from '../../test/support/engine.ts';
+import { processesRunning } from '../../test/support/host-processes.ts';
 import { PWSH, startPwshEngine } from '../../test/support/pwsh.ts';
 
 const RESET_LINE =
@@ -17,9 +18,8 @@ let engine: TestEngine;
 let quick: TestEngine;
 
 /** Running or sleeping; a zombie (killed, not yet reaped by init) counts as ended. */
-const alive = (pid: string) =>
-  existsSync(`/proc/${pid}`) &&
-  !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+/** How many `sleep SECONDS` run on the host (pids a sandboxed shell prints are its own). */
+const sleepers = (seconds: string) => processesRunning('sleep', seconds).length;
 
 describe.skipIf(PWSH === null)('pwsh endings', () => {
   beforeAll(() => {
@@ -34,20 +34,20 @@ describe.skipIf(PWSH === null)('pwsh endings', () => {
   describe('timeout', () => {
     it('returns the partial output with the pwsh notices and resets the whole tree', async () => {
       await quick.call("Set-Location /; $env:LEFT_BEHIND = 'yes'; $kept = 1", 'timeout');
-      const pid = await quick.call(
-        '(Start-Process -FilePath sleep -ArgumentList 300 -PassThru).Id',
+      await quick.call(
+        '$null = Start-Process -FilePath sleep -ArgumentList 306 -PassThru',
         'timeout',
       );
-      expect(alive(pid)).toBe(true);
+      expect(sleepers('306')).toBe(1);
       expect(await quick.call("'partial'; Start-Sleep 30", 'timeout')).toBe(
         'Your command timed out after 4 seconds or experienced an OOM error. Below is partial output:\n' +
           `partial\n${RESET_LINE}`,
       );
       expect(await quick.call('(Get-Location).Path; "[$env:LEFT_BEHIND][$kept]"', 'timeout')).toBe(
-        `${quick.workspace}\n[][]`,
+        `${quick.workspaceOf('timeout')}\n[][]`,
       );
       // The reset ended the whole tree, a program the shell started included.
-      expect(alive(pid)).toBe(false);
+      expect(sleepers('306')).toBe(0);
     });
   });
 
@@ -125,7 +125,7 @@ describe.skipIf(PWSH === null)('pwsh endings', () => {
       controller.abort();
       await expect(pending).rejects.toMatchObject({ code: 'CANCELLED', status: 499 });
       expect(await engine.call('(Get-Location).Path; "[$kept]"', 'cancel')).toBe(
-        `${engine.workspace}\n[]`,
+        `${engine.workspaceOf('cancel')}\n[]`,
       );
     });
   });

@@ -60,11 +60,17 @@ export class SpillFiles {
     return { open: () => this.create(agent) };
   }
 
-  /** Creates a new, empty file for `agent` (throws if it cannot) and prunes old ones. */
-  create(agent: string): SpillWriter {
+  /** The agent's own directory of saved outputs, made if missing: its sandbox may read it. */
+  agentDir(agent: string): string {
     checkAgent(agent);
     const agentDir = join(this.dir, agent);
     mkdirSync(agentDir, { recursive: true, mode: DIR_MODE });
+    return agentDir;
+  }
+
+  /** Creates a new, empty file for `agent` (throws if it cannot) and prunes old ones. */
+  create(agent: string): SpillWriter {
+    const agentDir = this.agentDir(agent);
     const name = `${this.stamp()}-${randomBytes(RANDOM_BYTES).toString('hex')}.txt`;
     const path = join(agentDir, name);
     // Opened synchronously (one syscall) so a failure is known before any output is queued.

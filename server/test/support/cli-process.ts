@@ -38,6 +38,7 @@ export interface Serving {
   /** `http://127.0.0.1:PORT` without a trailing slash. */
   readonly origin: string;
   readonly exited: Promise<number | null>;
+  stdout(): string;
   stderr(): string;
 }
 
@@ -61,7 +62,13 @@ export async function serve(args: readonly string[], env: NodeJS.ProcessEnv): Pr
   for (;;) {
     const port = /^jumpseat listening on http:\/\/127\.0\.0\.1:(\d+)\//m.exec(stdout)?.[1];
     if (port !== undefined) {
-      return { process: child, origin: `http://127.0.0.1:${port}`, exited, stderr: () => stderr };
+      return {
+        process: child,
+        origin: `http://127.0.0.1:${port}`,
+        exited,
+        stdout: () => stdout,
+        stderr: () => stderr,
+      };
     }
     if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${stderr}`);
     if (Date.now() > deadline) throw new Error(`no banner; stderr: ${stderr}`);

@@ -2,7 +2,7 @@
  * Starts the real engine (real bash or pwsh, real PTYs) in a fresh data dir and workspace, for tests
  * that speak to it in process.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dialect } from '../../../shared/src/api.ts';
@@ -12,7 +12,9 @@ import { createToolService, type EngineToolService } from '../../src/tool/create
 export interface TestEngine {
   readonly tools: EngineToolService;
   readonly config: Config;
+  /** The workspace root; an agent works in `workspaceOf(agent)`. */
   readonly workspace: string;
+  workspaceOf(agent: string): string;
   readonly dataDir: string;
   /** Runs one call and returns the exact result text. */
   call(command: string, agent?: string, signal?: AbortSignal, dialect?: Dialect): Promise<string>;
@@ -29,12 +31,19 @@ export interface TestEngineOptions {
 export function startEngine(options: TestEngineOptions = {}): TestEngine {
   const root = mkdtempSync(join(tmpdir(), 'jumpseat-test-'));
   const dataDir = join(root, 'data');
-  const config = loadConfig(['--data-dir', dataDir, ...(options.flags ?? [])], {});
+  const workspace = join(root, 'workspace');
+  mkdirSync(workspace);
+  const config = loadConfig(
+    ['--data-dir', dataDir, '--workspace', workspace, ...(options.flags ?? [])],
+    {},
+  );
   const tools = createToolService(config, { baseEnv: options.env ?? process.env });
   return {
     tools,
     config,
     workspace: config.workspace,
+    workspaceOf: (agent) =>
+      config.sharedWorkspace ? config.workspace : join(config.workspace, agent),
     dataDir,
     call: (
       command,

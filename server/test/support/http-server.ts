@@ -2,9 +2,9 @@
  * Starts the whole HTTP server (real engine, real shells) on 127.0.0.1 and a free port in a
  * fresh data dir, for tests that speak to it over a real socket with fetch.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildApp, type JumpseatApp } from '../../src/api/app.ts';
 import type { LogSettings } from '../../src/api/logging.ts';
 import { TokenStore } from '../../src/auth/token-store.ts';
@@ -44,8 +44,21 @@ export interface TestServerOptions {
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? join(mkdtempSync(join(tmpdir(), 'jumpseat-http-')), 'data');
+  // Shells work under the test's own directory, not the user's default workspace.
+  const workspace = join(dirname(dataDir), 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  const flags = options.flags ?? [];
   const config = loadConfig(
-    ['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', ...(options.flags ?? [])],
+    [
+      '--data-dir',
+      dataDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      ...(flags.includes('--workspace') ? [] : ['--workspace', workspace]),
+      ...flags,
+    ],
     {},
   );
   const tokens = TokenStore.open(config.dataDir, config.adminToken);

@@ -1,0 +1,48 @@
+/**
+ * Where and how a shell's process starts, decided in one place: the engine hands a launcher
+ * what the dialect wants to run and gets back what node-pty spawns, plus how to find every
+ * process that belongs to the shell. Unsandboxed and bubblewrap are the two kinds today;
+ * containers or remote hosts would be a third implementation of this interface, with no
+ * change to the engine.
+ */
+import type { PtyExit, PtySpawnOptions } from '../pty/pty-process.ts';
+
+export const SANDBOX_MODES = ['auto', 'bwrap', 'off'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** What a shell needs from the place it runs in. */
+export interface PlacementRequest {
+  /** The dialect's program, arguments and environment (already filtered of secrets). */
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** See ShellLaunch.leadsProcessGroup. */
+  readonly leadsProcessGroup: boolean;
+  readonly cols: number;
+  readonly rows: number;
+  /** The shell's own directory: it starts there and may write there. */
+  readonly workspace: string;
+  /** The engine's private directory for this shell (integration and command files). */
+  readonly privateDir: string;
+  /** Directories the shell may read but not write (its own saved outputs). */
+  readonly readable: readonly string[];
+}
+
+/** One shell's place: what to spawn and how to find (and end) everything it started. */
+export interface Placement {
+  readonly spawn: PtySpawnOptions;
+  /** Every live process of the shell, given the pid node-pty reported for it. */
+  members(ptyPid: number): Promise<Set<number>>;
+  /** How the shell itself ended, from how the PTY's process ended. */
+  describeExit(exit: PtyExit): PtyExit;
+  /** Frees what the placement holds (a cgroup); called once the shell's processes are gone. */
+  release(): void;
+}
+
+export interface ShellLauncher {
+  /** `bwrap` or `off`: what the banner and the API report. */
+  readonly kind: 'bwrap' | 'off';
+  place(request: PlacementRequest): Placement;
+  /** Ends what an earlier run of this server (killed without a shutdown) left running. */
+  sweepLeftovers(): Promise<number>;
+}

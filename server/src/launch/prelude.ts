@@ -1,0 +1,85 @@
+/**
+ * The few lines of bash that run first in every shell's process, before the dialect's
+ * program. node-pty 1.1 neither marks its PTY masters close-on-exec nor closes descriptors
+ * before exec, so a new shell would hold every earlier shell's terminal (and whatever else the
+ * server had open without close-on-exec); the host prelude closes every descriptor above 2
+ * and joins the shell's cgroups before anything of the shell can fork. We keep node-pty 1.1
+ * rather than a 1.2 pre-release: the 1.2.0 betas mark descriptors close-on-exec only up to the
+ * first gap above 15 when their prebuilt binary lacks close_range, so they are not a
+ * guarantee either, and this prelude works for every launcher.
+ */
+
+/** The name the preludes run under (their `$0`), as `ps` shows them for a moment. */
+const PRELUDE_NAME = 'jumpseat-launch';
+/** Exit status when the prelude could not set the shell up (a start failure, not the shell's). */
+export const PRELUDE_FAILED_STATUS = 125;
+
+const HOST_PRELUDE = [
+  // No redirection around the loop: bash would keep the saved stderr in a descriptor the
+  // loop then closes. The glob's own directory descriptor is closed again when it runs.
+  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; case $fd in 0|1|2) ;; *) [ -e "/proc/$$/fd/$fd" ] && exec {fd}>&- ;; esac; done',
+  // Each argument up to `--` is a cgroup.procs file to join: the shell is counted and limited
+  // from its first fork on.
+  'while [ "$1" != -- ]; do echo $$ >"$1" || exit 125; shift; done',
+  'shift',
+  'exec "$@"',
+].join('\n');
+
+/** Wraps `command` so it starts with only fds 0-2, inside the given cgroups. */
+export function hostPrelude(
+  cgroupProcFiles: readonly string[],
+  command: readonly string[],
+): string[] {
+  return [
+    'bash',
+    '--noprofile',
+    '--norc',
+    '-c',
+    HOST_PRELUDE,
+    PRELUDE_NAME,
+    ...cgroupProcFiles,
+    '--',
+    ...command,
+  ];
+}
+
+/**
+ * Wraps `command` so it runs as a foreground job of its own process group: an interactive
+ * bash gives it the terminal, and the processes that started it (the sandbox's) are out of
+ * the group a Ctrl-C reaches. `(exit $?)` hands on the status without bash's "exit" line.
+ */
+export function ownGroupPrelude(command: readonly string[]): string[] {
+  return ['bash', '--noprofile', '--norc', '-i', '-c', '"$@"; (exit $?)', PRELUDE_NAME, ...command];
+}
+
+/** Per-process resource limits (rlimits) for where no cgroup holds them. */
+export interface RlimitSettings {
+  /** RLIMIT_NPROC; counted per user namespace (Linux 5.14+), so per sandbox. */
+  readonly maxProcesses?: number;
+  /** RLIMIT_AS in bytes: bounds each process, not the shell's total. */
+  readonly maxMemoryBytes?: number;
+}
+
+/** Wraps `command` so it runs under `limits` (hard and soft; a lower existing limit stays). */
+export function rlimitPrelude(limits: RlimitSettings, command: readonly string[]): string[] {
+  const steps: string[] = [];
+  if (limits.maxProcesses !== undefined) {
+    steps.push(
+      `ulimit -Hu ${limits.maxProcesses} 2>/dev/null; ulimit -Su ${limits.maxProcesses} 2>/dev/null`,
+    );
+  }
+  if (limits.maxMemoryBytes !== undefined) {
+    const kib = Math.max(1, Math.floor(limits.maxMemoryBytes / 1024));
+    steps.push(`ulimit -Hv ${kib} 2>/dev/null; ulimit -Sv ${kib} 2>/dev/null`);
+  }
+  if (steps.length === 0) return [...command];
+  return [
+    'bash',
+    '--noprofile',
+    '--norc',
+    '-c',
+    `${steps.join('; ')}; exec "$@"`,
+    PRELUDE_NAME,
+    ...command,
+  ];
+}

@@ -1,0 +1,98 @@
+/**
+ * A shell's process as the engine sees it: placed by the launcher (sandboxed or not; the
+ * engine never knows which), spawned on a PTY, located once the shell reports its own pid,
+ * and ended with everything it started. One reason to change: how a shell's process lives
+ * and dies.
+ */
+import type { Placement, PlacementRequest, ShellLauncher } from '../launch/launcher.ts';
+import type { Disposable } from '../pty/disposable.ts';
+import { hostPidOf, terminalOf } from '../pty/proc-probe.ts';
+import { endProcessTree } from '../pty/process-tree.ts';
+import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
+
+/** After the PTY exits, output may still be in flight: wait for this much quiet… */
+const EXIT_QUIET_MS = 20;
+/** …but never longer than this before announcing the exit. */
+const EXIT_FLUSH_LIMIT_MS = 250;
+
+export class ShellProcess {
+  private readonly pty: PtyProcess;
+  private readonly placement: Placement;
+  /** The shell itself, as the host numbers it; the PTY's process until located. */
+  private shellPid = 0;
+  /** Ending the process tree, once started: a reset and the PTY's exit share it. */
+  private treeEnded: Promise<void> | null = null;
+
+  /** Throws with the launcher's or node-pty's reason when the shell cannot start. */
+  constructor(launcher: ShellLauncher, request: PlacementRequest) {
+    this.placement = launcher.place(request);
+    try {
+      this.pty = spawnPty(this.placement.spawn);
+    } catch (error) {
+      this.placement.release();
+      throw error;
+    }
+  }
+
+  /** The shell process (in a sandbox a descendant of the PTY's process). */
+  get pid(): number {
+    return this.shellPid || this.pty.pid;
+  }
+
+  write(data: string): void {
+    this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.pty.resize(cols, rows);
+  }
+
+  onData(listener: (chunk: Buffer) => void): Disposable {
+    return this.pty.onData(listener);
+  }
+
+  /** How the shell itself ended (the launcher reads it from how the PTY's process did). */
+  onExit(listener: (exit: PtyExit) => void): Disposable {
+    return this.pty.onExit((exit) => listener(this.placement.describeExit(exit)));
+  }
+
+  /**
+   * Finds the shell from the pid it reports of itself (its namespace's, in a sandbox), and
+   * the terminal it runs on.
+   */
+  async locate(reportedPid: number | null): Promise<{ tty: string }> {
+    const [pid, tty] = await Promise.all([
+      reportedPid === null ? this.pty.pid : hostPidOf(this.pty.pid, reportedPid),
+      terminalOf(this.pty.pid),
+    ]);
+    this.shellPid = pid ?? this.pty.pid;
+    return { tty: tty ?? '' };
+  }
+
+  /** Ends the whole tree the launcher knows of, once, and frees the placement after. */
+  endTree(): Promise<void> {
+    this.treeEnded ??= endProcessTree(this.pty.pid, (pid) => this.placement.members(pid)).then(
+      () => this.placement.release(),
+      () => this.placement.release(),
+    );
+    return this.treeEnded;
+  }
+
+  /** Waits until the PTY has been quiet for a moment (or the flush limit passed). */
+  quiet(): Promise<void> {
+    return new Promise((resolve) => {
+      const limit = setTimeout(done, EXIT_FLUSH_LIMIT_MS);
+      let quiet = setTimeout(done, EXIT_QUIET_MS);
+      const listener = this.pty.onData(() => {
+        clearTimeout(quiet);
+        quiet = setTimeout(done, EXIT_QUIET_MS);
+      });
+      function done() {
+        clearTimeout(limit);
+        clearTimeout(quiet);
+        listener.dispose();
+        resolve();
+      }
+    });
+  }
+}
