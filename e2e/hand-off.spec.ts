@@ -31,6 +31,10 @@ test('a shell handed to an agent keeps its cwd and variables; a second is refuse
   expect(reply.output).toMatch(new RegExp(`(^|\\n)${dir}\\nkept-${suffix}$`));
   expect((await jumpseat.sessionOf(agent)).id).toBe(sessionId);
   await expect(page.getByTestId('call').first()).toHaveAttribute('data-outcome', 'completed');
+  // The timeline tells the hand-off where it happened.
+  await expect(page.locator('[data-testid="control-event"][data-kind="hand_off"]')).toHaveText(
+    new RegExp(`^Handed to agent ${agent}`),
+  );
 
   // The agent has a live bash shell now: a second one cannot be handed to it.
   await page.goto('/');

@@ -1,5 +1,6 @@
 // Not part of `npm test`: `npm run screenshots` refreshes docs/dashboard.png,
-// docs/session.png and docs/share.png from a real server with real shells.
+// docs/session.png, docs/replay.png, docs/phone-dashboard.png and docs/share.png from a real
+// server with real shells.
 import { expect, openShell, screenOf, test } from './support/fixtures.ts';
 import { createLink, joinByLink, openOwnShell, typeLine } from './support/sharing.ts';
 
@@ -28,6 +29,10 @@ test('screenshots of the dashboard and the session page', async ({ browser, jump
     'data-state',
     'running',
   );
+  await expect(dashboard.locator('[data-agent="deploy"]')).toHaveAttribute(
+    'data-needs-human',
+    'true',
+  );
   await dashboard.screenshot({ path: 'docs/dashboard.png' });
 
   const dark = await browser.newContext({
@@ -41,10 +46,29 @@ test('screenshots of the dashboard and the session page', async ({ browser, jump
   await session.getByTestId('call').nth(1).locator('summary').click();
   await session.screenshot({ path: 'docs/session.png' });
 
+  const replay = await light.newPage();
+  await jumpseat.login(replay);
+  await replay.goto(`/sessions/${(await jumpseat.sessionOf('builder')).id}/replay`);
+  await replay.getByTestId('replay-call').nth(1).getByTestId('replay-jump').click();
+  await expect.poll(() => screenOf(replay)).toContain('Tests  1 failed');
+  await replay.screenshot({ path: 'docs/replay.png' });
+
+  const phone = await browser.newContext({
+    colorScheme: 'light',
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  const cards = await phone.newPage();
+  await jumpseat.login(cards);
+  await expect(cards.locator('[data-agent="deploy"]')).toHaveAttribute('data-needs-human', 'true');
+  await cards.screenshot({ path: 'docs/phone-dashboard.png' });
+
   await jumpseat.bash('deploy', '\u0003');
   await running;
   await light.close();
   await dark.close();
+  await phone.close();
 });
 
 test('screenshot of a shell shared by link', async ({ browser, jumpseat }) => {

@@ -4,8 +4,9 @@
  * requests, in-flight calls cancelled (their callers told so), every shell's process tree
  * ended, then exit 0.
  */
+import { networkInterfaces } from 'node:os';
 import { buildApp, type JumpseatApp } from './api/app.ts';
-import { loginUrl, serverUrl } from './api/urls.ts';
+import { loginUrl, reachableUrls, serverUrl } from './api/urls.ts';
 import { TokenStore } from './auth/token-store.ts';
 import { type Config, loadConfig } from './config/config.ts';
 import { ConfigError, HelpRequested } from './config/config-error.ts';
@@ -87,8 +88,14 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  const base = serverUrl(config.host, port);
-  process.stdout.write(`jumpseat listening on ${base}\n`);
+  const listening = serverUrl(config.host, port);
+  process.stdout.write(`jumpseat listening on ${listening}\n`);
+  // Where people reach it: the public URL, or on 0.0.0.0 this machine's addresses.
+  const reachable = reachableUrls(config.host, port, config.publicUrl, networkInterfaces());
+  const base = reachable[0] ?? listening;
+  if (reachable.length > 1 || base !== listening) {
+    process.stdout.write(`open: ${reachable.join('  ')}\n`);
+  }
   process.stdout.write(`${loginLine(config, base)}\n`);
   const { launcher, limits, warning } = tools.placement;
   process.stdout.write(

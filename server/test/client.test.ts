@@ -213,7 +213,10 @@ describe('JumpseatClient for shared shells', () => {
     expect((await admin.session(shell.id)).state).toBe('exited');
     expect((await admin.sessions('ended')).map((s) => s.id)).toContain(shell.id);
     expect((await admin.sessions()).map((s) => s.id)).toContain(shell.id);
-    expect(await admin.events(shell.id)).toEqual([]);
+    // Nobody took the controls; the hand-off is the shell's one control event.
+    expect((await admin.events(shell.id)).map((e) => [e.kind, e.name])).toEqual([
+      ['hand_off', 'client-heir'],
+    ]);
     const recording = await admin.recording(shell.id);
     expect(JSON.parse(recording.split('\n')[0] ?? '')).toMatchObject({ version: 2 });
     expect(recording).toContain('"title":"admin · bash"');

@@ -187,6 +187,30 @@ describe('control events and keystrokes', () => {
     expect(outputOf(recording)).toContain('typed-by-olive');
   });
 
+  it("records a person's shell handed to an agent, and keeps it across a restart", async () => {
+    const server = await start();
+    const owner = await server.mint({ role: 'operator', name: 'Olive' });
+    const opened = await server.post('/api/sessions', { dialect: 'bash' }, owner);
+    expect(opened.status).toBe(201);
+    const shell = (await opened.json()) as SessionInfo;
+    const handed = await server.post(
+      `/api/sessions/${shell.id}/hand-off`,
+      { agent: 'taker' },
+      owner,
+    );
+    expect(handed.status).toBe(200);
+    expect(await call(server, 'taker', 'echo mine-now')).toBe('mine-now');
+    const kinds = (events: ControlEvent[]) => events.map((e) => [e.kind, e.name]);
+    expect(
+      kinds(await getJson<ControlEvent[]>(server, `/api/sessions/${shell.id}/events`)),
+    ).toEqual([['hand_off', 'taker']]);
+    await server.close({ keepData: true });
+    const again = await start();
+    expect(kinds(await getJson<ControlEvent[]>(again, `/api/sessions/${shell.id}/events`))).toEqual(
+      [['hand_off', 'taker']],
+    );
+  });
+
   it('records keystrokes as input events with --record-keystrokes on', async () => {
     const server = await start(['--record-keystrokes', 'on']);
     const session = await takeTypeRelease(server, 'keys');

@@ -61,15 +61,21 @@ function start(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Started {
 
 /** Resolves once the banner's two lines are out (or fails when the process dies first). */
 async function banner(started: Started): Promise<[string, string]> {
+  const [listening = '', login = ''] = await bannerLines(started, 2);
+  return [listening, login];
+}
+
+/** The banner's first `count` lines. */
+async function bannerLines(started: Started, count: number): Promise<string[]> {
   const deadline = Date.now() + START_DEADLINE_MS;
-  while (started.lines.length < 2) {
+  while (started.lines.length < count) {
     if (started.process.exitCode !== null) {
       throw new Error(`server exited ${started.process.exitCode}: ${started.stderr()}`);
     }
     if (Date.now() > deadline) throw new Error(`no banner; stderr: ${started.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return [started.lines[0] ?? '', started.lines[1] ?? ''];
+  return started.lines.slice(0, count);
 }
 
 async function until(ready: () => boolean): Promise<void> {
@@ -127,6 +133,37 @@ describe('npm start', () => {
     });
     expect(await response.json()).toEqual({ output: 'unset' });
     started.process.kill('SIGINT');
+    expect(await started.exited).toBe(0);
+  });
+
+  it('names --public-url in the banner and the login URL', async () => {
+    const started = start([
+      '--port',
+      '0',
+      '--data-dir',
+      join(root, 'data'),
+      '--public-url',
+      'https://js.example.test/team',
+    ]);
+    const lines = await bannerLines(started, 3);
+    expect(lines[0]).toMatch(/^jumpseat listening on http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(lines[1]).toBe('open: https://js.example.test/team/');
+    expect(lines[2]).toMatch(/^login: https:\/\/js\.example\.test\/team\/login\?token=\S+$/);
+    started.process.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+  });
+
+  it("names the machine's addresses, never 0.0.0.0, for --host 0.0.0.0", async () => {
+    const started = start(['--host', '0.0.0.0', '--port', '0', '--data-dir', join(root, 'data')]);
+    const lines = await bannerLines(started, 3);
+    const port = /:(\d+)\/$/.exec(lines[0] ?? '')?.[1];
+    expect(lines[1]).toMatch(/^open: /);
+    expect(lines[1]).toContain(`http://127.0.0.1:${port}/`);
+    expect(lines[1]).not.toContain('0.0.0.0');
+    expect(lines[2]).toMatch(/^login: http:\/\/(?!0\.0\.0\.0)[^/]+\/login\?token=/);
+    const login = await fetch((lines[2] ?? '').slice('login: '.length), { redirect: 'manual' });
+    expect(login.status).toBe(303);
+    started.process.kill('SIGTERM');
     expect(await started.exited).toBe(0);
   });
 

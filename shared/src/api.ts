@@ -103,6 +103,8 @@ export const SessionInfo = Type.Object({
   ]),
   command: Nullable(Type.String()),
   since: Nullable(Type.String({ description: 'ISO time the current command started' })),
+  /** ISO time the shell entered its current state (a wait for input is timed from it). */
+  stateSince: Type.Optional(Type.String()),
   lastExitCode: Nullable(Type.Integer()),
   pid: Nullable(Type.Integer()),
   cols: Type.Integer(),
@@ -146,11 +148,19 @@ export type CallInfo = Static<typeof CallInfo>;
 export const SESSION_LIST_STATES = ['live', 'ended', 'all'] as const;
 export type SessionListState = (typeof SESSION_LIST_STATES)[number];
 
-/** `GET /api/sessions/:id/events`: who took, released or interrupted a shell, and when. */
+/**
+ * `GET /api/sessions/:id/events`: who took, released or interrupted a shell, and when; and
+ * when a person's shell was handed to an agent (`hand_off`, `name` being the agent's id).
+ */
 export const ControlEvent = Type.Object({
   at: Type.String(),
-  kind: Type.Union([Type.Literal('take'), Type.Literal('release'), Type.Literal('interrupt')]),
-  /** The person's display name. */
+  kind: Type.Union([
+    Type.Literal('take'),
+    Type.Literal('release'),
+    Type.Literal('interrupt'),
+    Type.Literal('hand_off'),
+  ]),
+  /** The person's display name (for `hand_off`, the agent's id). */
   name: Type.String(),
   /** The id of the token they held the controls with; null in history from before it was kept. */
   tokenId: Type.Optional(Nullable(Type.String())),
@@ -282,6 +292,17 @@ export const WhoAmI = Type.Object({
   canControl: Type.Boolean(),
 });
 export type WhoAmI = Static<typeof WhoAmI>;
+
+/** `GET /api/settings`: what the web app needs to know of the server's configuration. */
+export const WebSettings = Type.Object({
+  /** A shell waiting for input longer than this is marked "needs a human". */
+  needsHumanAfterMs: Type.Integer(),
+  /** `--public-url` (ending in `/`); null when people reach the server at its own address. */
+  publicUrl: Nullable(Type.String()),
+  /** The server's clock (ISO), so a page can time waits on the server's clock. */
+  serverTime: Type.String(),
+});
+export type WebSettings = Static<typeof WebSettings>;
 
 /** `PUT /api/me/name`: the display name others see. */
 export const NameRequest = Type.Object(

@@ -12,6 +12,7 @@ import type {
   ShareInfo,
   ShareRequest,
   TokenInfo,
+  WebSettings,
   WhoAmI,
 } from '../../shared/src/api.ts';
 import { DIALECTS } from '../../shared/src/api.ts';
@@ -24,8 +25,10 @@ export type AccessProblem =
   /** Logged in, but this token's role may not watch shells. */
   | { readonly kind: 'forbidden'; readonly message: string }
   | { readonly kind: 'not_found'; readonly message: string }
-  /** A share link's access ended (revoked by the owner, or expired) while watching. */
+  /** A share link's access was revoked by the owner. */
   | { readonly kind: 'revoked' }
+  /** A share link's time ran out. */
+  | { readonly kind: 'expired' }
   /** The server refused the request for what it asked (a 409 conflict, a bad value). */
   | { readonly kind: 'refused'; readonly message: string }
   | { readonly kind: 'failed'; readonly message: string };
@@ -46,6 +49,64 @@ const sessionPath = (id: string): string => `/api/sessions/${encodeURIComponent(
 
 export function fetchSessions(): Promise<Fetched<SessionInfo[]>> {
   return requestJson<SessionInfo[]>('GET', '/api/sessions');
+}
+
+/** Shells that ended (this run's and past runs'), from history. */
+export function fetchEndedSessions(): Promise<Fetched<SessionInfo[]>> {
+  return requestJson<SessionInfo[]>('GET', '/api/sessions?state=ended');
+}
+
+/** The server settings the pages show by (when a wait needs a human, the public URL). */
+export function fetchSettings(): Promise<Fetched<WebSettings>> {
+  return requestJson<WebSettings>('GET', '/api/settings');
+}
+
+/** Where a clipped call's saved whole output is served (`download`: as an attachment). */
+export function fullOutputPath(sessionId: string, callId: string, download = false): string {
+  const path = `${sessionPath(sessionId)}/calls/${encodeURIComponent(callId)}/output`;
+  return download ? `${path}?download=true` : path;
+}
+
+/** The first `maxBytes` of a clipped call's saved output, and the whole file's size. */
+export async function fetchFullOutput(
+  sessionId: string,
+  callId: string,
+  maxBytes: number,
+): Promise<Fetched<{ text: string; totalBytes: number }>> {
+  const sent = await request(
+    'GET',
+    fullOutputPath(sessionId, callId),
+    'text/plain',
+    undefined,
+    undefined,
+    {
+      range: `bytes=0-${maxBytes - 1}`,
+    },
+  );
+  if (!sent.ok) return sent;
+  const total = /\/(\d+)$/.exec(sent.value.headers.get('content-range') ?? '')?.[1];
+  const text = await sent.value.text();
+  return {
+    ok: true,
+    value: { text, totalBytes: total === undefined ? text.length : Number(total) },
+  };
+}
+
+/** Saves a clipped call's whole output as a file (read through this page's credentials). */
+export async function downloadFullOutput(
+  sessionId: string,
+  callId: string,
+  fileName: string,
+): Promise<Fetched<null>> {
+  const sent = await request('GET', fullOutputPath(sessionId, callId, true), 'text/plain');
+  if (!sent.ok) return sent;
+  const url = URL.createObjectURL(await sent.value.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+  return { ok: true, value: null };
 }
 
 export function fetchSession(sessionId: string): Promise<Fetched<SessionInfo>> {
@@ -172,6 +233,7 @@ async function request(
   accept: string,
   body?: object,
   secret?: string,
+  extraHeaders: Record<string, string> = {},
 ): Promise<Fetched<Response>> {
   let response: Response;
   const auth = authorization(secret);
@@ -180,10 +242,11 @@ async function request(
       method,
       // Nothing ambient: the credential travels in the header alone.
       credentials: 'omit',
-      headers:
-        body === undefined
-          ? { accept, ...auth }
-          : { accept, 'content-type': 'application/json', ...auth },
+      headers: {
+        ...extraHeaders,
+        ...(body === undefined ? { accept } : { accept, 'content-type': 'application/json' }),
+        ...auth,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -198,7 +261,8 @@ async function problemOf(response: Response): Promise<AccessProblem> {
   switch (response.status) {
     case HTTP_UNAUTHORIZED:
       // A share link that was revoked or expired, as opposed to no login at all.
-      return { kind: code === LINK_ENDED ? 'revoked' : 'login' };
+      if (code !== LINK_ENDED) return { kind: 'login' };
+      return { kind: /expired/.test(message) ? 'expired' : 'revoked' };
     case HTTP_FORBIDDEN:
       return { kind: 'forbidden', message };
     case HTTP_NOT_FOUND:
@@ -230,6 +294,8 @@ export function problemText(problem: AccessProblem): string {
       return 'You are no longer logged in.';
     case 'revoked':
       return 'Your access was revoked.';
+    case 'expired':
+      return 'Your share link expired.';
     default:
       return problem.message;
   }

@@ -5,6 +5,7 @@
  */
 import type { ClientMessage, Viewer } from '../../shared/src/live.ts';
 import { h, replaceChildren } from './dom.ts';
+import type { NoticeTone } from './notice-line.ts';
 
 export interface ControlState {
   readonly you: Viewer | null;
@@ -43,7 +44,7 @@ export class ControlRequests {
 
   constructor(
     private readonly send: (message: ClientMessage) => void,
-    private readonly notify: (text: string) => void,
+    private readonly notify: (text: string, tone: NoticeTone) => void,
     /** Who is asking this page's person for the controls now (empty: nobody). */
     private readonly asked: (names: readonly string[]) => void = () => {},
   ) {
@@ -65,9 +66,12 @@ export class ControlRequests {
     const asker = this.open.get(from);
     this.open.delete(from);
     if (from === this.state.you?.id && outcome === 'declined') {
-      this.notify(`${this.state.controller?.name ?? 'The person typing'} kept the controls.`);
+      this.notify(
+        `${this.state.controller?.name ?? 'The person typing'} kept the controls.`,
+        'warning',
+      );
     } else if (asker !== undefined && outcome === 'granted' && !this.mine(from)) {
-      this.notify(`${asker.name} has the controls now.`);
+      this.notify(`${asker.name} has the controls now.`, 'info');
     }
     this.render();
   }

@@ -1,28 +1,65 @@
 /**
- * `/`: every shell the server knows, live from `GET /api/live`. A shell waiting for input
- * calls for a human: its row is marked and a banner at the top links to it.
+ * `/`: every shell the server knows, live from `GET /api/live`, made for hundreds: a filter,
+ * sorting by any column (by default those needing a human, then running ones, first),
+ * grouping by agent or owner, and counts per state that narrow the list to one state. A shell
+ * that has waited for input long enough calls for a human: its row is marked and a banner at
+ * the top links to it. The view (filter, sort, grouping) is kept in the address.
  */
-import type { SessionInfo, WhoAmI } from '../../shared/src/api.ts';
+import type { SessionInfo, WebSettings } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
-import { fetchMe, fetchSessions, ticketedSocketUrl } from './api-client.ts';
+import { fetchMe, fetchSessions, fetchSettings, ticketedSocketUrl } from './api-client.ts';
+import {
+  arrange,
+  COUNT_ORDER,
+  type CountKey,
+  type DashboardView,
+  DEFAULT_VIEW,
+  GROUPINGS,
+  type Grouping,
+  SORT_KEYS,
+  type SortKey,
+  stateCounts,
+} from './dashboard-order.ts';
+import { COLUMNS, type SessionRow, sessionRow } from './dashboard-row.ts';
 import { h, replaceChildren } from './dom.ts';
+import { NeedsHuman } from './needs-human.ts';
 import { newShellControl } from './new-shell.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { pastShellsSection } from './replay-past-shells.ts';
-import { commandPreview, isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
-import { opened } from './sharing-rules.ts';
-import { formatElapsed, tickElapsedClocks } from './time-format.ts';
+import { shellOwnerLabel } from './session-labels.ts';
+import { tickElapsedClocks } from './time-format.ts';
 
-interface Row {
-  readonly element: HTMLTableRowElement;
-  update(session: SessionInfo): void;
-}
+/** A background tab gets no animation frames: its title must still call for a human. */
+const HIDDEN_RENDER_DELAY_MS = 250;
+
+const COUNT_LABELS: Record<CountKey, string> = {
+  needs_human: 'need a human',
+  waiting_input: 'waiting',
+  running: 'running',
+  human_control: 'human in control',
+  starting: 'starting',
+  idle: 'idle',
+  exited: 'exited',
+  ended: 'ended',
+};
+
+const SORT_LABELS: Record<SortKey, string> = {
+  attention: 'Needs a human first',
+  owner: 'Agent or person',
+  dialect: 'Shell',
+  state: 'State',
+  command: 'Command',
+  elapsed: 'Elapsed',
+  exit: 'Last exit',
+  controller: 'Controller',
+  viewers: 'Watching',
+};
 
 export async function showDashboard(root: HTMLElement): Promise<void> {
   document.title = 'jumpseat';
   const frame = pageFrame(root);
-  const [initial, me] = await Promise.all([fetchSessions(), fetchMe()]);
+  const [initial, me, settings] = await Promise.all([fetchSessions(), fetchMe(), fetchSettings()]);
   // A share link reaches one shell only: its holder belongs on that shell's page.
   if (me.ok && me.value.scope !== null) {
     location.replace(`/sessions/${encodeURIComponent(me.value.scope)}`);
@@ -35,11 +72,69 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     showAccessProblem(frame.main, initial.problem);
     return;
   }
+  const needsHuman = NeedsHuman.from(settings.ok ? settings.value : null);
+  const needs = (session: SessionInfo): boolean => needsHuman.test(session);
 
   const sessions = new Map<string, SessionInfo>();
-  const rows = new Map<string, Row>();
+  const rows = new Map<string, SessionRow>();
+  let view = readView();
+
   const body = h('tbody');
   const attention = h('section', { class: 'attention', 'aria-live': 'polite', hidden: true });
+  const counts = h('div', {
+    class: 'state-counts',
+    role: 'group',
+    'aria-label': 'Shells per state',
+    'data-testid': 'state-counts',
+  });
+  const filter = h('input', {
+    type: 'search',
+    id: 'shell-filter',
+    class: 'filter',
+    placeholder: 'agent, owner, command or state',
+    value: view.filter,
+    autocomplete: 'off',
+  });
+  const group = h(
+    'select',
+    { id: 'shell-group' },
+    ...GROUPINGS.map((value) =>
+      h(
+        'option',
+        { value, selected: value === view.group },
+        value === 'none' ? 'None' : value === 'agent' ? 'Agent' : 'Owner',
+      ),
+    ),
+  );
+  const sort = h(
+    'select',
+    { id: 'shell-sort' },
+    ...SORT_KEYS.map((value) =>
+      h('option', { value, selected: value === view.sort }, SORT_LABELS[value]),
+    ),
+  );
+  const shownCount = h('span', { class: 'muted shown-count', 'data-testid': 'shown-count' });
+  const noMatch = h('p', { class: 'no-match muted', 'data-testid': 'no-match', hidden: true });
+  const sortButtons = new Map<SortKey, HTMLButtonElement>();
+  const headers = COLUMNS.map((column) => {
+    const button = h('button', { type: 'button', class: 'sort' }, column.title);
+    sortButtons.set(column.sort, button);
+    button.addEventListener('click', () => {
+      // Ascending, then descending, then back to the attention order.
+      if (view.sort !== column.sort) setView({ sort: column.sort, direction: 'ascending' });
+      else if (view.direction === 'ascending') setView({ direction: 'descending' });
+      else setView({ sort: 'attention', direction: 'ascending' });
+    });
+    return h('th', { scope: 'col', 'data-sort': column.sort }, button);
+  });
+  const table = h(
+    'table',
+    { class: 'sessions live-sessions' },
+    h('thead', {}, h('tr', {}, ...headers)),
+    body,
+  );
+  const tableWrap = h('div', { class: 'table-wrap' }, table);
+  const example = `curl -s -X POST ${apiBase(settings.ok ? settings.value : null)}api/agents/demo/bash \\\n  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\\n  -d '{"command":"echo hello"}'`;
   const empty = h(
     'div',
     { class: 'empty' },
@@ -50,82 +145,125 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
         ? 'No shells yet. Open one of your own with New shell, or an agent’s first call starts one:'
         : 'No shells yet. A shell starts on an agent’s first call:',
     ),
-    h(
-      'pre',
-      {},
-      `curl -s -X POST ${location.origin}/api/agents/demo/bash \\\n  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\\n  -d '{"command":"echo hello"}'`,
-    ),
+    h('pre', {}, example),
   );
-  const table = h(
-    'table',
-    { class: 'sessions' },
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        ...[
-          'Agent or person',
-          'Shell',
-          'State',
-          'Command',
-          'Elapsed',
-          'Last exit',
-          'Controller',
-          'Watching',
-        ].map((title) => h('th', { scope: 'col' }, title)),
-      ),
-    ),
-    body,
+  const controlsBar = h(
+    'div',
+    { class: 'list-controls', 'data-testid': 'list-controls' },
+    h('label', { for: 'shell-filter' }, 'Filter'),
+    filter,
+    h('label', { for: 'shell-group' }, 'Group'),
+    group,
+    h('label', { for: 'shell-sort', class: 'sort-label' }, 'Sort'),
+    sort,
+    shownCount,
   );
-  const tableWrap = h('div', { class: 'table-wrap' }, table);
   replaceChildren(
     frame.main,
     h(
       'div',
       { class: 'page-head' },
       h('h1', { class: 'page-title' }, 'Shells'),
+      counts,
       mayOpenShells && newShellControl(),
       who?.role === 'admin' &&
         h('a', { href: '/tokens', class: 'quiet', 'data-testid': 'tokens-link' }, 'Tokens'),
     ),
     attention,
+    controlsBar,
     tableWrap,
+    noMatch,
     empty,
     pastShellsSection(),
   );
 
+  function setView(change: Partial<DashboardView>): void {
+    view = { ...view, ...change };
+    writeView(view);
+    schedule();
+  }
+  filter.addEventListener('input', () => setView({ filter: filter.value }));
+  group.addEventListener('change', () => setView({ group: group.value as Grouping }));
+  sort.addEventListener('change', () =>
+    setView({ sort: sort.value as SortKey, direction: 'ascending' }),
+  );
+
+  let flipTimer: ReturnType<typeof setTimeout> | undefined;
+  let shownCounts = '';
   const render = (): void => {
-    const ordered = [...sessions.values()].sort(
-      (a, b) =>
-        shellOwnerLabel(a).localeCompare(shellOwnerLabel(b)) ||
-        a.dialect.localeCompare(b.dialect) ||
-        a.id.localeCompare(b.id),
-    );
+    pending = false;
+    const started = performance.now();
+    const now = Date.now();
     for (const [id, row] of rows) {
       if (!sessions.has(id)) {
         row.element.remove();
         rows.delete(id);
       }
     }
-    ordered.forEach((session, index) => {
-      let row = rows.get(session.id);
-      if (row === undefined) {
-        row = sessionRow(who);
-        rows.set(session.id, row);
+    const groups = arrange(sessions.values(), view, needs, now);
+    const wanted: HTMLTableRowElement[] = [];
+    let shown = 0;
+    for (const { label, sessions: members } of groups) {
+      if (label !== null) wanted.push(groupRow(label, members.length));
+      for (const session of members) {
+        let row = rows.get(session.id);
+        if (row === undefined) {
+          row = sessionRow(who);
+          rows.set(session.id, row);
+        }
+        row.update(session, needs(session));
+        wanted.push(row.element);
+        shown += 1;
       }
-      row.update(session);
-      if (body.children[index] !== row.element)
-        body.insertBefore(row.element, body.children[index] ?? null);
-    });
-    tableWrap.hidden = ordered.length === 0;
-    empty.hidden = ordered.length !== 0;
+    }
+    placeRows(body, wanted);
+    const total = sessions.size;
+    tableWrap.hidden = total === 0 || shown === 0;
+    empty.hidden = total !== 0;
+    noMatch.hidden = total === 0 || shown !== 0;
+    noMatch.textContent = 'No shell matches this filter.';
+    shownCount.textContent = shown === total ? `${total} shells` : `${shown} of ${total} shells`;
+    for (const [key, button] of sortButtons) {
+      const th = button.parentElement;
+      const active = view.sort === key;
+      th?.setAttribute('aria-sort', active ? view.direction : 'none');
+      button.classList.toggle('active', active);
+    }
+    sort.value = view.sort;
+    // Rebuilt only when a count changes: a chip with the keyboard's focus keeps it.
+    const perState = stateCounts(sessions.values(), needs);
+    const countsKey = `${view.onlyState}|${[...perState].join(';')}`;
+    if (countsKey !== shownCounts) {
+      shownCounts = countsKey;
+      const focused = counts.contains(document.activeElement)
+        ? (document.activeElement as HTMLElement).dataset.state
+        : undefined;
+      renderCounts(counts, perState, view.onlyState, (key) =>
+        setView({ onlyState: view.onlyState === key ? null : key }),
+      );
+      if (focused !== undefined)
+        counts.querySelector<HTMLElement>(`[data-state="${focused}"]`)?.focus();
+    }
     renderAttention(
       attention,
-      ordered.filter((session) => session.state === 'waiting_input'),
+      [...sessions.values()]
+        .filter(needs)
+        .sort((a, b) => shellOwnerLabel(a).localeCompare(shellOwnerLabel(b))),
     );
+    // A waiting shell starts to need a human without any message: redraw then.
+    clearTimeout(flipTimer);
+    const flip = needsHuman.nextChangeIn(sessions.values(), now);
+    if (flip !== null) flipTimer = setTimeout(schedule, flip + 1);
+    // What one redraw costs, for the 300-shell bench (e2e/bench/dashboard-300.ts).
+    performance.measure('jumpseat:dashboard-render', { start: started });
   };
+  let pending = false;
+  function schedule(): void {
+    if (pending) return;
+    pending = true;
+    if (document.hidden) setTimeout(render, HIDDEN_RENDER_DELAY_MS);
+    else requestAnimationFrame(render);
+  }
 
   const replaceAll = (list: readonly SessionInfo[]): void => {
     sessions.clear();
@@ -133,6 +271,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   };
   replaceAll(initial.value);
   render();
+  performance.mark('jumpseat:dashboard-rendered');
 
   const socket = new ReconnectingSocket({
     url: () => ticketedSocketUrl('/api/live'),
@@ -143,7 +282,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       if (message.type === 'sessions') replaceAll(message.sessions);
       else if (message.type === 'session') sessions.set(message.session.id, message.session);
       else sessions.delete(message.id);
-      render();
+      schedule();
     },
     onBinary() {},
     onState: (state, detail) => frame.setConnection(state, detail),
@@ -159,61 +298,57 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   tickElapsedClocks(frame.main);
 }
 
-/** `who`: whose shells get the "yours" mark (the shells this token opened). */
-function sessionRow(who: WhoAmI | null): Row {
-  const agentLink = h('a', { class: 'agent' });
-  const yours = h('span', { class: 'yours', hidden: true }, 'yours');
-  const cells = {
-    agent: h('td', {}, agentLink, yours),
-    dialect: h('td', {}),
-    state: h('td', {}),
-    command: h('td', { class: 'command' }),
-    elapsed: h('td', { class: 'elapsed num' }),
-    exit: h('td', { class: 'num' }),
-    controller: h('td', {}),
-    viewers: h('td', { class: 'num' }),
-  };
-  const element = h('tr', { 'data-testid': 'session-row' }, ...Object.values(cells));
-  // The whole row opens the shell; the link inside is what keyboards and screen readers use.
-  element.addEventListener('click', (event) => {
-    if ((event.target as Element).closest('a') === null && getSelection()?.toString() === '') {
-      agentLink.click();
-    }
+/** Where the API is reached, for the example: the public URL when the server has one. */
+function apiBase(settings: WebSettings | null): string {
+  return settings?.publicUrl ?? `${location.origin}/`;
+}
+
+/** Puts `wanted` in `body` in order, moving only rows that are out of place. */
+function placeRows(body: HTMLElement, wanted: readonly HTMLTableRowElement[]): void {
+  const keep = new Set<Element>(wanted);
+  for (const child of [...body.children]) if (!keep.has(child)) child.remove();
+  wanted.forEach((row, index) => {
+    if (body.children[index] !== row) body.insertBefore(row, body.children[index] ?? null);
   });
-  return {
+}
+
+function groupRow(label: string, count: number): HTMLTableRowElement {
+  return h(
+    'tr',
+    { class: 'group-row', 'data-testid': 'group-row', 'data-group': label },
+    h(
+      'th',
+      { colspan: COLUMNS.length, scope: 'rowgroup' },
+      label,
+      h('span', { class: 'muted' }, ` · ${count} ${count === 1 ? 'shell' : 'shells'}`),
+    ),
+  );
+}
+
+function renderCounts(
+  element: HTMLElement,
+  counts: ReadonlyMap<CountKey, number>,
+  only: CountKey | null,
+  choose: (key: CountKey) => void,
+): void {
+  replaceChildren(
     element,
-    update(session) {
-      element.dataset.sessionId = session.id;
-      element.dataset.agent = session.agent ?? '';
-      element.dataset.owner = session.owner ?? '';
-      element.dataset.dialect = session.dialect;
-      element.dataset.state = session.state;
-      element.classList.toggle('needs-human', session.state === 'waiting_input');
-      element.classList.toggle('gone', isOver(session.state));
-      agentLink.href = `/sessions/${encodeURIComponent(session.id)}`;
-      agentLink.textContent = shellOwnerLabel(session);
-      const mine = session.agent === null && opened(who, session);
-      yours.hidden = !mine;
-      element.dataset.yours = String(mine);
-      cells.dialect.textContent = session.dialect;
-      replaceChildren(cells.state, stateBadge(session));
-      cells.command.textContent = session.command === null ? '' : commandPreview(session.command);
-      cells.command.title = session.command ?? '';
-      if (session.since === null || session.command === null) delete cells.elapsed.dataset.since;
-      else cells.elapsed.dataset.since = session.since;
-      cells.elapsed.textContent =
-        session.since === null || session.command === null
-          ? ''
-          : formatElapsed(session.since, Date.now());
-      cells.exit.textContent = session.lastExitCode === null ? '' : String(session.lastExitCode);
-      cells.exit.classList.toggle(
-        'failed',
-        session.lastExitCode !== null && session.lastExitCode !== 0,
-      );
-      cells.controller.textContent = session.controller ?? '';
-      cells.viewers.textContent = String(session.viewers);
-    },
-  };
+    ...COUNT_ORDER.filter((key) => (counts.get(key) ?? 0) > 0 || key === only).map((key) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: `count count-${key}`,
+          'data-state': key,
+          'aria-pressed': String(only === key),
+          title: only === key ? 'Show every state' : `Show only ${COUNT_LABELS[key]}`,
+          onclick: () => choose(key),
+        },
+        h('strong', {}, String(counts.get(key) ?? 0)),
+        ` ${key === 'needs_human' && counts.get(key) === 1 ? 'needs a human' : COUNT_LABELS[key]}`,
+      ),
+    ),
+  );
 }
 
 function renderAttention(section: HTMLElement, waiting: readonly SessionInfo[]): void {
@@ -239,4 +374,29 @@ function renderAttention(section: HTMLElement, waiting: readonly SessionInfo[]):
       ),
     ]),
   );
+}
+
+/** The view from the address (`?q=&sort=&dir=&group=&state=`), defaults for the rest. */
+function readView(): DashboardView {
+  const query = new URLSearchParams(location.search);
+  const pick = <T extends string>(value: string | null, allowed: readonly T[], fallback: T): T =>
+    allowed.find((candidate) => candidate === value) ?? fallback;
+  return {
+    filter: query.get('q') ?? DEFAULT_VIEW.filter,
+    sort: pick(query.get('sort'), SORT_KEYS, DEFAULT_VIEW.sort),
+    direction: query.get('dir') === 'descending' ? 'descending' : 'ascending',
+    group: pick(query.get('group'), GROUPINGS, DEFAULT_VIEW.group),
+    onlyState: COUNT_ORDER.find((key) => key === query.get('state')) ?? null,
+  };
+}
+
+function writeView(view: DashboardView): void {
+  const query = new URLSearchParams();
+  if (view.filter !== '') query.set('q', view.filter);
+  if (view.sort !== DEFAULT_VIEW.sort) query.set('sort', view.sort);
+  if (view.direction !== DEFAULT_VIEW.direction) query.set('dir', view.direction);
+  if (view.group !== DEFAULT_VIEW.group) query.set('group', view.group);
+  if (view.onlyState !== null) query.set('state', view.onlyState);
+  const search = query.toString();
+  history.replaceState(null, '', search === '' ? location.pathname : `?${search}`);
 }

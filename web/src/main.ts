@@ -1,6 +1,7 @@
 /**
  * Entry of the browser app (Vite root: web/): picks the page from the path (`/`, `/login`,
- * `/sessions/:id` or `/sessions/:id/replay`) and publishes `window.jumpseat`, the hooks
+ * `/tokens`, `/sessions/:id`, `/sessions/:id/replay` or `/sessions/:id/calls/:callId/output`)
+ * and publishes `window.jumpseat`, the hooks
  * Playwright users rely on.
  */
 import './style.css';
@@ -22,12 +23,16 @@ async function start(): Promise<void> {
   if (root === null) return;
   const match = /^\/sessions\/([^/]+)\/?$/.exec(location.pathname);
   const replay = /^\/sessions\/([^/]+)\/replay\/?$/.exec(location.pathname);
+  const output = /^\/sessions\/([^/]+)\/calls\/([^/]+)\/output\/?$/.exec(location.pathname);
   if (/^\/login\/?$/.test(location.pathname)) {
     const { showLogin } = await import('./login-page.ts');
     await showLogin(root);
   } else if (/^\/tokens\/?$/.test(location.pathname)) {
     const { showTokens } = await import('./tokens-page.ts');
     await showTokens(root);
+  } else if (output?.[1] !== undefined && output[2] !== undefined) {
+    const { showFullOutput } = await import('./full-output-page.ts');
+    await showFullOutput(root, decodeURIComponent(output[1]), decodeURIComponent(output[2]));
   } else if (replay?.[1] !== undefined) {
     const { showReplay } = await import('./replay-page.ts');
     const hooks = await showReplay(root, decodeURIComponent(replay[1]));

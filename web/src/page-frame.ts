@@ -112,9 +112,23 @@ function explain(problem: AccessProblem): Node[] {
         h(
           'p',
           {},
-          'The person who shared this shell revoked your link, or it expired. You no longer see it or type in it.',
+          'The person who shared this shell revoked your link. You no longer see it or type in it.',
         ),
         h('p', { class: 'muted' }, 'Ask them for a new link if you still need it.'),
+      ];
+    case 'expired':
+      return [
+        h('h1', {}, 'Your share link expired'),
+        h(
+          'p',
+          {},
+          'The link to this shell was given a time limit, and it has run out. You no longer see it or type in it.',
+        ),
+        h(
+          'p',
+          { class: 'muted' },
+          'Ask the person who shared it for a new link if you still need it.',
+        ),
       ];
     case 'refused':
     case 'failed':

@@ -6,17 +6,20 @@
  * watchers saw, and the page needs no second terminal emulator.
  */
 import type { ControlEvent, SessionInfo } from '../../shared/src/api.ts';
+import { fetchSettings } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { callStarts, parseReplayCast, type ReplayCast } from './replay-cast.ts';
 import { fetchReplayData } from './replay-data.ts';
+import { replayKeys, SHORTCUTS_TEXT } from './replay-keys.ts';
 import { ReplayPlayer, SPEEDS } from './replay-player.ts';
 import { formatPlayback, replayTimeline } from './replay-timeline.ts';
 import { isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
 import { formatClock } from './time-format.ts';
+import { zoomControl } from './zoom-control.ts';
 
 const ENDING_WORDS: Record<NonNullable<SessionInfo['ending']>['kind'], string> = {
   exited: 'the shell exited',
@@ -41,7 +44,7 @@ export async function showReplay(
   // Nothing here is live: the connection indicator would only mislead.
   root.querySelector<HTMLElement>('[data-testid="connection"]')?.setAttribute('hidden', '');
   document.title = 'Replay · jumpseat';
-  const loaded = await fetchReplayData(sessionId);
+  const [loaded, settings] = await Promise.all([fetchReplayData(sessionId), fetchSettings()]);
   if (!loaded.ok) {
     showAccessProblem(frame.main, loaded.problem);
     return undefined;
@@ -50,7 +53,7 @@ export async function showReplay(
   if (session !== null) {
     title.textContent = `${shellOwnerLabel(session)} · ${session.dialect} — replay`;
     document.title = `Replay ${shellOwnerLabel(session)} · jumpseat`;
-    replaceChildren(badge, stateBadge(session));
+    replaceChildren(badge, stateBadge(session, false));
   }
   const about = h(
     'p',
@@ -90,7 +93,8 @@ export async function showReplay(
 
   const replay = cast;
   const terminalHost = h('div', { class: 'terminal-frame', 'data-testid': 'replay-terminal' });
-  const view = new TerminalView(terminalHost, isDark());
+  // The whole screen fits the box (width and height), so Play is never below the fold.
+  const view = new TerminalView(terminalHost, isDark(), 'box');
   onThemeChange((dark) => view.setTheme(dark));
   const starts = callStarts(replay, calls);
   const playButton = h(
@@ -120,6 +124,29 @@ export async function showReplay(
       h('span', { style: `left: ${(100 * at) / Math.max(1, replay.durationMs)}%` }),
     ),
   );
+  const fullscreenButton = h(
+    'button',
+    { type: 'button', class: 'quiet', 'data-testid': 'replay-fullscreen', title: 'Fullscreen (F)' },
+    'Fullscreen',
+  );
+  const momentButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'quiet',
+      'data-testid': 'replay-moment',
+      title: 'Copy a link that opens the replay at this moment',
+    },
+    'Link to this moment',
+  );
+  const momentUrl = h('input', {
+    type: 'text',
+    readonly: true,
+    class: 'moment-url',
+    'aria-label': 'Link to this moment',
+    'data-testid': 'replay-moment-url',
+    hidden: true,
+  });
   const controls = h(
     'div',
     { class: 'replay-controls', 'data-testid': 'replay-controls', 'data-state': 'paused' },
@@ -127,7 +154,27 @@ export async function showReplay(
     h('div', { class: 'replay-scrub' }, scrubber, marks),
     time,
     speed,
+    momentButton,
+    fullscreenButton,
   );
+  const playerSection = h(
+    'section',
+    { class: 'replay-player', 'data-testid': 'replay-player' },
+    controls,
+    zoomControl(view),
+    terminalHost,
+    momentUrl,
+    h('p', { class: 'replay-keys muted', 'data-testid': 'replay-keys' }, SHORTCUTS_TEXT),
+  );
+  const toggleFullscreen = (): void => {
+    if (document.fullscreenElement === playerSection) void document.exitFullscreen();
+    else void playerSection.requestFullscreen().catch(() => undefined);
+  };
+  fullscreenButton.addEventListener('click', toggleFullscreen);
+  document.addEventListener('fullscreenchange', () => {
+    fullscreenButton.textContent =
+      document.fullscreenElement === playerSection ? 'Exit fullscreen' : 'Fullscreen';
+  });
 
   const player = new ReplayPlayer(view, replay, (current) => {
     controls.dataset.state = current.state;
@@ -135,6 +182,24 @@ export async function showReplay(
     scrubber.value = String(Math.round(current.position));
     time.textContent = `${formatPlayback(current.position)} / ${formatPlayback(current.duration)}`;
   });
+  const base =
+    settings.ok && settings.value.publicUrl !== null
+      ? settings.value.publicUrl
+      : `${location.origin}/`;
+  momentButton.addEventListener('click', () => {
+    const link = momentLink(base, sessionId, player.position);
+    momentUrl.hidden = false;
+    momentUrl.value = link;
+    momentUrl.select();
+    history.replaceState(null, '', new URL(link).search);
+    void navigator.clipboard?.writeText(link).then(
+      () => {
+        momentButton.textContent = 'Link copied';
+      },
+      () => undefined,
+    );
+  });
+  replayKeys(player, toggleFullscreen);
   playButton.addEventListener('click', () =>
     player.state === 'playing' ? player.pause() : player.play(),
   );
@@ -149,10 +214,16 @@ export async function showReplay(
   replaceChildren(
     frame.main,
     h('div', { class: 'replay-head' }, about, liveLink),
-    h('section', { class: 'replay-player' }, terminalHost, controls),
-    replayTimeline(calls, starts, events, eventTime, jump),
+    h(
+      'div',
+      { class: 'replay-layout' },
+      playerSection,
+      replayTimeline(calls, starts, events, eventTime, jump),
+    ),
   );
-  player.seek(0);
+  // `?t=SECONDS` opens at that moment; without it, the first frame shows before Play.
+  const asked = Number.parseFloat(new URLSearchParams(location.search).get('t') ?? '');
+  player.seek(Number.isFinite(asked) && asked >= 0 ? asked * 1000 : player.firstFrameAt);
 
   return {
     terminalText: () => view.screenText(),
@@ -184,4 +255,11 @@ function aboutText(session: SessionInfo | null): string {
         ? ` (${session.ending.signal})`
         : '';
   return `${started}, ended ${formatClock(session.endedAt)}${how}${code}.`;
+}
+
+/** The replay at `positionMs` on the playback clock, as `?t=` seconds (tenths). */
+function momentLink(base: string, sessionId: string, positionMs: number): string {
+  const url = new URL(`sessions/${encodeURIComponent(sessionId)}/replay`, base);
+  url.searchParams.set('t', (Math.floor(positionMs / 100) / 10).toFixed(1));
+  return url.href;
 }

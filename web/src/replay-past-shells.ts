@@ -1,16 +1,17 @@
 /**
  * The dashboard's "Past shells": shells kept in history from earlier server runs (and this
- * run's that were let go), newest first — whose, when, how each ended — with a link to replay
- * each. Read once when the dashboard opens (`GET /api/sessions?state=all`).
+ * run's that ended), newest first — whose, when, how each ended — with a link to replay each;
+ * a page at a time, with a search over whose they are, the dialect and how they ended. Read
+ * once when the dashboard opens (`GET /api/sessions?state=ended`).
  */
 
 import type { SessionInfo } from '../../shared/src/api.ts';
-import { authorization } from './credential.ts';
+import { fetchEndedSessions } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
 import { shellOwnerLabel } from './session-labels.ts';
 
-/** Rows shown; older ones stay reachable through the API. */
-const MAX_PAST_SHELLS_SHOWN = 200;
+/** Rows on one page of past shells. */
+export const PAST_SHELLS_PAGE_SIZE = 20;
 
 const ENDINGS: Record<NonNullable<SessionInfo['ending']>['kind'], string> = {
   exited: 'exited',
@@ -22,16 +23,36 @@ const ENDINGS: Record<NonNullable<SessionInfo['ending']>['kind'], string> = {
 
 export function pastShellsSection(): HTMLElement {
   const body = h('tbody');
+  const search = h('input', {
+    type: 'search',
+    id: 'past-search',
+    class: 'filter',
+    placeholder: 'agent, person, dialect or ending',
+    autocomplete: 'off',
+  });
+  const newer = h('button', { type: 'button', class: 'quiet' }, '‹ Newer');
+  const older = h('button', { type: 'button', class: 'quiet' }, 'Older ›');
+  const where = h('span', { class: 'muted', 'data-testid': 'past-page' });
   const section = h(
     'section',
     { class: 'past-shells', 'aria-labelledby': 'past-shells-title', hidden: true },
     h('h2', { id: 'past-shells-title' }, 'Past shells'),
     h(
       'div',
+      { class: 'list-controls' },
+      h('label', { for: 'past-search' }, 'Search past shells'),
+      search,
+      h('span', { class: 'spacer' }),
+      newer,
+      where,
+      older,
+    ),
+    h(
+      'div',
       { class: 'table-wrap' },
       h(
         'table',
-        { class: 'sessions' },
+        { class: 'sessions past-sessions' },
         h(
           'thead',
           {},
@@ -47,37 +68,64 @@ export function pastShellsSection(): HTMLElement {
       ),
     ),
   );
-  void load(section, body);
+  let past: SessionInfo[] = [];
+  let page = 0;
+  const render = (): void => {
+    const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const matching = past.filter((session) => {
+      const text = searchText(session);
+      return words.every((word) => text.includes(word));
+    });
+    const pages = Math.max(1, Math.ceil(matching.length / PAST_SHELLS_PAGE_SIZE));
+    page = Math.min(page, pages - 1);
+    const first = page * PAST_SHELLS_PAGE_SIZE;
+    const shown = matching.slice(first, first + PAST_SHELLS_PAGE_SIZE);
+    replaceChildren(body, ...shown.map(pastRow));
+    where.textContent =
+      matching.length === 0
+        ? 'no match'
+        : `${first + 1}–${first + shown.length} of ${matching.length}`;
+    newer.disabled = page === 0;
+    older.disabled = page >= pages - 1;
+  };
+  search.addEventListener('input', () => {
+    page = 0;
+    render();
+  });
+  newer.addEventListener('click', () => {
+    page -= 1;
+    render();
+  });
+  older.addEventListener('click', () => {
+    page += 1;
+    render();
+  });
+  void fetchEndedSessions().then((reply) => {
+    if (!reply.ok) return;
+    past = reply.value
+      .filter((session) => session.state === 'ended')
+      .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    section.hidden = past.length === 0;
+    render();
+  });
   return section;
 }
 
-async function load(section: HTMLElement, body: HTMLElement): Promise<void> {
-  let sessions: SessionInfo[];
-  try {
-    const response = await fetch('/api/sessions?state=all', {
-      credentials: 'omit',
-      headers: { accept: 'application/json', ...authorization() },
-    });
-    if (!response.ok) return;
-    sessions = (await response.json()) as SessionInfo[];
-  } catch {
-    return;
-  }
-  const past = sessions
-    .filter((session) => session.state === 'ended')
-    .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
-    .slice(0, MAX_PAST_SHELLS_SHOWN);
-  replaceChildren(body, ...past.map(pastRow));
-  section.hidden = past.length === 0;
+function endingText(session: SessionInfo): string {
+  const ending = session.ending;
+  if (ending === null) return '';
+  return `${ENDINGS[ending.kind]}${ending.exitCode === null ? '' : ` (${ending.exitCode})`}${ending.signal === null ? '' : ` (${ending.signal})`}`;
+}
+
+function searchText(session: SessionInfo): string {
+  return [shellOwnerLabel(session), session.dialect, endingText(session), session.id]
+    .join('\n')
+    .toLowerCase();
 }
 
 function pastRow(session: SessionInfo): HTMLElement {
   const replay = `/sessions/${encodeURIComponent(session.id)}/replay`;
-  const ending = session.ending;
-  const how =
-    ending === null
-      ? ''
-      : `${ENDINGS[ending.kind]}${ending.exitCode === null ? '' : ` (${ending.exitCode})`}${ending.signal === null ? '' : ` (${ending.signal})`}`;
+  const how = endingText(session);
   return h(
     'tr',
     {

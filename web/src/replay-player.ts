@@ -80,6 +80,28 @@ export class ReplayPlayer {
     this.onUpdate(this);
   }
 
+  /** Shows the next (`1`) or previous (`-1`) frame that changes the screen; pauses. */
+  stepFrame(direction: 1 | -1): void {
+    this.pause();
+    const frames = this.cast.frames;
+    if (direction === 1) {
+      const next = frames.find((frame) => frame.at > this.positionMs);
+      this.seek(next?.at ?? this.cast.durationMs);
+      return;
+    }
+    // The frame before the one the screen shows now: everything up to it, nothing after.
+    let shownUpTo = -1;
+    while ((frames[shownUpTo + 1]?.at ?? Number.POSITIVE_INFINITY) <= this.positionMs)
+      shownUpTo += 1;
+    const previous = shownUpTo > 0 ? frames[shownUpTo - 1] : undefined;
+    this.seek(previous?.at ?? 0);
+  }
+
+  /** When the first frame is drawn: the screen to show before anyone presses Play. */
+  get firstFrameAt(): number {
+    return this.cast.frames[0]?.at ?? 0;
+  }
+
   dispose(): void {
     cancelAnimationFrame(this.frame);
   }

@@ -6,14 +6,8 @@
 import type { CallInfo, ControlEvent } from '../../shared/src/api.ts';
 import { callDetails, callFailed } from './call-timeline.ts';
 import { h } from './dom.ts';
-import { commandPreview } from './session-labels.ts';
+import { commandPreview, controlWords } from './session-labels.ts';
 import { formatClock } from './time-format.ts';
-
-const CONTROL_WORDS: Record<ControlEvent['kind'], string> = {
-  take: 'took the controls',
-  release: 'handed the controls back',
-  interrupt: 'interrupted the running command',
-};
 
 interface Entry {
   readonly at: number;
@@ -97,7 +91,7 @@ function callEntry(
 }
 
 function controlEntry(event: ControlEvent, at: number, jump: (ms: number) => void): HTMLElement {
-  const words = `${event.name} ${CONTROL_WORDS[event.kind]}`;
+  const words = controlWords(event);
   return h(
     'li',
     {

@@ -1,5 +1,5 @@
 /** How shell states and call outcomes read in the UI (the data attributes keep the raw values). */
-import type { CallOutcome, SessionInfo, SessionState } from '../../shared/src/api.ts';
+import type { CallOutcome, ControlEvent, SessionInfo, SessionState } from '../../shared/src/api.ts';
 import { h } from './dom.ts';
 
 const STATE_LABELS: Record<SessionState, string> = {
@@ -44,12 +44,35 @@ export function commandPreview(command: string): string {
   return head + more;
 }
 
-/** The state as a badge; a shell waiting for input says it needs a human. */
-export function stateBadge(session: SessionInfo): HTMLElement {
+export function stateLabel(state: SessionState): string {
+  return STATE_LABELS[state];
+}
+
+/**
+ * The state as a badge; a shell that has waited for input long enough (`needsHuman`, see
+ * needs-human.ts) says it needs a human, and is styled to call for one.
+ */
+export function stateBadge(session: SessionInfo, needsHuman: boolean): HTMLElement {
   return h(
     'span',
-    { class: `state state-${session.state}`, 'data-testid': 'state' },
+    {
+      class: `state state-${session.state}${needsHuman ? ' state-needs-human' : ''}`,
+      'data-testid': 'state',
+    },
     STATE_LABELS[session.state],
-    session.state === 'waiting_input' && h('span', { class: 'call-out' }, ' — needs a human'),
+    needsHuman && h('span', { class: 'call-out' }, ' — needs a human'),
   );
+}
+
+const CONTROL_WORDS: Record<Exclude<ControlEvent['kind'], 'hand_off'>, string> = {
+  take: 'took the controls',
+  release: 'handed the controls back',
+  interrupt: 'interrupted the running command',
+};
+
+/** How a control event reads: `Ann took the controls`, `Handed to agent a1`. */
+export function controlWords(event: ControlEvent): string {
+  return event.kind === 'hand_off'
+    ? `Handed to agent ${event.name}`
+    : `${event.name} ${CONTROL_WORDS[event.kind]}`;
 }

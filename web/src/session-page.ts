@@ -14,11 +14,19 @@ import {
   type ServerMessage,
 } from '../../shared/src/live.ts';
 import { OutputCursor } from '../../shared/src/output-cursor.ts';
-import { fetchCalls, fetchMe, fetchSession, ticketedSocketUrl } from './api-client.ts';
+import {
+  fetchCalls,
+  fetchControlEvents,
+  fetchMe,
+  fetchSession,
+  ticketedSocketUrl,
+} from './api-client.ts';
 import { CallTimeline } from './call-timeline.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { askName } from './name-prompt.ts';
+import { NeedsHuman } from './needs-human.ts';
+import { NoticeLine, type NoticeTone } from './notice-line.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { PresenceList } from './presence-list.ts';
 import { ReconnectingSocket } from './reconnecting-socket.ts';
@@ -29,9 +37,14 @@ import { watchForSuccessor } from './successor-shell.ts';
 import { TerminalView } from './terminal-view.ts';
 import { isDark, onThemeChange } from './theme.ts';
 import { tickElapsedClocks } from './time-format.ts';
+import { zoomControl } from './zoom-control.ts';
 
-/** How long a refusal or notice stays in the status line. */
-const NOTICE_MS = 6000;
+/** How often the running call's output tail is read from the terminal. */
+const TAIL_REFRESH_MS = 400;
+/** Lines of the running call's output the timeline shows. */
+const TAIL_LINES = 6;
+/** Control events arrive in bursts (take, release, a call ending): read them once per burst. */
+const EVENTS_REFRESH_DELAY_MS = 150;
 
 export async function showSession(
   root: HTMLElement,
@@ -45,10 +58,12 @@ export async function showSession(
     title,
     badge,
   );
-  const [me, initialCalls, known] = await Promise.all([
+  const [me, initialCalls, known, initialEvents, needsHuman] = await Promise.all([
     fetchMe(),
     fetchCalls(sessionId),
     fetchSession(sessionId),
+    fetchControlEvents(sessionId),
+    NeedsHuman.load(),
   ]);
   if (!initialCalls.ok) {
     frame.setConnection('closed', 'not connected');
@@ -71,10 +86,9 @@ export async function showSession(
   }
 
   let session: SessionInfo | null = null;
-  let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 
   const terminalHost = h('div', { class: 'terminal-frame', 'data-testid': 'terminal' });
-  const notice = h('span', { class: 'notice-line', role: 'alert' });
+  const notice = new NoticeLine();
   /** The controls go back to the agent soon: shown to the controller until they type. */
   const idleWarning = h('p', {
     class: 'idle-warning',
@@ -89,6 +103,11 @@ export async function showSession(
     'aria-label': 'Find in terminal',
     class: 'find',
   });
+  const findCount = h('span', {
+    class: 'find-count muted',
+    'data-testid': 'find-count',
+    'aria-live': 'polite',
+  });
   const presence = new PresenceList();
   /** The tab's title; a request for the controls is put in front, for a tab in the background. */
   let pageTitle = 'jumpseat';
@@ -102,7 +121,7 @@ export async function showSession(
   const controls = new ShellControls(
     terminalHost,
     (message) => send(message),
-    (text) => showNotice(text),
+    (text, tone) => showNotice(text, tone),
     (names) => {
       askers = names;
       renderTitle();
@@ -114,15 +133,27 @@ export async function showSession(
   const successor = h('p', { class: 'successor', 'data-testid': 'successor', hidden: true });
   const timeline = new CallTimeline();
   timeline.merge(initialCalls.value);
+  if (initialEvents.ok) timeline.mergeEvents(initialEvents.value);
   const refreshCalls = (): void => {
     void fetchCalls(sessionId).then((calls) => calls.ok && timeline.merge(calls.value));
+  };
+  let eventsTimer: ReturnType<typeof setTimeout> | undefined;
+  const refreshEvents = (): void => {
+    clearTimeout(eventsTimer);
+    eventsTimer = setTimeout(() => {
+      void fetchControlEvents(sessionId).then(
+        (events) => events.ok && timeline.mergeEvents(events.value),
+      );
+    }, EVENTS_REFRESH_DELAY_MS);
   };
   const ownerTools = new ShellOwnerTools(sessionId, who, (handed) => {
     session = handed;
     renderSession();
     showNotice(
       `Handed to agent ${handed.agent ?? ''}: its next ${handed.dialect} call runs in this shell.`,
+      'info',
     );
+    refreshEvents();
   });
 
   replaceChildren(
@@ -139,7 +170,7 @@ export async function showSession(
           controls.buttons,
           controls.status,
           h('span', { class: 'spacer' }),
-          search,
+          h('span', { class: 'find-box' }, search, findCount),
           h(
             'a',
             {
@@ -151,7 +182,7 @@ export async function showSession(
           ),
         ),
         controls.requests.element,
-        notice,
+        notice.element,
         idleWarning,
         successor,
         terminalHost,
@@ -173,28 +204,42 @@ export async function showSession(
   );
 
   const view = new TerminalView(terminalHost, isDark());
+  terminalHost.before(zoomControl(view));
+  view.onFindResults(({ index, count }) => {
+    findCount.textContent =
+      search.value === '' ? '' : count === 0 ? 'No results' : `${index + 1} of ${count}`;
+    findCount.dataset.count = String(count);
+  });
   onThemeChange((dark) => view.setTheme(dark));
   controls.attach(view);
   const cursor = new OutputCursor();
   const ended = (): boolean => session !== null && isOver(session.state);
 
   /** A refusal fades; a lost shell stays said (`sticky`). */
-  const showNotice = (text: string, sticky = false): void => {
-    notice.textContent = text;
-    clearTimeout(noticeTimer);
-    if (sticky) return;
-    noticeTimer = setTimeout(() => {
-      notice.textContent = '';
-    }, NOTICE_MS);
-  };
+  const showNotice = (text: string, tone: NoticeTone, sticky = false): void =>
+    notice.show(text, tone, sticky);
+
+  /** What the running call prints, from where it started on the terminal. */
+  let callMark = view.markLine();
+  setInterval(() => {
+    if (timeline.isRunning) timeline.setTail(view.tail(callMark, TAIL_LINES));
+  }, TAIL_REFRESH_MS);
+  let badgeTimer: ReturnType<typeof setTimeout> | undefined;
 
   const renderSession = (): void => {
     if (session === null) return;
     title.textContent = `${shellOwnerLabel(session)} · ${session.dialect}`;
     pageTitle = `${shellOwnerLabel(session)} · ${session.dialect} — jumpseat`;
     renderTitle();
-    replaceChildren(badge, stateBadge(session));
-    if (session.state !== 'running') timeline.idle();
+    replaceChildren(badge, stateBadge(session, needsHuman.test(session)));
+    // A wait for input becomes a call for a human without a message: redraw then.
+    clearTimeout(badgeTimer);
+    const flip = needsHuman.nextChangeIn([session]);
+    if (flip !== null) badgeTimer = setTimeout(renderSession, flip + 1);
+    const busy = session.state === 'running' || session.state === 'human_control';
+    if (busy && session.command !== null && session.since !== null)
+      timeline.started(session.command, session.since);
+    else timeline.idle();
     ownerTools.update(session);
     controls.set({ session });
     if (ended()) showEnded(session);
@@ -254,25 +299,37 @@ export async function showSession(
         cursor.moveTo(message.offset);
         break;
       case 'session':
+        // Handed to an agent: every watcher's timeline tells it, not only the owner's.
+        if (session !== null && session.agent === null && message.session.agent !== null)
+          refreshEvents();
         session = message.session;
         renderSession();
         break;
       case 'call_started':
+        callMark = view.markLine();
         timeline.started(message.command, message.startedAt);
         break;
       case 'call_finished':
         timeline.add(message.call);
+        // An interrupt shows as the call it ended: its event is on the server by now.
+        refreshEvents();
         break;
       case 'control': {
         const wasMine = controls.inControl();
         controls.set({ controller: message.controller });
         presence.setController(message.controller?.id ?? null);
         idleWarning.hidden = true;
+        refreshEvents();
         if (message.takenFrom !== undefined && message.takenFrom.id === youId) {
-          showNotice(`${message.controller?.name ?? 'Someone'} took the controls from you.`, true);
+          showNotice(
+            `${message.controller?.name ?? 'Someone'} took the controls from you.`,
+            'warning',
+            true,
+          );
         } else if (message.reason === 'idle' && wasMine) {
           showNotice(
             'You typed nothing for a while, so the controls went back to the agent.',
+            'info',
             true,
           );
         }
@@ -298,15 +355,15 @@ export async function showSession(
         view.resize(message.cols, message.rows);
         break;
       case 'error':
-        showNotice(message.message);
+        showNotice(message.message, 'error');
         break;
     }
   };
 
-  /** The page's access ended for good: say so in place of the shell, and stop. */
-  const revoked = (): void => {
-    frame.setConnection('closed', 'access revoked');
-    showAccessProblem(frame.main, { kind: 'revoked' });
+  /** The page's access ended for good (revoked, or the link expired): say which, and stop. */
+  const revoked = (expired: boolean): void => {
+    frame.setConnection('closed', expired ? 'link expired' : 'access revoked');
+    showAccessProblem(frame.main, { kind: expired ? 'expired' : 'revoked' });
   };
 
   let connectedOnce = false;
@@ -340,14 +397,15 @@ export async function showSession(
         controls.requests.clear();
         controls.set({ controller: null, canControl: false });
         presence.setController(null);
-        if (code === LIVE_CLOSE.revoked) revoked();
+        if (code === LIVE_CLOSE.revoked) revoked(/expired/.test(detail));
         else if (code === LIVE_CLOSE.disconnected)
-          showNotice(`${detail}. Reload the page to join again.`, true);
+          showNotice(`${detail}. Reload the page to join again.`, 'warning', true);
         else if (detail !== 'closed')
           showNotice(
             scoped
               ? `Disconnected: ${detail}.`
               : `Disconnected: ${detail}. See every shell on the dashboard.`,
+            'warning',
             true,
           );
       }
@@ -357,18 +415,27 @@ export async function showSession(
       if (!check.ok) {
         socket.stop('not connected');
         // A share link's token that stopped working was revoked or expired.
-        if (scoped && check.problem.kind === 'login') revoked();
+        if (scoped && check.problem.kind === 'login') revoked(false);
         else showAccessProblem(frame.main, check.problem);
       }
     },
   });
 
+  const find = (backwards: boolean): void => {
+    const found = view.find(search.value, backwards);
+    if (!found && search.value !== '') {
+      findCount.textContent = 'No results';
+      findCount.dataset.count = '0';
+    }
+  };
   search.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter') view.find(search.value, event.shiftKey);
+    if (event.key === 'Enter') find(event.shiftKey);
   });
-  search.addEventListener('input', () => view.find(search.value, false));
+  search.addEventListener('input', () => find(false));
   function send(message: ClientMessage): void {
-    if (!socket.send(message)) showNotice('Not connected; try again in a moment.');
+    if (!socket.send(message)) showNotice('Not connected; try again in a moment.', 'warning');
+    // Everyone's timeline shows the interrupt; the server has it once the message is handled.
+    else if (message.type === 'interrupt') refreshEvents();
   }
 
   socket.start();

@@ -8,6 +8,7 @@ import type { SessionInfo } from '../../shared/src/api.ts';
 import type { ClientMessage, Viewer } from '../../shared/src/live.ts';
 import { ControlRequests } from './control-request.ts';
 import { h } from './dom.ts';
+import type { NoticeTone } from './notice-line.ts';
 import { isOver } from './session-labels.ts';
 import { controlText } from './sharing-rules.ts';
 import type { TerminalView } from './terminal-view.ts';
@@ -66,7 +67,7 @@ export class ShellControls {
   constructor(
     private readonly terminalHost: HTMLElement,
     private readonly send: (message: ClientMessage) => void,
-    notify: (text: string) => void,
+    notify: (text: string, tone: NoticeTone) => void,
     asked: (names: readonly string[]) => void,
     /** Called on each keystroke this page sends (the idle warning goes away). */
     private readonly typed: () => void = () => {},
@@ -85,8 +86,12 @@ export class ShellControls {
     this.release.addEventListener('click', () => send({ type: 'release_control' }));
     this.interrupt.addEventListener('click', () => send({ type: 'interrupt' }));
     this.fit.addEventListener('click', () => {
-      const size = this.view?.fitting(true);
-      if (size !== undefined) send({ type: 'resize', cols: size.cols, rows: size.rows });
+      // Fitted, the shell follows the window: a resize refits it (while this page types).
+      const resize = (size: { cols: number; rows: number }): void => {
+        if (this.inControl()) send({ type: 'resize', cols: size.cols, rows: size.rows });
+      };
+      const size = this.view?.fitting(true, resize);
+      if (size !== undefined) resize(size);
     });
     this.render();
   }

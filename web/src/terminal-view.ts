@@ -8,14 +8,30 @@ import { SearchAddon } from '@xterm/addon-search';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
-import { type ITheme, Terminal } from '@xterm/xterm';
+import { type IMarker, type ITheme, Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 
 /** Lines a viewer can scroll back; the server's snapshot carries 2,000 of its own. */
 const SCROLLBACK_LINES = 10_000;
-/** Font sizes the terminal is scaled between to fit the page width (px). */
-const MIN_FONT_PX = 7;
+/**
+ * Font sizes the terminal is scaled between to fit its box (px). Below the minimum it stays
+ * readable and scrolls sideways (a 120-column shell on a phone); the zoom goes further.
+ */
+const MIN_FONT_PX = 10;
 const MAX_FONT_PX = 15;
+/** The zoom control's range and step (px). */
+export const MIN_ZOOM_FONT_PX = 5;
+export const MAX_ZOOM_FONT_PX = 24;
+const ZOOM_STEP_PX = 1;
+/** Highlights of find's matches (they also make the search addon count them). */
+const FIND_DECORATIONS = {
+  matchBackground: '#6b5a00',
+  matchBorder: '#e3b341',
+  matchOverviewRuler: '#e3b341',
+  activeMatchBackground: '#b45309',
+  activeMatchBorder: '#fbbf24',
+  activeMatchColorOverviewRuler: '#fbbf24',
+} as const;
 /** The font a controller types at when the shell is fitted to the window (px). */
 const FIT_FONT_PX = 13;
 /** Room left for the vertical scrollbar xterm draws inside its box. */
@@ -60,12 +76,20 @@ export class TerminalView {
   private writing = false;
   /** A controller fitted the shell to the window: keep the font, do not scale. */
   private fitMode = false;
+  /** While fitted: told the size that fills the box whenever the box changes size. */
+  private onFit: ((size: { cols: number; rows: number }) => void) | null = null;
+  /** A font size the viewer chose with the zoom control; null: scaled to the box. */
+  private zoomPx: number | null = null;
+  /** `box`: scaled so the whole screen fits the box's width and height (the replay). */
+  private readonly scaleTo: 'width' | 'box';
   private readonly resizeObserver: ResizeObserver;
   /** xterm owns this element; the page styles the frame around it. */
   private readonly host: HTMLElement;
 
-  constructor(frame: HTMLElement, dark: boolean) {
+  constructor(frame: HTMLElement, dark: boolean, scaleTo: 'width' | 'box' = 'width') {
+    this.scaleTo = scaleTo;
     this.host = frame.appendChild(document.createElement('div'));
+    this.host.classList.add(`scale-${scaleTo}`);
     this.terminal = new Terminal({
       cols: 120,
       rows: 40,
@@ -87,7 +111,10 @@ export class TerminalView {
     );
     this.terminal.open(this.host);
     this.loadWebgl();
-    this.resizeObserver = new ResizeObserver(() => this.scaleToWidth());
+    this.resizeObserver = new ResizeObserver(() => {
+      this.scaleToWidth();
+      this.refit();
+    });
     this.resizeObserver.observe(this.host);
     this.scaleToWidth();
   }
@@ -128,24 +155,93 @@ export class TerminalView {
    * window's height at a comfortable fixed font, and the size that fills it is returned.
    * `fitting(false)` goes back to showing the shell's own size scaled to the page width.
    */
-  fitting(on: boolean): { cols: number; rows: number } | undefined {
+  fitting(
+    on: boolean,
+    onFit: ((size: { cols: number; rows: number }) => void) | null = null,
+  ): { cols: number; rows: number } | undefined {
+    if (!on && !this.fitMode) return undefined;
     this.fitMode = on;
+    this.onFit = on ? onFit : null;
     this.host.classList.toggle('fitting', on);
     if (!on) {
       this.scaleToWidth();
       return undefined;
     }
-    this.terminal.options.fontSize = FIT_FONT_PX;
-    const size = this.fit.proposeDimensions();
-    return size === undefined || Number.isNaN(size.cols) ? undefined : size;
+    this.setFontSize(FIT_FONT_PX);
+    return this.proposed();
   }
 
+  /** Find in the buffer; every change of the matches is reported to `onFindResults`. */
   find(term: string, backwards: boolean): boolean {
     if (term === '') {
       this.search.clearDecorations();
+      this.findListener?.({ index: -1, count: 0 });
       return false;
     }
-    return backwards ? this.search.findPrevious(term) : this.search.findNext(term);
+    const options = { decorations: FIND_DECORATIONS };
+    return backwards
+      ? this.search.findPrevious(term, options)
+      : this.search.findNext(term, options);
+  }
+
+  /** `index` is 0-based (−1 when none is selected); `count` 0 means no match. */
+  onFindResults(listener: (results: { index: number; count: number }) => void): void {
+    this.findListener = listener;
+    this.search.onDidChangeResults(({ resultIndex, resultCount }) =>
+      listener({ index: resultIndex, count: resultCount }),
+    );
+  }
+
+  /** The zoom control: a step bigger or smaller (±1), or back to scaled to the box (0). */
+  zoom(step: -1 | 0 | 1): number {
+    if (step === 0) {
+      this.zoomPx = null;
+      this.scaleToWidth();
+    } else {
+      const current = this.terminal.options.fontSize ?? FIT_FONT_PX;
+      this.zoomPx = Math.max(
+        MIN_ZOOM_FONT_PX,
+        Math.min(MAX_ZOOM_FONT_PX, Math.round(current) + step * ZOOM_STEP_PX),
+      );
+      if (!this.fitMode) this.setFontSize(this.zoomPx);
+    }
+    return this.terminal.options.fontSize ?? FIT_FONT_PX;
+  }
+
+  get fontSize(): number {
+    return this.terminal.options.fontSize ?? FIT_FONT_PX;
+  }
+
+  /** Told the font size (px) whenever it changes: scaled, zoomed or fitted. */
+  onFontSize(listener: (px: number) => void): void {
+    this.fontListener = listener;
+    listener(this.fontSize);
+  }
+
+  private fontListener: ((px: number) => void) | null = null;
+
+  private setFontSize(px: number): void {
+    if (this.terminal.options.fontSize === px) return;
+    this.terminal.options.fontSize = px;
+    this.fontListener?.(px);
+  }
+
+  /** Marks the line the cursor is on now, to read what was printed from there on. */
+  markLine(): IMarker | undefined {
+    return this.terminal.registerMarker(0);
+  }
+
+  /**
+   * The last `max` non-blank lines from `mark` (or of the screen without one) to the end,
+   * as the shell printed them.
+   */
+  tail(mark: IMarker | undefined, max: number): string {
+    const buffer = this.terminal.buffer.active;
+    const from =
+      mark !== undefined && !mark.isDisposed && mark.line >= 0 ? mark.line : buffer.baseY;
+    const lines = this.lines(from, buffer.length);
+    while (lines.length > 0 && (lines.at(-1) ?? '').trim() === '') lines.pop();
+    return lines.slice(-max).join('\n');
   }
 
   /** The terminal's screen (its last `rows` lines), trailing blanks trimmed per line. */
@@ -166,6 +262,21 @@ export class TerminalView {
   dispose(): void {
     this.resizeObserver.disconnect();
     this.terminal.dispose();
+  }
+
+  private findListener: ((results: { index: number; count: number }) => void) | null = null;
+
+  private proposed(): { cols: number; rows: number } | undefined {
+    const size = this.fit.proposeDimensions();
+    return size === undefined || Number.isNaN(size.cols) ? undefined : size;
+  }
+
+  /** Fitted to the window, whose size changed: the shell is resized to fill it again. */
+  private refit(): void {
+    if (!this.fitMode || this.onFit === null) return;
+    const size = this.proposed();
+    if (size === undefined) return;
+    if (size.cols !== this.terminal.cols || size.rows !== this.terminal.rows) this.onFit(size);
   }
 
   private lines(from: number, to: number): string[] {
@@ -221,13 +332,22 @@ export class TerminalView {
    */
   private scaleToWidth(): void {
     if (this.fitMode) return;
+    if (this.zoomPx !== null) {
+      this.setFontSize(this.zoomPx);
+      return;
+    }
     const available = this.host.clientWidth - SCROLLBAR_ALLOWANCE_PX;
     const screen = this.host.querySelector<HTMLElement>('.xterm-screen');
     if (available <= 0 || screen === null || screen.offsetWidth === 0) return;
     const current = this.terminal.options.fontSize ?? MAX_FONT_PX;
-    const ideal = (current * available) / screen.offsetWidth;
+    let ideal = (current * available) / screen.offsetWidth;
+    // The replay's box has a height too: the whole screen must fit it, not only its width.
+    if (this.scaleTo === 'box' && this.host.clientHeight > 0 && screen.offsetHeight > 0) {
+      ideal = Math.min(ideal, (current * this.host.clientHeight) / screen.offsetHeight);
+    }
+    // Below the readable minimum the box scrolls instead (a phone); the zoom goes smaller.
     const size = Math.max(MIN_FONT_PX, Math.min(MAX_FONT_PX, Math.floor(ideal * 4) / 4));
-    if (Math.abs(size - current) >= 0.25) this.terminal.options.fontSize = size;
+    if (Math.abs(size - current) >= 0.25) this.setFontSize(size);
   }
 
   private loadWebgl(): void {

@@ -3,6 +3,7 @@
  * (errors, body, auth, lifecycle, agent, MCP, supervisor, tokens, login, web app, metrics,
  * OpenAPI).
  */
+import { join } from 'node:path';
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { BrowserSessions } from '../auth/browser-sessions.ts';
@@ -14,9 +15,11 @@ import { LiveHub } from '../live/live-hub.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { History } from '../store/history.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
+import { SPILL_DIR_NAME } from '../tool/spill-files.ts';
 import { agentApi } from './agent-api.ts';
 import { authHook } from './auth-hook.ts';
 import { BODY_LIMIT_BYTES, errorReplies } from './error-replies.ts';
+import { fullOutputApi } from './full-output-api.ts';
 import { historyApi } from './history-api.ts';
 import { jsonBody } from './json-body.ts';
 import { lifecycle } from './lifecycle.ts';
@@ -34,6 +37,7 @@ import { shellPrivacy } from './shell-privacy.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
 import { webApp } from './web-app.ts';
+import { webSettingsApi } from './web-settings-api.ts';
 
 export interface AppOptions {
   readonly config: Config;
@@ -115,6 +119,7 @@ export function buildApp(options: AppOptions) {
   });
   app.register(supervisorApi, { tools, history });
   app.register(historyApi, { history });
+  app.register(fullOutputApi, { history, dir: join(config.dataDir, SPILL_DIR_NAME) });
   const hub = new LiveHub(tools.registry, metrics, { controlIdleMs: config.controlIdleMs });
   // A revoked token's holder is disconnected at once, wherever they watch, and every browser
   // signed in with it is signed out.
@@ -127,7 +132,8 @@ export function buildApp(options: AppOptions) {
   app.addHook('onClose', async () => revocations.dispose());
   app.register(liveApi, { hub });
   app.register(shellApi, { tools, history });
-  app.register(shareApi, { tools, tokens });
+  app.register(shareApi, { tools, tokens, publicUrl: config.publicUrl });
+  app.register(webSettingsApi, { config });
   app.register(meApi, { tokens });
   app.register(tokenApi, { tokens });
   app.register(login, { tokens, browsers, tickets });

@@ -17,6 +17,8 @@ import { MAX_SESSION_ID_CHARS, refuseUnlessSupervisor, SessionParams } from './s
 export interface ShareApiOptions {
   readonly tools: EngineToolService;
   readonly tokens: TokenStore;
+  /** `--public-url`: links name it; without one, the address the creator's request used. */
+  readonly publicUrl: string | null;
 }
 
 const ShareParams = Type.Object({
@@ -26,7 +28,7 @@ const ShareParams = Type.Object({
 
 const shareApiPlugin: FastifyPluginAsyncTypebox<ShareApiOptions> = async (
   app,
-  { tools, tokens },
+  { tools, tokens, publicUrl },
 ) => {
   app.post(
     '/api/sessions/:id/shares',
@@ -49,7 +51,7 @@ const shareApiPlugin: FastifyPluginAsyncTypebox<ShareApiOptions> = async (
           : { expiresInSeconds: request.body.expiresInSeconds }),
         by: principal.name,
       });
-      const url = new URL('/login', `${request.protocol}://${request.host}`);
+      const url = new URL('login', publicUrl ?? `${request.protocol}://${request.host}/`);
       url.searchParams.set('token', token);
       reply.status(201).header('cache-control', 'no-store');
       return { share, token, url: url.href };

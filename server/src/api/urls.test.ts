@@ -1,19 +1,43 @@
+import type { NetworkInterfaceInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loginUrl, serverUrl } from './urls.ts';
+import { reachableUrls, serverUrl } from './urls.ts';
 
-describe('banner URLs', () => {
-  it.each([
-    ['127.0.0.1', 7400, 'http://127.0.0.1:7400/'],
-    ['localhost', 80, 'http://localhost:80/'],
-    ['::1', 9000, 'http://[::1]:9000/'],
-    ['::', 1234, 'http://[::]:1234/'],
-  ])('writes %s port %d as %s', (host, port, url) => {
-    expect(serverUrl(host, port)).toBe(url);
+const info = (address: string, family: 'IPv4' | 'IPv6', internal: boolean): NetworkInterfaceInfo =>
+  ({ address, family, internal, netmask: '', mac: '', cidr: null }) as NetworkInterfaceInfo;
+
+const interfaces = {
+  lo: [info('127.0.0.1', 'IPv4', true), info('::1', 'IPv6', true)],
+  eth0: [info('192.168.1.20', 'IPv4', false), info('fe80::1', 'IPv6', false)],
+  eth1: [info('10.0.0.7', 'IPv4', false), info('2001:db8::7', 'IPv6', false)],
+};
+
+describe('reachableUrls', () => {
+  it('gives the public URL alone when one is set', () => {
+    expect(reachableUrls('0.0.0.0', 7400, 'https://js.example.test/', interfaces)).toEqual([
+      'https://js.example.test/',
+    ]);
   });
 
-  it('URL-encodes the token of the login URL', () => {
-    expect(loginUrl('http://[::1]:9000/', 'a+b/c=&d')).toBe(
-      'http://[::1]:9000/login?token=a%2Bb%2Fc%3D%26d',
-    );
+  it("names the machine's IPv4 addresses, external first, for 0.0.0.0", () => {
+    expect(reachableUrls('0.0.0.0', 7400, null, interfaces)).toEqual([
+      'http://192.168.1.20:7400/',
+      'http://10.0.0.7:7400/',
+      'http://127.0.0.1:7400/',
+    ]);
+  });
+
+  it('adds IPv6 (not link-local) addresses for ::', () => {
+    expect(reachableUrls('::', 7400, null, interfaces)).toEqual([
+      'http://192.168.1.20:7400/',
+      'http://10.0.0.7:7400/',
+      'http://[2001:db8::7]:7400/',
+      'http://127.0.0.1:7400/',
+      'http://[::1]:7400/',
+    ]);
+  });
+
+  it('gives the listening address for a named host', () => {
+    expect(reachableUrls('127.0.0.1', 7400, null, interfaces)).toEqual(['http://127.0.0.1:7400/']);
+    expect(serverUrl('::1', 1)).toBe('http://[::1]:1/');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Serves the built browser app (`dist/web`, made by `vite build`): the HTML shell at `/`,
- * `/tokens`, `/sessions/:id` and `/sessions/:id/replay`, hashed assets under `/assets/`. Pages and assets
+ * `/tokens`, `/sessions/:id`, `/sessions/:id/replay` and a call's full output page, hashed assets under `/assets/`. Pages and assets
  * are public — they hold no data; every byte of data comes from the API and the live sockets,
  * which need a token.
  */
@@ -99,6 +99,19 @@ const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, optio
   app.get(
     '/sessions/:id/replay',
     { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) } },
+    async (request, reply) => sendShell(request, reply),
+  );
+
+  app.get(
+    '/sessions/:id/calls/:callId/output',
+    {
+      schema: {
+        params: Type.Object({
+          id: Type.String({ minLength: 1 }),
+          callId: Type.String({ minLength: 1 }),
+        }),
+      },
+    },
     async (request, reply) => sendShell(request, reply),
   );
 

@@ -105,6 +105,20 @@ describe('flags and variables', () => {
   ][] = [
     ['--host', 'JUMPSEAT_HOST', '0.0.0.0', (c) => c.host, '0.0.0.0'],
     ['--port', 'JUMPSEAT_PORT', '0', (c) => c.port, 0],
+    [
+      '--public-url',
+      'JUMPSEAT_PUBLIC_URL',
+      'https://js.example.test/team',
+      (c) => c.publicUrl,
+      'https://js.example.test/team/',
+    ],
+    [
+      '--needs-human-after-ms',
+      'JUMPSEAT_NEEDS_HUMAN_AFTER_MS',
+      '500',
+      (c) => c.needsHumanAfterMs,
+      500,
+    ],
     ['--port', 'JUMPSEAT_PORT', '65535', (c) => c.port, 65535],
     ['--timeout-ms', 'JUMPSEAT_TIMEOUT_MS', '1500', (c) => c.dialects.pwsh.timeoutMs, 1500],
     [
@@ -274,6 +288,21 @@ describe('invalid values', () => {
       '--pwsh-max-output-chars must be a positive integer (got "lots")',
     ],
     [['--port', '65536'], {}, '--port must be an integer from 0 to 65535 (got "65536")'],
+    [
+      ['--public-url', 'js.example.test'],
+      {},
+      '--public-url must be an http:// or https:// URL (got "js.example.test")',
+    ],
+    [
+      [],
+      { JUMPSEAT_PUBLIC_URL: 'https://js.example.test/?a=1' },
+      'JUMPSEAT_PUBLIC_URL must not carry a user, a query or a fragment (got "https://js.example.test/?a=1")',
+    ],
+    [
+      ['--needs-human-after-ms', '0'],
+      {},
+      '--needs-human-after-ms must be a positive integer (got "0")',
+    ],
     [['--port=-1'], {}, '--port must be an integer from 0 to 65535 (got "-1")'],
     [['--port', 'http'], {}, '--port must be an integer from 0 to 65535 (got "http")'],
     [

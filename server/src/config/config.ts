@@ -17,6 +17,7 @@ import {
 import { ConfigError, HelpRequested } from './config-error.ts';
 import { envNameOf, type FlagName, parseArgsOptions, usage } from './flags.ts';
 import { parseFlagError } from './parse-flag-error.ts';
+import { readPublicUrl } from './public-url.ts';
 import {
   byteSize,
   ensureDirectory,
@@ -91,6 +92,10 @@ export interface Config {
   /** A controller who types nothing this long hands the shell back to its agent (ms). */
   readonly controlIdleMs: number;
   readonly history: HistorySettings;
+  /** Where people reach the server (`--public-url`), ending in `/`; null: the listening address. */
+  readonly publicUrl: string | null;
+  /** A shell waiting for input this long (ms) is marked "needs a human" in the web app. */
+  readonly needsHumanAfterMs: number;
 }
 
 export const DEFAULT_DATA_DIR = './.jumpseat';
@@ -115,6 +120,10 @@ export const DEFAULT_CONTROL_IDLE_MS = 900_000;
 /** The data directory holds token files: owner only. */
 const DATA_DIR_MODE = 0o700;
 
+/** An agent often answers its own prompt within a second; a human is called after 2 s. */
+export const DEFAULT_NEEDS_HUMAN_AFTER_MS = 2000;
+/** An hour: a longer wait before calling a human is a typo. */
+const MAX_NEEDS_HUMAN_AFTER_MS = 3_600_000;
 const DEFAULT_RECORDING_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_RECORDING_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
 const DEFAULT_RECORDING_MAX_AGE_DAYS = 30;
@@ -151,6 +160,12 @@ export function loadConfig(
   );
   const envPass = readEnvPass(values, env);
   const history = readHistorySettings(read);
+  const publicUrl = readPublicUrl(read('public-url'));
+  const needsHumanAfterMs = positiveInteger(
+    read('needs-human-after-ms'),
+    DEFAULT_NEEDS_HUMAN_AFTER_MS,
+    MAX_NEEDS_HUMAN_AFTER_MS,
+  );
   const pwshSetting = read('pwsh');
   const pwshPath = pwshSetting === undefined ? undefined : executableFile(pwshSetting, cwd);
   // A per-dialect value is the more specific statement, so it wins whatever its source.
@@ -207,6 +222,8 @@ export function loadConfig(
     logLevel,
     controlIdleMs,
     history,
+    publicUrl,
+    needsHumanAfterMs,
   };
 }
 

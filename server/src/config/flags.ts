@@ -21,6 +21,11 @@ export const FLAGS = {
     value: 'PORT',
     help: 'port to listen on; 0 picks a free one (7400)',
   },
+  'public-url': {
+    env: 'JUMPSEAT_PUBLIC_URL',
+    value: 'URL',
+    help: 'the address people reach jumpseat at, for links and the banner (the listening address)',
+  },
   'token-file': {
     env: 'JUMPSEAT_TOKEN_FILE',
     value: 'FILE',
@@ -106,6 +111,11 @@ export const FLAGS = {
     env: 'JUMPSEAT_RECORDING_MAX_AGE_DAYS',
     value: 'DAYS',
     help: 'recordings, and past shells in the history, older than this are deleted (30)',
+  },
+  'needs-human-after-ms': {
+    env: 'JUMPSEAT_NEEDS_HUMAN_AFTER_MS',
+    value: 'MS',
+    help: 'a shell waiting for input longer than this is marked "needs a human" (2000)',
   },
   log: {
     env: 'JUMPSEAT_LOG',

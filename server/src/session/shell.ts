@@ -109,6 +109,8 @@ export class Shell {
   readonly onCallFinished = new Emitter<CallInfo>();
   readonly onResize = new Emitter<{ cols: number; rows: number }>();
   private stateValue: SessionState = 'starting';
+  /** When `stateValue` last changed: the web app times a wait for input from it. */
+  private stateSinceValue = new Date();
   private readonly pty: ShellProcess;
   private readonly scanner: MarkScanner;
   /** Set for dialects whose shell asks where the cursor is (see ShellDialect). */
@@ -383,6 +385,7 @@ export class Shell {
       state: this.human.controller && this.alive ? 'human_control' : this.stateValue,
       command: this.foreground?.command ?? null,
       since: this.foreground?.since.toISOString() ?? null,
+      stateSince: this.stateSinceValue.toISOString(),
       lastExitCode: this.lastExitCode,
       pid: this.alive ? this.pid : null,
       cols: this.size.cols,
@@ -688,6 +691,7 @@ export class Shell {
   private setState(state: SessionState): void {
     if (this.stateValue === state || this.stateValue === 'exited') return;
     this.stateValue = state;
+    this.stateSinceValue = new Date();
     if (state === 'exited') {
       this.endedAtValue = new Date();
       this.human.shellExited();

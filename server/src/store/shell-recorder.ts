@@ -124,9 +124,14 @@ export class ShellRecorder {
         }),
       );
     }
+    let agent = info.agent;
     this.subscriptions.add(
       shell.onChange.on(() => {
         this.touched = true;
+        // A person's shell handed to an agent: part of the story its timeline tells.
+        if (agent === null && shell.agent !== null)
+          this.control('hand_off', { id: '', name: shell.agent, role: 'agent' });
+        agent = shell.agent;
       }),
     );
   }

@@ -70,6 +70,18 @@ export function fullOutputSavedLine(path: string): string {
   return `[full output saved to ${path}]`;
 }
 
+const SAVED_LINE = /^\[full output saved to (.+)\]$/gm;
+
+/**
+ * The path the last saved-output line of a result names (the engine appends that line after
+ * everything the command printed, so a look-alike printed by the command comes before it).
+ */
+export function savedOutputIn(result: string): string | null {
+  let path: string | null = null;
+  for (const match of result.matchAll(SAVED_LINE)) path = match[1] ?? null;
+  return path;
+}
+
 /** *Beyond* the contract's fixed strings (head-tail clipping is ours): stands on its own
  *  line between the clip notice and the tail; `count` is in UTF-16 units, like the clip. */
 export function omittedCharsLine(count: number): string {

@@ -20,7 +20,7 @@ import { Workspaces } from '../session/workspaces.ts';
 import { validateCommand } from './command-rules.ts';
 import { OutputRenderer } from './output-renderer.ts';
 import { type CallEnding, composeResult } from './result-text.ts';
-import { SpillFiles } from './spill-files.ts';
+import { SPILL_DIR_NAME, SpillFiles } from './spill-files.ts';
 import type { CallEndKind, FinishedCall, ToolService } from './tool-service.ts';
 
 /** The agent's terminal size: fixed, so output wraps the same way every time. */
@@ -55,7 +55,7 @@ export function createToolService(
     bash: bashDialect,
     ...(pwsh === null ? {} : { pwsh: pwshDialect(pwsh) }),
   };
-  const spill = new SpillFiles(join(config.dataDir, 'outputs'));
+  const spill = new SpillFiles(join(config.dataDir, SPILL_DIR_NAME));
   const workspaces = new Workspaces(config.workspace, config.sharedWorkspace);
   const placement = chooseLauncher({
     sandbox: config.sandbox,

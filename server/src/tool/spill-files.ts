@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 import { AGENT_ID_REGEX } from '../../../shared/src/api.ts';
 import type { SpillTarget, SpillWriter } from './output-renderer.ts';
 
+/** The folder of the data directory saved outputs live in, one sub-folder per agent. */
+export const SPILL_DIR_NAME = 'outputs';
 /** Files kept per agent (the contract promises the last 20); older ones are deleted. */
 export const SPILL_FILES_KEPT_PER_AGENT = 20;
 /** Bytes of output one file holds at most, so a runaway command cannot fill the disk. */
@@ -95,6 +97,15 @@ export class SpillFiles {
     // A concurrent prune may have removed a file already; that is the outcome we want.
     await Promise.all(excess.map((n) => unlink(join(agentDir, n)).catch(() => undefined)));
   }
+}
+
+/**
+ * Where `fileName` (a name this module gave, from a result's saved-output line) of `agent`
+ * lives under `dir`; null for a name that is not one of ours (a path, `..`, a dot-file).
+ */
+export function savedOutputPath(dir: string, agent: string, fileName: string): string | null {
+  if (!AGENT_ID_REGEX.test(agent) || !FILE_NAME.test(fileName)) return null;
+  return join(resolve(dir), agent, fileName);
 }
 
 function checkAgent(agent: string): void {
