@@ -284,14 +284,18 @@ except OSError:
   it('unsandboxed, the next start ends what a server killed by SIGKILL left running', async () => {
     const token = 'js_containment_sweep';
     const args = ['--data-dir', join(scratch, 'unsandboxed'), '--sandbox', 'off'];
-    const first = await serve(args, cleanEnv({ JUMPSEAT_TOKEN: token }));
+    const first = await serve(args, cleanEnv({ JUMPSEAT_TOKEN: token }), {
+      fromSource: true,
+    });
     await startDaemons(first, token);
     first.process.kill('SIGKILL');
     await first.exited;
     // Nothing contains an unsandboxed shell: the daemon that left its session outlives the
     // server (the job in its session got the terminal's hangup)...
     expect(daemons()[0]).toBe(1);
-    const second = await serve(args, cleanEnv({ JUMPSEAT_TOKEN: token }));
+    const second = await serve(args, cleanEnv({ JUMPSEAT_TOKEN: token }), {
+      fromSource: true,
+    });
     try {
       // ...until the next start on the same data dir ends them, and says so.
       await expect.poll(daemons, { timeout: 5000 }).toEqual([0, 0]);

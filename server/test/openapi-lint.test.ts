@@ -1,7 +1,7 @@
 /**
  * The OpenAPI document tells the truth and passes `redocly lint` with the recommended rules
  * (@redocly/cli, a devDependency): every operation has an operationId, a summary, tags and its
- * security; public pages are public; DELETEs answer 204, /login 303; the WebSockets, /mcp and
+ * security; public pages are public; DELETEs answer 204, /login its page; the WebSockets, /mcp and
  * the document itself are described. The only lint findings allowed are the operations whose
  * real answer is not 2XX (NO_2XX_OPERATIONS).
  */
@@ -83,13 +83,13 @@ describe('GET /api/openapi.json', () => {
     expect(security['POST /mcp']).toEqual([{ bearer: [] }]);
   });
 
-  it('lists the real answers: 204 for DELETEs, 303 for /login, JSON errors everywhere', () => {
+  it('lists the real answers: 204 for DELETEs, the login page for /login, JSON errors everywhere', () => {
     const byKey = Object.fromEntries(operations());
     for (const key of ['DELETE /api/sessions/{id}', 'DELETE /api/sessions/{id}/shares/{shareId}']) {
       expect(Object.keys(byKey[key]?.responses ?? {}), key).toContain('204');
       expect(Object.keys(byKey[key]?.responses ?? {}), key).not.toContain('200');
     }
-    expect(Object.keys(byKey['GET /login']?.responses ?? {})).toEqual(['303', '401']);
+    expect(Object.keys(byKey['GET /login']?.responses ?? {})).toEqual(['200', '401']);
     expect(Object.keys(byKey['GET /api/sessions/{id}/live']?.responses ?? {})).toContain('101');
     for (const [key, op] of operations()) {
       for (const [status, response] of Object.entries(op.responses)) {

@@ -120,7 +120,7 @@ afterAll(async () => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-describe('the packed tarball', () => {
+describe('the packed tarball', { timeout: 120_000 }, () => {
   it('ships the compiled server, CLI, client with types and web app, and no tests or sources', async () => {
     const listed = (await mustRun('tar', ['tzf', tarball], work)).stdout.trim().split('\n');
     for (const needed of [

@@ -75,7 +75,6 @@ const JSON_RPC: Json = {
  * operation-2xx-response rule expects one, and the document tells the truth instead.
  */
 export const NO_2XX_OPERATIONS = [
-  'GET /login',
   'GET /api/sessions/{id}/live',
   'GET /api/live',
   'GET /.well-known/{document}',
@@ -186,12 +185,68 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     access: 'public',
     tag: 'pages',
     responses: {
-      '303': {
-        description: 'Logged in: on to the dashboard, or to the shell a share link is for',
-        headers: { location: { schema: { type: 'string' } } },
-      },
+      '200': htmlPage(
+        "The web app's login view: it trades the token for a browser credential (POST /api/login), asking first when another site sent the browser",
+      ),
       '401': htmlPage('The link is not valid, has expired or was revoked (an HTML page)'),
     },
+  },
+  'POST /api/login': {
+    operationId: 'tradeLoginToken',
+    summary: "Trade a login link's token (as Bearer) for a credential of this browser's own",
+    access: 'bearer',
+    tag: 'tokens',
+  },
+  'DELETE /api/login': {
+    operationId: 'signOut',
+    summary: 'Sign this browser out (its credential ends)',
+    tag: 'tokens',
+    responses: { '204': NO_CONTENT },
+  },
+  'POST /api/live-tickets': {
+    operationId: 'createLiveTicket',
+    summary: 'A single-use, short-lived ticket for the next WebSocket',
+    tag: 'tokens',
+  },
+  'GET /api/tokens': {
+    operationId: 'listTokens',
+    summary: 'Every minted token: name, role, scope, created, last used (admin)',
+    tag: 'tokens',
+  },
+  'PATCH /api/tokens/{id}': {
+    operationId: 'renameToken',
+    summary: 'Rename a minted token (admin)',
+    tag: 'tokens',
+  },
+  'DELETE /api/tokens/{id}': {
+    operationId: 'revokeToken',
+    summary: "Revoke a token; its holder's sockets close at once (admin)",
+    tag: 'tokens',
+    responses: { '204': NO_CONTENT },
+  },
+  'GET /api/settings': {
+    operationId: 'getSettings',
+    summary: 'What the web app needs: the needs-a-human threshold, the public URL, the server clock',
+    tag: 'operations',
+  },
+  'GET /api/sessions/{id}/calls/{callId}/output': {
+    operationId: 'getCallOutput',
+    summary: "A clipped call's saved full output (text; ?download=true as a file; one Range)",
+    tag: 'shells',
+  },
+  'GET /tokens': {
+    operationId: 'tokensPage',
+    summary: 'The tokens page (admin)',
+    access: 'public',
+    tag: 'pages',
+    responses: { '200': htmlPage('The web app'), '400': MALFORMED },
+  },
+  'GET /sessions/{id}/calls/{callId}/output': {
+    operationId: 'fullOutputPage',
+    summary: "A clipped call's full output page",
+    access: 'public',
+    tag: 'pages',
+    responses: { '200': htmlPage('The web app'), '400': MALFORMED },
   },
   'GET /': {
     operationId: 'dashboardPage',

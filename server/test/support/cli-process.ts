@@ -42,9 +42,18 @@ export interface Serving {
   stderr(): string;
 }
 
-/** `jumpseat serve --port 0 …`; resolves once the banner names the port. */
-export async function serve(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Serving> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+/**
+ * `jumpseat serve --port 0 …`; resolves once the banner names the port. `fromSource` runs
+ * `server/src/main.ts` through tsx instead, for tests about the server rather than the
+ * package (no compile step that a busy machine could stretch past the banner deadline).
+ */
+export async function serve(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  { fromSource = false }: { fromSource?: boolean } = {},
+): Promise<Serving> {
+  const command = fromSource ? ['--import', 'tsx', 'server/src/main.ts'] : [BIN, 'serve'];
+  const child = spawn(process.execPath, [...command, '--port', '0', ...args], {
     cwd: REPO,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
