@@ -254,13 +254,15 @@ export const mcpApi = fp<McpApiOptions>(
 
     app.addHook('preClose', async () => {
       clearInterval(sweep);
-      // Calls answer "shutting down" rather than vanish; then the sessions and their streams
-      // end, before the server waits for its connections to close.
+      // Calls answer "shutting down" rather than vanish (their answers are sent before the
+      // server waits for its connections to close); then, on close, the sessions end.
       const shutdown = new McpShutdown('jumpseat is shutting down; the call was cancelled');
       await Promise.all([
         modernCalls.endAll(shutdown),
         ...[...sessions.values()].map((session) => session.endCalls(shutdown)),
       ]);
+    });
+    app.addHook('onClose', async () => {
       await Promise.all([...sessions.values()].map((session) => session.close()));
       sessions.clear();
       await modern?.close();
