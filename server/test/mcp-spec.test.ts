@@ -200,6 +200,9 @@ describe('Origin', () => {
     });
     const opaque = await postMcp({ ...headersFor('mcp-origin'), origin: 'null' }, INITIALIZE);
     expect(opaque.status).toBe(403);
+    // Before any token is looked at: a page without one is refused for its origin too.
+    const tokenless = await postMcp({ origin: 'http://evil.example' }, INITIALIZE);
+    expect(tokenless.status).toBe(403);
   });
 
   it("accepts this server's own origin and requests without one", async () => {

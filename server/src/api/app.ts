@@ -22,7 +22,7 @@ import { lifecycle } from './lifecycle.ts';
 import { liveApi, websocketSupport } from './live-api.ts';
 import { type LogSettings, loggerOptions } from './logging.ts';
 import { login } from './login.ts';
-import { mcpApi } from './mcp-api.ts';
+import { mcpApi, mcpOriginCheck } from './mcp-api.ts';
 import { meApi } from './me-api.ts';
 import { metricsApi } from './metrics-api.ts';
 import { openApiGenerator, openApiRoute } from './openapi.ts';
@@ -100,6 +100,7 @@ export function buildApp(options: AppOptions) {
   app.register(fastifyCookie);
   app.register(lifecycle, { tools });
   app.register(websocketSupport);
+  app.register(mcpOriginCheck);
   app.register(authHook, { tokens });
   app.register(agentApi, { tools });
   app.register(mcpApi, {
