@@ -20,7 +20,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './server/test/support/summary-reporter.ts'],
-    // Says once whether the pwsh suites run (and fails a CI run without pwsh).
-    globalSetup: ['./server/test/support/pwsh-check.ts'],
+    // Says once whether the pwsh suites run (and fails a CI run without pwsh); compiles dist/
+    // when stale, for the tests that run the real jumpseat command.
+    globalSetup: ['./server/test/support/pwsh-check.ts', './server/test/support/compiled-check.ts'],
   },
 });

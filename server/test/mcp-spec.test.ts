@@ -141,6 +141,49 @@ describe('long calls over MCP', () => {
   });
 });
 
+describe('cancelling over MCP', () => {
+  it('aborting a 2026-07-28 call cancels it: the shell is reset (SDK 2.x)', async () => {
+    const client = await modernClient('mcp-cancel-2');
+    const marked = await client.callTool({
+      name: 'bash',
+      arguments: { command: 'export MARK=kept; echo ok' },
+    });
+    expect(textOf(marked)).toBe('ok');
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: 'bash', arguments: { command: 'sleep 600' } },
+      { signal: controller.signal },
+    );
+    await untilRunning('mcp-cancel-2');
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    // The next call finds a fresh shell: the cancelled one was reset.
+    for (;;) {
+      const sessions = await listSessions();
+      const live = sessions.find((s) => s.agent === 'mcp-cancel-2' && s.state !== 'exited');
+      if (live === undefined || live.state === 'idle') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const after = await client.callTool({
+      name: 'bash',
+      arguments: { command: 'echo "${MARK:-unset}"' },
+    });
+    expect(textOf(after)).toBe('unset');
+  });
+});
+
+async function listSessions(): Promise<{ agent: string | null; state: string }[]> {
+  const response = await server.request('/api/sessions', { token: server.adminToken });
+  return (await response.json()) as { agent: string | null; state: string }[];
+}
+
+async function untilRunning(agent: string): Promise<void> {
+  for (;;) {
+    if ((await listSessions()).some((s) => s.agent === agent && s.state === 'running')) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('protocol revisions', () => {
   it('speaks 2026-07-28 to a negotiating client and 2025-11-25 to a legacy one, same shell', async () => {
     const modern = await modernClient('mcp-eras', 'auto');
@@ -200,6 +243,9 @@ describe('Origin', () => {
     });
     const opaque = await postMcp({ ...headersFor('mcp-origin'), origin: 'null' }, INITIALIZE);
     expect(opaque.status).toBe(403);
+    // Before any token is looked at: a page without one is refused for its origin too.
+    const tokenless = await postMcp({ origin: 'http://evil.example' }, INITIALIZE);
+    expect(tokenless.status).toBe(403);
   });
 
   it("accepts this server's own origin and requests without one", async () => {

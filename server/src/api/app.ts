@@ -26,7 +26,7 @@ import { lifecycle } from './lifecycle.ts';
 import { liveApi, websocketSupport } from './live-api.ts';
 import { type LogSettings, loggerOptions } from './logging.ts';
 import { login } from './login.ts';
-import { mcpApi } from './mcp-api.ts';
+import { mcpApi, mcpOriginCheck } from './mcp-api.ts';
 import { meApi } from './me-api.ts';
 import { metricsApi } from './metrics-api.ts';
 import { openApiGenerator, openApiRoute } from './openapi.ts';
@@ -105,6 +105,7 @@ export function buildApp(options: AppOptions) {
   app.register(jsonBody);
   app.register(lifecycle, { tools });
   app.register(websocketSupport);
+  app.register(mcpOriginCheck);
   // Browsers sign in with a credential of their own, traded for a token (see browser-sessions.ts).
   const browsers = BrowserSessions.open(config.dataDir);
   const tickets = new LiveTickets();

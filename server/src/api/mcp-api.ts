@@ -89,11 +89,6 @@ function callerOf(principal: Principal, request: FastifyRequest): McpCaller | st
 }
 
 function refuseNonCallers(principal: Principal, request: FastifyRequest): string | undefined {
-  // MCP: servers MUST validate Origin on every request (DNS rebinding, foreign pages).
-  const origin = foreignOrigin(request);
-  if (origin !== undefined) {
-    return `MCP request refused: origin ${JSON.stringify(origin)} is not this server`;
-  }
   const caller = callerOf(principal, request);
   return typeof caller === 'string' ? caller : undefined;
 }
@@ -108,6 +103,27 @@ function requestIds(body: unknown): (string | number)[] {
     return typeof id === 'string' || typeof id === 'number' ? [id] : [];
   });
 }
+
+/**
+ * MCP: servers MUST validate `Origin` on every request (DNS rebinding, foreign pages), and
+ * answer 403 when it is present and wrong. Registered before the auth hook, so this holds for
+ * requests without a token too.
+ */
+export const mcpOriginCheck = fp(
+  async (app) => {
+    app.addHook('onRequest', async (request) => {
+      if (request.routeOptions.url !== '/mcp') return;
+      const origin = foreignOrigin(request);
+      if (origin !== undefined) {
+        throw new JumpseatError(
+          JUMPSEAT_ERR_FORBIDDEN,
+          `MCP request refused: origin ${JSON.stringify(origin)} is not this server`,
+        );
+      }
+    });
+  },
+  { name: 'jumpseat-mcp-origin', fastify: '5.x', dependencies: ['jumpseat-errors'] },
+);
 
 export const mcpApi = fp<McpApiOptions>(
   async (app, { tools, progressIntervalMs }) => {
@@ -254,13 +270,15 @@ export const mcpApi = fp<McpApiOptions>(
 
     app.addHook('preClose', async () => {
       clearInterval(sweep);
-      // Calls answer "shutting down" rather than vanish; then the sessions and their streams
-      // end, before the server waits for its connections to close.
+      // Calls answer "shutting down" rather than vanish (their answers are sent before the
+      // server waits for its connections to close); then, on close, the sessions end.
       const shutdown = new McpShutdown('jumpseat is shutting down; the call was cancelled');
       await Promise.all([
         modernCalls.endAll(shutdown),
         ...[...sessions.values()].map((session) => session.endCalls(shutdown)),
       ]);
+    });
+    app.addHook('onClose', async () => {
       await Promise.all([...sessions.values()].map((session) => session.close()));
       sessions.clear();
       await modern?.close();

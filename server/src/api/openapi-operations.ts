@@ -226,7 +226,8 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
   },
   'GET /api/settings': {
     operationId: 'getSettings',
-    summary: 'What the web app needs: the needs-a-human threshold, the public URL, the server clock',
+    summary:
+      'What the web app needs: the needs-a-human threshold, the public URL, the server clock',
     tag: 'operations',
   },
   'GET /api/sessions/{id}/calls/{callId}/output': {
