@@ -132,7 +132,9 @@ describe('token management', () => {
     expect((await errorOf(refused)).message).toBe(
       'this token was revoked; ask the admin for a new one',
     );
-    expect((await server.request('/api/me', { token: login.credential })).status).toBe(401);
+    const signedOut = await server.request('/api/me', { token: login.credential });
+    expect(signedOut.status).toBe(401);
+    expect((await errorOf(signedOut)).code).toBe('LINK_ENDED');
   });
 
   it('refuses to manage the admin token', async () => {

@@ -97,6 +97,7 @@ export function buildApp(options: AppOptions) {
   app.register(websocketSupport);
   // Browsers sign in with a credential of their own, traded for a token (see browser-sessions.ts).
   const browsers = BrowserSessions.open(config.dataDir);
+  browsers.prune((tokenId) => tokens.checkId(tokenId) !== undefined);
   const tickets = new LiveTickets();
   app.register(authHook, { tokens, browsers, tickets });
   app.register(shellPrivacy, { tools, history });
@@ -105,11 +106,10 @@ export function buildApp(options: AppOptions) {
   app.register(supervisorApi, { tools, history });
   app.register(historyApi, { history });
   const hub = new LiveHub(tools.registry, metrics, { controlIdleMs: config.controlIdleMs });
-  // A revoked token's holder is disconnected at once, wherever they watch, and every browser
-  // signed in with it is signed out.
+  // A revoked token's holder is disconnected at once, wherever they watch; every browser
+  // signed in with it stands for the revoked token, so it stops working too.
   const revocations = tokens.onAuthEvent.on((event) => {
     if (event.kind !== 'revoked') return;
-    browsers.endToken(event.tokenId);
     tickets.endToken(event.tokenId);
     hub.disconnectToken(event.tokenId, 'access was revoked');
   });
