@@ -4,7 +4,8 @@
  */
 import type { SessionInfo, WhoAmI } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
-import { fetchMe, fetchSessions, ticketedSocketUrl } from './api-client.ts';
+import { fetchMe, fetchSessions, signOut, ticketedSocketUrl } from './api-client.ts';
+import { forgetCredential } from './credential.ts';
 import { h, replaceChildren } from './dom.ts';
 import { newShellControl } from './new-shell.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
@@ -89,6 +90,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       mayOpenShells && newShellControl(),
       who?.role === 'admin' &&
         h('a', { href: '/tokens', class: 'quiet', 'data-testid': 'tokens-link' }, 'Tokens'),
+      who !== null && signOutButton(),
     ),
     attention,
     tableWrap,
@@ -239,4 +241,16 @@ function renderAttention(section: HTMLElement, waiting: readonly SessionInfo[]):
       ),
     ]),
   );
+}
+
+/** Signs this browser out: its credential stops working on the server and is forgotten here. */
+function signOutButton(): HTMLElement {
+  const button = h('button', { type: 'button', class: 'quiet' }, 'Sign out');
+  button.addEventListener('click', () => {
+    void signOut().finally(() => {
+      forgetCredential();
+      location.replace('/');
+    });
+  });
+  return button;
 }
