@@ -149,6 +149,13 @@ test('a login link asks before switching who you are, and Stay keeps you', async
   // The same identity again: no question.
   await page.goto(`/login?token=${encodeURIComponent(bob)}`);
   await expect(page).toHaveURL(`${jumpseat.origin}/`);
+  // Signing out ends this browser's credential on the server, not Bob's token.
+  const credential = await storedCredential(page);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByTestId('notice')).toHaveAttribute('data-problem', 'login');
+  expect(await storedCredential(page)).toBeNull();
+  expect((await jumpseat.api('/api/me', {}, credential ?? '')).status).toBe(401);
+  expect((await jumpseat.api('/api/me', {}, bob)).status).toBe(200);
 });
 
 test('a page on another site cannot silently sign a browser in', async ({ browser, jumpseat }) => {

@@ -86,7 +86,8 @@ describe('hidden input', () => {
     await call('pw-human', 'true');
     const { session, client } = await takeOver('pw-human');
     typeKeys(client, "read -s -p 'Secret? ' pw\r");
-    await client.until(() => client.outputText().includes('Secret? '), 'the prompt');
+    // The prompt itself, after the echo of the typed command (which holds the same words).
+    await client.until(() => client.outputText().endsWith('Secret? '), 'the prompt');
     typeKeys(client, `${SECRET}\r`);
     typeKeys(client, 'echo "len=${#pw}"\r');
     await client.until(() => client.outputText().includes('len=13'), 'the echo');

@@ -7,7 +7,8 @@
  */
 import type { SessionInfo, WebSettings } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
-import { fetchMe, fetchSessions, fetchSettings, ticketedSocketUrl } from './api-client.ts';
+import { fetchMe, fetchSessions, fetchSettings, signOut, ticketedSocketUrl } from './api-client.ts';
+import { forgetCredential } from './credential.ts';
 import {
   arrange,
   COUNT_ORDER,
@@ -168,6 +169,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       mayOpenShells && newShellControl(),
       who?.role === 'admin' &&
         h('a', { href: '/tokens', class: 'quiet', 'data-testid': 'tokens-link' }, 'Tokens'),
+      who !== null && signOutButton(),
     ),
     attention,
     controlsBar,
@@ -399,4 +401,16 @@ function writeView(view: DashboardView): void {
   if (view.onlyState !== null) query.set('state', view.onlyState);
   const search = query.toString();
   history.replaceState(null, '', search === '' ? location.pathname : `?${search}`);
+}
+
+/** Signs this browser out: its credential stops working on the server and is forgotten here. */
+function signOutButton(): HTMLElement {
+  const button = h('button', { type: 'button', class: 'quiet' }, 'Sign out');
+  button.addEventListener('click', () => {
+    void signOut().finally(() => {
+      forgetCredential();
+      location.replace('/');
+    });
+  });
+  return button;
 }

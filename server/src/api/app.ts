@@ -108,6 +108,7 @@ export function buildApp(options: AppOptions) {
   app.register(mcpOriginCheck);
   // Browsers sign in with a credential of their own, traded for a token (see browser-sessions.ts).
   const browsers = BrowserSessions.open(config.dataDir);
+  browsers.prune((tokenId) => tokens.checkId(tokenId) !== undefined);
   const tickets = new LiveTickets();
   app.register(authHook, { tokens, browsers, tickets });
   app.register(shellPrivacy, { tools, history });
@@ -122,11 +123,10 @@ export function buildApp(options: AppOptions) {
   app.register(historyApi, { history });
   app.register(fullOutputApi, { history, dir: join(config.dataDir, SPILL_DIR_NAME) });
   const hub = new LiveHub(tools.registry, metrics, { controlIdleMs: config.controlIdleMs });
-  // A revoked token's holder is disconnected at once, wherever they watch, and every browser
-  // signed in with it is signed out.
+  // A revoked token's holder is disconnected at once, wherever they watch; every browser
+  // signed in with it stands for the revoked token, so it stops working too.
   const revocations = tokens.onAuthEvent.on((event) => {
     if (event.kind !== 'revoked') return;
-    browsers.endToken(event.tokenId);
     tickets.endToken(event.tokenId);
     hub.disconnectToken(event.tokenId, 'access was revoked');
   });

@@ -82,10 +82,13 @@ export class BrowserSessions {
     this.#save(this.#records.filter((record) => record.sha256 !== digest));
   }
 
-  /** Every browser signed in with this token is signed out (it was revoked). */
-  endToken(tokenId: string): void {
-    if (!this.#records.some((record) => record.tokenId === tokenId)) return;
-    this.#save(this.#records.filter((record) => record.tokenId !== tokenId));
+  /**
+   * Forgets the credentials of tokens that are gone for good. A revoked token's are kept
+   * while the token is remembered, so its holder's page can say "revoked", not "log in".
+   */
+  prune(known: (tokenId: string) => boolean): void {
+    const kept = this.#records.filter((record) => known(record.tokenId));
+    if (kept.length !== this.#records.length) this.#save(kept);
   }
 
   #save(records: SessionRecord[]): void {

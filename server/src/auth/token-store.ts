@@ -201,17 +201,7 @@ export class TokenStore {
       );
     }
     const checked = displayName(name);
-    // A link holder may not pass for someone the admin named (or for the admin).
-    const taken = checked.toLowerCase();
-    if (
-      taken === ADMIN_PRINCIPAL.name ||
-      this.#records.some((r) => r.scope === undefined && r.name.toLowerCase() === taken)
-    ) {
-      throw new JumpseatError(
-        JUMPSEAT_ERR_BAD_REQUEST,
-        `${JSON.stringify(checked)} is the name of a token the admin made; choose another name`,
-      );
-    }
+    // Another person's name is allowed (two Bobs exist): a link holder is always shown as one.
     const entry = this.#replace(index, { ...record, name: checked, named: true });
     this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
     return entry.principal;
