@@ -67,12 +67,7 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
   return {
     kind: 'bwrap',
     place(request: PlacementRequest): Placement {
-      const cgroup = settings.cgroups.create({
-        maxProcesses: settings.maxProcesses,
-        ...(settings.maxMemoryBytes === undefined
-          ? {}
-          : { maxMemoryBytes: settings.maxMemoryBytes }),
-      });
+      const cgroup = settings.cgroups.create(settings);
       const workspace = realOrNull(request.workspace) ?? request.workspace;
       const privateDir = realOrNull(request.privateDir) ?? request.privateDir;
       const args = [...base, '--bind', workspace, workspace];

@@ -29,8 +29,9 @@ interface Hierarchy {
 }
 
 export interface CgroupLimits {
-  readonly maxProcesses?: number;
-  readonly maxMemoryBytes?: number;
+  readonly maxProcesses: number;
+  /** Undefined: no memory limit. */
+  readonly maxMemoryBytes: number | undefined;
 }
 
 /** One shell's cgroups (one directory per hierarchy involved). */

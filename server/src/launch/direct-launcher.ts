@@ -31,12 +31,7 @@ export function directLauncher(settings: DirectSettings): ShellLauncher {
     place(request: PlacementRequest): Placement {
       // Without a cgroup no per-shell process limit holds here: RLIMIT_NPROC would count
       // every process of the server's user, the server's other shells included.
-      const cgroup = settings.cgroups.create({
-        maxProcesses: settings.maxProcesses,
-        ...(settings.maxMemoryBytes === undefined
-          ? {}
-          : { maxMemoryBytes: settings.maxMemoryBytes }),
-      });
+      const cgroup = settings.cgroups.create(settings);
       const tag = `${settings.runKey}:${randomBytes(8).toString('hex')}`;
       const [file, ...args] = hostPrelude(cgroup?.procFiles ?? [], [request.file, ...request.args]);
       return {
