@@ -89,6 +89,12 @@ describe('hidden input', () => {
     // The prompt itself, after the echo of the typed command (which holds the same words).
     await client.until(() => client.outputText().endsWith('Secret? '), 'the prompt');
     typeKeys(client, `${SECRET}\r`);
+    // Typed only once the read is over and the prompt is back, as a person would: keys sent
+    // while the terminal still hides them count as hidden (see hidden-input.ts).
+    await client.until(
+      () => /Secret\? [\s\S]*[$#] $/.test(client.outputText()),
+      'the prompt after the hidden answer',
+    );
     typeKeys(client, 'echo "len=${#pw}"\r');
     await client.until(() => client.outputText().includes('len=13'), 'the echo');
     client.send({ type: 'release_control' });
