@@ -238,6 +238,28 @@ describe.runIf(SANDBOX_WORKS)('containment: network off and a server killed with
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+  it('--max-memory stops a shell that allocates past it, and the shell goes on', async () => {
+    const bounded = await startServer({ flags: ['--max-memory', '256M'] });
+    try {
+      const allocate = `python3 -c "
+b = []
+try:
+    for i in range(40):
+        b.append(bytearray(32 * 1024 * 1024))
+    print('allocated', len(b) * 32, 'MiB')
+except MemoryError:
+    print('MemoryError')"`;
+      const first = await bounded.post('/api/agents/hungry/bash', { command: allocate });
+      const output = ((await first.json()) as { output: string }).output;
+      // A cgroup's OOM killer ends the process (137); an rlimit makes the allocation fail.
+      expect(['Killed\n[exit code: 137]', 'MemoryError']).toContain(output);
+      const after = await bounded.post('/api/agents/hungry/bash', { command: 'echo still-here' });
+      expect(((await after.json()) as { output: string }).output).toBe('still-here');
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it("--network off leaves a shell loopback only: the host's server is out of reach", async () => {
     const offline = await startServer({ flags: ['--network', 'off'] });
     try {
