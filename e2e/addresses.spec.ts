@@ -102,7 +102,11 @@ test('links name the public URL; an expired link says expired, a revoked one say
       record.expiresAt = new Date(Date.now() - 1000).toISOString();
   }
   writeFileSync(file, JSON.stringify(saved));
-  const second = await startServerProcess(options);
+  // On the same port: a browser's sign-in belongs to one origin (scheme, host and port).
+  const second = await startServerProcess({
+    ...options,
+    flags: [...options.flags, '--port', new URL(first.origin).port],
+  });
   running.push(second);
 
   await eve.goto(`${second.origin}/sessions/${sessionId}/replay`);

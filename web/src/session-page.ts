@@ -329,7 +329,7 @@ export async function showSession(
         } else if (message.reason === 'idle' && wasMine) {
           showNotice(
             'You typed nothing for a while, so the controls went back to the agent.',
-            'info',
+            'warning',
             true,
           );
         }
