@@ -5,7 +5,14 @@
  * memory, other agents' files, saved outputs, processes and terminals, descriptors leaked
  * from earlier shells, daemons past a reset, a fork bomb), and ordinary work must still work.
  */
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -213,6 +220,20 @@ print(n)"`,
       expect(await asVictim('echo still-working')).toBe('still-working');
       expect(await call(server.adminToken, 'newcomer', 'echo started')).toBe('started');
       expect(await asMallory('kill -9 $$')).toContain('[shell killed by signal: SIGKILL]');
+    });
+
+    it('answers 503 with the reason when a workspace cannot be made (a file in the way)', async () => {
+      const inTheWay = join(server.config.workspace, 'blocked');
+      writeFileSync(inTheWay, 'not a directory');
+      const token = await server.mint({ role: 'agent', agent: 'blocked' });
+      const response = await server.post('/api/agents/blocked/bash', { command: 'true' }, token);
+      expect(response.status).toBe(503);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('SHELL_UNAVAILABLE');
+      expect(error.message).toMatch(
+        new RegExp(`^cannot make the shell's workspace ${inTheWay} \\((EEXIST|ENOTDIR)\\)$`),
+      );
+      expect(await asVictim('echo unaffected')).toBe('unaffected');
     });
 
     it('does ordinary work: files, python3, a background job within a call, its own /tmp', async () => {

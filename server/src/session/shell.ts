@@ -165,8 +165,7 @@ export class Shell {
     });
     this.ready.catch(() => undefined);
     const nonce = randomBytes(16).toString('hex');
-    // mkdtemp creates the directory with mode 700: command files are private to us.
-    const privateDir = mkdtempSync(join(tmpdir(), 'jumpseat-'));
+    const privateDir = privateDirectory();
     this.context = { privateDir, nonce, commandFile: join(privateDir, 'command') };
     this.scanner = new MarkScanner(nonce);
     this.cursorQueries = options.dialect.answersCursorQueries ? new CursorQueryScanner() : null;
@@ -702,4 +701,18 @@ export class Shell {
 
 function describeExit(exit: PtyExit): string {
   return exit.signal ? `killed by ${exit.signal}` : `code ${exit.code}`;
+}
+
+/** A new mode-700 directory for the shell's integration and command files (mkdtemp makes it
+ *  private); a full or read-only temporary directory is said as such. */
+function privateDirectory(): string {
+  try {
+    return mkdtempSync(join(tmpdir(), 'jumpseat-'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new JumpseatError(
+      JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+      `cannot make the shell's private directory in ${tmpdir()} (${code})`,
+    );
+  }
 }

@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
 
 /** The folder of people's own directories inside the workspace root. */
 export const PEOPLE_DIR = '_people';
@@ -32,8 +33,17 @@ export class Workspaces {
     );
   }
 
+  /** The directory, made if missing; a file in the way or a full disk is said, not a 500. */
   private made(dir: string): string {
-    mkdirSync(dir, { recursive: true, mode: WORKSPACE_MODE });
+    try {
+      mkdirSync(dir, { recursive: true, mode: WORKSPACE_MODE });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new JumpseatError(
+        JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+        `cannot make the shell's workspace ${dir} (${code})`,
+      );
+    }
     return dir;
   }
 }
