@@ -88,6 +88,15 @@ export class HumanControl {
   private echoDue = false;
   /** Keystrokes being written, one batch after another (each looks at the terminal first). */
   private typing: Promise<void> = Promise.resolve();
+  /**
+   * Keys that came while an earlier batch was being written, waiting their turn: frames from
+   * the same controller join it, so a burst (fast typing, a paste) costs one look at the
+   * terminal's mode (a `stty` run), not one per frame.
+   */
+  private queued: { readonly id: string; keys: string; readonly written: Promise<void> } | null =
+    null;
+  /** Batches given to `typing` and not written yet: a frame that comes meanwhile waits. */
+  private batchesInFlight = 0;
   /** Why the controls changed hands, while `onControl` fires for that change. */
   private cause: ControlChangeCause = {};
   /** A release in progress: agent calls wait for the shell to be theirs again. */
@@ -195,21 +204,43 @@ export class HumanControl {
     // them too (it sees them in the stream), and a second answer would arrive as typed keys.
     const keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
     if (keys === '') return Promise.resolve();
-    const typed = this.typing.then(async () => {
-      const by = this.control;
-      if (by?.id !== id || !this.shell.alive) return;
-      const hidden = isHiddenInput(
-        await readLineMode(this.shell.ttyPath),
-        await this.shell.cursorLineText(),
-        this.use.typedLine,
-      );
-      if (this.control !== by) return;
-      this.use.typed(keys, hidden);
-      this.shell.write(keys);
-      this.onInput.fire({ by, keys, hidden });
-    });
-    this.typing = typed.catch(() => undefined);
-    return typed;
+    if (this.queued?.id === id) {
+      this.queued.keys += keys;
+      return this.queued.written;
+    }
+    const batch: { id: string; keys: string; written: Promise<void> } = {
+      id,
+      keys,
+      written: Promise.resolve(),
+    };
+    // Only a batch that has to wait takes later frames: keys typed into an idle shell go at once.
+    if (this.batchesInFlight > 0) this.queued = batch;
+    this.batchesInFlight++;
+    batch.written = this.typing
+      .then(() => {
+        if (this.queued === batch) this.queued = null;
+        return this.writeBatch(id, batch.keys);
+      })
+      .finally(() => {
+        this.batchesInFlight--;
+      });
+    this.typing = batch.written.catch(() => undefined);
+    return batch.written;
+  }
+
+  /** Writes one batch, hidden or not as the terminal's mode says just before. */
+  private async writeBatch(id: string, keys: string): Promise<void> {
+    const by = this.control;
+    if (by?.id !== id || !this.shell.alive) return;
+    const hidden = isHiddenInput(
+      await readLineMode(this.shell.ttyPath),
+      await this.shell.cursorLineText(),
+      this.use.typedLine,
+    );
+    if (this.control !== by) return;
+    this.use.typed(keys, hidden);
+    this.shell.write(keys);
+    this.onInput.fire({ by, keys, hidden });
   }
 
   /** The controller's terminal size, kept until release. */
