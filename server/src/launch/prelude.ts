@@ -11,15 +11,13 @@
 
 /** The name the preludes run under (their `$0`), as `ps` shows them for a moment. */
 const PRELUDE_NAME = 'jumpseat-launch';
-/** Exit status when the prelude could not set the shell up (a start failure, not the shell's). */
-export const PRELUDE_FAILED_STATUS = 125;
 
 const HOST_PRELUDE = [
   // No redirection around the loop: bash would keep the saved stderr in a descriptor the
   // loop then closes. The glob's own directory descriptor is closed again when it runs.
   'for fd in /proc/$$/fd/*; do fd=${fd##*/}; case $fd in 0|1|2) ;; *) [ -e "/proc/$$/fd/$fd" ] && exec {fd}>&- ;; esac; done',
   // Each argument up to `--` is a cgroup.procs file to join: the shell is counted and limited
-  // from its first fork on.
+  // from its first fork on. 125 (as `env` uses) says the set-up failed, not the shell.
   'while [ "$1" != -- ]; do echo $$ >"$1" || exit 125; shift; done',
   'shift',
   'exec "$@"',
