@@ -26,8 +26,11 @@ export interface ShellLaunch {
 export interface DialectContext {
   /** A private directory (mode 700) for this shell's integration and command files. */
   readonly privateDir: string;
-  /** The shell nonce every mark of this shell carries. */
+  /** The shell nonce every mark of this shell carries (see `markNonce`). */
   readonly nonce: string;
+  /** A random part for the names the integration defines in the shell, so that no command
+   *  reaches them by accident (lower-case hex). */
+  readonly tag: string;
   /**
    * The file (in `privateDir`) a call is written to before the call line is typed, as
    * `commandFileContent` lays it out; the integration reads it, then empties it.
@@ -51,7 +54,7 @@ export interface ShellDialect {
    */
   install(context: DialectContext): Promise<string>;
   /** The fixed line typed to run the call in the context's `commandFile`. */
-  readonly callLine: string;
+  callLine(context: DialectContext): string;
   /**
    * Lines that switch the shell's own line editing on for a human at the controls (history,
    * arrow keys, completion) and off again for the agent; typed at the prompt, their echo and

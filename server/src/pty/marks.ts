@@ -4,13 +4,26 @@
  * displays. Scanning bytes ourselves (instead of in the screen model) settles a call in the
  * same tick its end mark arrives, costs one indexOf per chunk, and keeps nonces away from
  * viewers, recordings and the screen model, which never see a mark at all.
+ *
+ * The scanner is a strict parser, not a search: a body is ours only when it has exactly the
+ * mark's grammar (upper-case hex nonce, one upper-case event letter, data of digits, upper
+ * case letters, `;`, `-`, `$` and `?`: every byte survives output processing such as `stty olcuc`).
+ * A command's own OSC 7717 is handled like this:
+ * - well formed but with another nonce: dropped (never shown, never acted on);
+ * - cut short by another introducer (`printf '\e]7717;'` before a real mark): the broken
+ *   one is passed on as data and scanning resumes at the next introducer, so the real mark
+ *   after it still counts and never reaches a viewer;
+ * - unterminated for longer than any mark could be: passed on as data.
  */
 
 export const MARK_IDENT = '7717';
 const PREFIX = Buffer.from(`\x1b]${MARK_IDENT};`, 'latin1');
 const BEL = 0x07;
+const ESC = 0x1b;
 /** A mark is short (nonce, event, call nonce, status); anything longer is not ours. */
 const MAX_MARK_BYTES = 256;
+/** The grammar of a mark's body (after the introducer, before BEL). */
+const MARK_BODY = /^([0-9A-F]{16,64});([A-Z]);([0-9A-Z;$?-]*)$/;
 
 export interface Mark {
   readonly event: string;
@@ -22,6 +35,11 @@ export type ScannedPiece = { readonly data: Buffer } | { readonly mark: Mark };
 /** Builds the exact mark text for a given event, as the shell integration prints it. */
 export function markText(nonce: string, event: string, data = ''): string {
   return `\x1b]${MARK_IDENT};${nonce};${event};${data}\x07`;
+}
+
+/** A new nonce in the form marks carry (upper-case hex: `stty olcuc` cannot change it). */
+export function markNonce(bytes: Buffer): string {
+  return bytes.toString('hex').toUpperCase();
 }
 
 export class MarkScanner {
@@ -45,21 +63,25 @@ export class MarkScanner {
       }
       emitData(pieces, buf, pos, start);
       const bodyStart = start + PREFIX.length;
-      const end = buf.indexOf(BEL, bodyStart);
-      const limit = start + MAX_MARK_BYTES;
-      if (end === -1 || end > limit) {
-        if (end === -1 && buf.length < limit) {
+      const end = bodyEnd(buf, bodyStart, start + MAX_MARK_BYTES);
+      if (end === -1) {
+        // Still arriving: hold it back, unless it is already too long to be a mark.
+        if (buf.length < start + MAX_MARK_BYTES) {
           this.pending = Buffer.from(buf.subarray(start));
           return pieces;
         }
-        // Too long to be ours: pass the introducer through as ordinary bytes.
         emitData(pieces, buf, start, bodyStart);
         pos = bodyStart;
         continue;
       }
+      if (buf[end] !== BEL) {
+        // An ESC inside: this one is broken; whatever follows (maybe a real mark) is scanned anew.
+        emitData(pieces, buf, start, end);
+        pos = end;
+        continue;
+      }
       const mark = this.parse(buf.toString('latin1', bodyStart, end));
       if (mark) pieces.push({ mark });
-      else emitData(pieces, buf, start, end + 1);
       pos = end + 1;
     }
     return pieces;
@@ -72,13 +94,21 @@ export class MarkScanner {
     return rest;
   }
 
+  /** Ours: the mark. Well formed with another nonce, or not a mark's body: null (dropped). */
   private parse(body: string): Mark | null {
-    const first = body.indexOf(';');
-    if (first === -1 || body.slice(0, first) !== this.nonce) return null;
-    const second = body.indexOf(';', first + 1);
-    if (second === -1) return null;
-    return { event: body.slice(first + 1, second), data: body.slice(second + 1) };
+    const match = MARK_BODY.exec(body);
+    if (!match || match[1] !== this.nonce) return null;
+    return { event: match[2] as string, data: match[3] as string };
   }
+}
+
+/** The index of the BEL ending a body, or of an ESC breaking it; -1 when neither comes by `limit`. */
+function bodyEnd(buf: Buffer, from: number, limit: number): number {
+  const stop = Math.min(buf.length, limit);
+  for (let i = from; i < stop; i++) {
+    if (buf[i] === BEL || buf[i] === ESC) return i;
+  }
+  return -1;
 }
 
 function emitData(pieces: ScannedPiece[], buf: Buffer, from: number, to: number): void {

@@ -129,13 +129,13 @@ function global:prompt {
       else { 130 }
     __jumpseat_mark E "$($j.call);$s"
   }
-  __jumpseat_mark p ''
+  __jumpseat_mark A ''
   $text = $null
   if ($j.userPrompt) { try { $text = -join (& $j.userPrompt) } catch { } }
   if (-not $text) {
     $text = "PS $($ExecutionContext.SessionState.Path.CurrentLocation)$('>' * ($NestedPromptLevel + 1)) "
   }
-  "$text\`e]${MARK_IDENT};$($j.n);P;\`a"
+  "$text\`e]${MARK_IDENT};$($j.n);B;\`a"
 }
 $global:__jumpseat.prompt = \${function:global:prompt}
 __jumpseat_mark R $PID
@@ -178,7 +178,7 @@ export function pwshDialect(executable: string): ShellDialect {
     async install(context: DialectContext): Promise<string> {
       return `${installLine(context)}\r`;
     },
-    callLine: `${CALL_LINE}\r`,
+    callLine: () => `${CALL_LINE}\r`,
     // pwsh's line reader asks where the cursor is before every prompt and every read.
     answersCursorQueries: true,
     hostEchoesInput: true,

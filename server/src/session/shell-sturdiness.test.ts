@@ -24,7 +24,7 @@ async function screenOf(agent: string): Promise<string> {
 }
 
 /** Text only the wrapper or the marks could produce (the workspace path itself says jumpseat). */
-const WRAPPER_TRACES = /__jumpseat|7717;|PIPESTATUS|builtin eval|builtin :/;
+const WRAPPER_TRACES = /__jumpseat|__js[0-9a-f]{8}_|7717;|PIPESTATUS|builtin eval|builtin :/;
 
 describe('sturdiness', () => {
   it('survives prompt variables and PROMPT_COMMAND', async () => {
@@ -91,13 +91,14 @@ describe('sturdiness', () => {
   });
 
   it('repairs a shell whose integration a command removed, without running a call twice', async () => {
-    await engine.call('unset -f __jumpseat_pre __jumpseat_post', 'sturdy-j');
+    await engine.call('unset -f $(compgen -A function __js)', 'sturdy-j');
     expect(await engine.call('echo ran >> runs.log; cat runs.log', 'sturdy-j')).toBe('ran');
     expect(await engine.call('echo again', 'sturdy-j')).toBe('again');
   });
 
   it('resets a shell whose marks a command made unrecognisable, and says so', async () => {
-    await engine.call('unset __jumpseat_n', 'sturdy-k');
+    // The integration's names are random per shell: a command must go looking for them.
+    await engine.call('for v in $(compgen -v __js); do [[ $v == *_n ]] && unset "$v"; done', 'sturdy-k');
     expect(await engine.call('echo lost >> lost.log', 'sturdy-k')).toBe(
       '[shell exited]\nThe persistent bash shell was reset; the next bash call starts from the ' +
         'workspace with a fresh current directory and environment.',

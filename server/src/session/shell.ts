@@ -19,7 +19,7 @@ import type { ShellLauncher } from '../launch/launcher.ts';
 import { CursorQueryScanner, cursorReport } from '../pty/cursor-queries.ts';
 import { commandFileContent, type DialectContext, type ShellDialect } from '../pty/dialect.ts';
 import { DisposableStore, Emitter } from '../pty/disposable.ts';
-import { type Mark, MarkScanner } from '../pty/marks.ts';
+import { type Mark, MarkScanner, markNonce } from '../pty/marks.ts';
 import { findWaitingReader, readStat } from '../pty/proc-probe.ts';
 import type { PtyExit } from '../pty/pty-process.ts';
 import { shellEnvironment } from '../pty/shell-environment.ts';
@@ -37,6 +37,8 @@ const START_TIMEOUT_MS = 15_000;
 const INTERRUPTED_STATUS = 130;
 /** Spacing of the looks at a shell whose call line may have run without starting. */
 const CALL_LINE_CHECK_MS = 20;
+/** Spacing of the looks for a shell at a prompt that printed no mark (see watchForPrompt). */
+const PROMPT_WATCH_MS = 40;
 /** Re-installations of the integration tried for one call before the shell is reset. */
 const MAX_REPAIRS = 1;
 
@@ -148,7 +150,11 @@ export class Shell {
   private repairs = 0;
   /** Pending look at whether a call line ran without starting (see checkCallLine). */
   private lineCheck: NodeJS.Timeout | undefined;
+  /** Pending look for a prompt that printed no mark (see watchForPrompt). */
+  private promptWatch: NodeJS.Timeout | undefined;
   private installLine = '';
+  /** The dialect's line that runs one call in this shell. */
+  private readonly callLine: string;
   /** A human at the controls, when one takes them. */
   readonly human: HumanControl;
   private viewerCount = 0;
@@ -164,9 +170,15 @@ export class Shell {
       this.failStart = reject;
     });
     this.ready.catch(() => undefined);
-    const nonce = randomBytes(16).toString('hex');
+    const nonce = markNonce(randomBytes(16));
     const privateDir = privateDirectory();
-    this.context = { privateDir, nonce, commandFile: join(privateDir, 'command') };
+    this.context = {
+      privateDir,
+      nonce,
+      tag: randomBytes(4).toString('hex'),
+      commandFile: join(privateDir, 'command'),
+    };
+    this.callLine = options.dialect.callLine(this.context);
     this.scanner = new MarkScanner(nonce);
     this.cursorQueries = options.dialect.answersCursorQueries ? new CursorQueryScanner() : null;
     this.output = new ShellDisplay(options.cols, options.rows);
@@ -401,6 +413,7 @@ export class Shell {
   async dispose(): Promise<void> {
     if (this.alive) await this.reset('closed');
     clearTimeout(this.lineCheck);
+    clearTimeout(this.promptWatch);
     this.disposables.dispose();
     this.output.dispose();
     for (const emitter of [
@@ -440,15 +453,18 @@ export class Shell {
   }
 
   private typeCommand(command: string): void {
-    const nonce = randomBytes(12).toString('hex');
+    const nonce = markNonce(randomBytes(12));
     writeFileSync(this.context.commandFile, commandFileContent(nonce, command), { mode: 0o600 });
     this.foreground = { nonce, command, since: new Date() };
     this.awaitingStart = true;
     this.setState('running');
     // Typed at the prompt, as a person would: typed earlier, a terminal with echo on (a
     // command ran `stty echo`) would show the line before the prompt, where it is not hidden.
-    if (this.prompt === 'shown') this.pty.write(this.options.dialect.callLine);
-    else this.lineDue = true;
+    if (this.prompt === 'shown') this.pty.write(this.callLine);
+    else {
+      this.lineDue = true;
+      this.watchForPrompt();
+    }
   }
 
   private typeInput(command: string, run: CallRun): void {
@@ -570,34 +586,28 @@ export class Shell {
           this.markReady();
         });
         break;
-      case 'p': {
-        const expected = this.prompt === 'due';
+      case 'A':
+        // The prompt string's first mark: bash prints it itself, so it comes even when a
+        // command broke post. It carries the call's nonce, its status (`I` when the line was
+        // cut short, as by an interrupt) and `$?`.
+        this.promptComes(mark.data);
         this.prompt = 'drawing';
-        if (expected || !this.foreground) break;
-        // A prompt after the start mark but with no end mark: an interrupt made bash drop
-        // the rest of the call line. This mark, printed before the prompt text, carries $?.
-        if (!this.awaitingStart) this.commandEnded(Number(mark.data) || INTERRUPTED_STATUS);
-        // A prompt nobody expected while a call line waits to start: either the line ran and
-        // failed, or the prompt answers input left over from a program (the Enter after
-        // `q` in less) and our line is still to be read. Only the shell back at reading the
-        // terminal, the line still not started, tells the two apart.
-        else this.checkCallLine();
         break;
-      }
-      case 'P':
+      case 'H':
+        // The prompt hook, when no prompt will show (stderr is not the terminal, or a
+        // read-only PS1 cannot carry marks): the shell is about to read its next line.
+        this.promptComes(mark.data);
+        this.prompt = 'drawing';
+        this.promptShown();
+        break;
+      case 'B':
         // Only the prompt being drawn: after a repair, the failed prompt's end does not count.
-        if (this.prompt !== 'drawing') break;
-        this.prompt = 'shown';
-        if (this.hideUntilPrompt) {
-          this.hideUntilPrompt = false;
-          for (const resolve of this.promptWaiters.splice(0)) resolve();
-        } else {
-          void this.human.backAtPrompt();
-        }
-        if (this.lineDue) {
-          this.lineDue = false;
-          this.pty.write(this.options.dialect.callLine);
-        }
+        if (this.prompt === 'drawing') this.promptShown();
+        break;
+      case 'X':
+        // The integration's own variables were given attributes (`readonly`, `-i`): only a
+        // new shell can run calls again.
+        if (this.foreground && this.awaitingStart) this.run?.shellBroken();
         break;
       case 'S':
         if (mark.data !== this.foreground?.nonce) break;
@@ -615,6 +625,68 @@ export class Shell {
         break;
       }
     }
+  }
+
+  /**
+   * A prompt is about to be drawn. After a call's end mark that is expected. Otherwise, with
+   * a command in the foreground: if it started, the line was cut short or post was broken,
+   * and the prompt's data says how the command ended; if it did not start, see checkCallLine.
+   */
+  private promptComes(data: string): void {
+    const expected = this.prompt === 'due';
+    if (expected || !this.foreground) return;
+    if (this.awaitingStart) {
+      // Either the line ran and failed, or the prompt answers input left over from a
+      // program (the Enter after `q` in less) and our line is still to be read. Only the
+      // shell back at reading the terminal, the line still not started, tells the two apart.
+      this.checkCallLine();
+      return;
+    }
+    const [nonce, status, last] = data.split(';');
+    if (nonce === this.foreground.nonce && status !== undefined && /^\d+$/.test(status)) {
+      this.commandEnded(Number(status));
+      return;
+    }
+    const lastStatus = Number(last);
+    this.commandEnded(lastStatus > 0 ? lastStatus : INTERRUPTED_STATUS);
+  }
+
+  /** The prompt is up: a human may type, and a call line that waits for it goes. */
+  private promptShown(): void {
+    this.prompt = 'shown';
+    if (this.hideUntilPrompt) {
+      this.hideUntilPrompt = false;
+      for (const resolve of this.promptWaiters.splice(0)) resolve();
+    } else {
+      void this.human.backAtPrompt();
+    }
+    if (this.lineDue) {
+      this.lineDue = false;
+      this.pty.write(this.callLine);
+    }
+  }
+
+  /**
+   * A call line waits for the prompt, but a prompt may come without marks: the command
+   * closed stderr (`exec 2>&-`: no prompt reaches the terminal, and the hook's redirection
+   * fails) or broke the hook. The shell itself blocked reading the terminal, twice in a row,
+   * is at its prompt whatever it printed: the line goes then.
+   */
+  private watchForPrompt(): void {
+    if (this.promptWatch !== undefined) return;
+    let sightings = 0;
+    const look = async (): Promise<void> => {
+      const reader = await findWaitingReader(this.pid, this.ttyPath).catch(() => null);
+      this.promptWatch = undefined;
+      if (!this.lineDue || !this.alive || this.prompt === 'shown') return;
+      sightings = reader?.pid === this.pty.pid ? sightings + 1 : 0;
+      if (sightings >= 2) {
+        this.promptShown();
+        return;
+      }
+      this.promptWatch = setTimeout(() => void look(), PROMPT_WATCH_MS);
+    };
+    this.promptWatch = setTimeout(() => void look(), PROMPT_WATCH_MS);
   }
 
   /** Looks, until the call starts, for the shell reading the terminal with the line unstarted. */
@@ -650,7 +722,7 @@ export class Shell {
       this.repairs++;
       this.prompt = 'due';
       this.pty.write(this.installLine);
-      this.pty.write(this.options.dialect.callLine);
+      this.pty.write(this.callLine);
       return;
     }
     this.run?.shellBroken();
