@@ -70,7 +70,11 @@ function integrationScript(context: DialectContext): string {
     PS1=\${PS1//"$${T}_p2"/}$${T}_p2
   fi`;
   // The call line saved `trap -p` (inside a function bash shows no DEBUG or RETURN trap).
-  const moveTrap = (signal: string, dispatcher: string, action: string) => `IFS= builtin read -r -d '' ${T}_l <"\${${T}_t}${signal}" || ${T}_y=
+  const moveTrap = (
+    signal: string,
+    dispatcher: string,
+    action: string,
+  ) => `IFS= builtin read -r -d '' ${T}_l <"\${${T}_t}${signal}" || ${T}_y=
   ${T}_l=\${${T}_l%$'\\n'}
   if [[ $${T}_l == "trap -- "*" ${signal}" && $${T}_l != "trap -- '${dispatcher}' ${signal}" && $${T}_l != "trap -- - ${signal}" ]]; then
     ${T}_l=\${${T}_l#trap -- }

@@ -98,7 +98,10 @@ describe('sturdiness', () => {
 
   it('resets a shell whose marks a command made unrecognisable, and says so', async () => {
     // The integration's names are random per shell: a command must go looking for them.
-    await engine.call('for v in $(compgen -v __js); do [[ $v == *_n ]] && unset "$v"; done', 'sturdy-k');
+    await engine.call(
+      'for v in $(compgen -v __js); do [[ $v == *_n ]] && unset "$v"; done',
+      'sturdy-k',
+    );
     expect(await engine.call('echo lost >> lost.log', 'sturdy-k')).toBe(
       '[shell exited]\nThe persistent bash shell was reset; the next bash call starts from the ' +
         'workspace with a fresh current directory and environment.',
