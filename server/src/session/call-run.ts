@@ -37,6 +37,11 @@ export class CallRun {
   private settling = false;
   /** Settling as waiting, output still in flight is taken in. */
   private draining = false;
+  /**
+   * How the call really ended, learnt while draining: a shell seen reading its terminal
+   * twice may have been at its prompt the second time, its end mark still unread.
+   */
+  private lateEnding: CallEnding | null = null;
   private started = false;
   private startedAt = 0;
   private probeTimer: NodeJS.Timeout | undefined;
@@ -79,6 +84,11 @@ export class CallRun {
     if (this.started) this.scheduleProbe(FIRST_PROBE_MS);
   }
 
+  /** The command (or input) began to run: a shell that died before that never ran it. */
+  get hasStarted(): boolean {
+    return this.started;
+  }
+
   get settled(): boolean {
     return this.settling;
   }
@@ -92,15 +102,22 @@ export class CallRun {
   }
 
   write(chunk: Uint8Array): void {
-    if (this.started && (!this.settling || this.draining)) this.options.capture.write(chunk);
+    if (this.started && (!this.settling || (this.draining && !this.lateEnding))) {
+      this.options.capture.write(chunk);
+    }
   }
 
   complete(exitCode: number): void {
-    void this.settle({ kind: 'completed', exitCode });
+    this.end({ kind: 'completed', exitCode });
   }
 
   shellExited(code: number | null, signal: string | null): void {
-    void this.settle({ kind: 'shell_exit', code, signal });
+    this.end({ kind: 'shell_exit', code, signal });
+  }
+
+  private end(ending: CallEnding): void {
+    if (this.draining) this.lateEnding ??= ending;
+    else void this.settle(ending);
   }
 
   /** The shell cannot run calls any more (its integration is gone): reset it and say so. */
@@ -151,6 +168,7 @@ export class CallRun {
       this.draining = true;
       await this.options.quiet();
       this.draining = false;
+      if (this.lateEnding) ending = this.lateEnding;
     }
     // A full-screen program that waits is shown as its screen, as a person would see it.
     const screen =

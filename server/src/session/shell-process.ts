@@ -4,6 +4,7 @@
  * and ended with everything it started. One reason to change: how a shell's process lives
  * and dies.
  */
+import { readFileSync } from 'node:fs';
 import type { Placement, PlacementRequest, ShellLauncher } from '../launch/launcher.ts';
 import type { Disposable } from '../pty/disposable.ts';
 import { hostPidOf, terminalOf } from '../pty/proc-probe.ts';
@@ -37,6 +38,20 @@ export class ShellProcess {
   /** The shell process (in a sandbox a descendant of the PTY's process). */
   get pid(): number {
     return this.shellPid || this.pty.pid;
+  }
+
+  /**
+   * The shell process still runs: not gone and not a zombie. Read from /proc at once, since
+   * the PTY's exit is announced only after its last output has been read.
+   */
+  get running(): boolean {
+    try {
+      const stat = readFileSync(`/proc/${this.pid}/stat`, 'latin1');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      return state !== 'Z' && state !== 'X';
+    } catch {
+      return false;
+    }
   }
 
   write(data: string): void {
@@ -78,15 +93,27 @@ export class ShellProcess {
     return this.treeEnded;
   }
 
-  /** Waits until the PTY has been quiet for a moment (or the flush limit passed). */
+  /**
+   * Waits until the PTY has been quiet for a moment (or the flush limit passed). The quiet
+   * timer ending is checked once more after the event loop's next I/O poll: on a busy loop
+   * an expired timer runs before bytes already waiting in the terminal are read.
+   */
   quiet(): Promise<void> {
     return new Promise((resolve) => {
+      let heard = false;
       const limit = setTimeout(done, EXIT_FLUSH_LIMIT_MS);
-      let quiet = setTimeout(done, EXIT_QUIET_MS);
+      let quiet = setTimeout(check, EXIT_QUIET_MS);
       const listener = this.pty.onData(() => {
+        heard = true;
         clearTimeout(quiet);
-        quiet = setTimeout(done, EXIT_QUIET_MS);
+        quiet = setTimeout(check, EXIT_QUIET_MS);
       });
+      function check() {
+        heard = false;
+        setImmediate(() => {
+          if (!heard) done();
+        });
+      }
       function done() {
         clearTimeout(limit);
         clearTimeout(quiet);

@@ -13,7 +13,13 @@ import {
   JumpseatError,
 } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
-import { Shell, type ShellCallResult, type ShellOptions, type ShellOwner } from './shell.ts';
+import {
+  Shell,
+  type ShellCallResult,
+  ShellGoneError,
+  type ShellOptions,
+  type ShellOwner,
+} from './shell.ts';
 
 /** Exited shells kept for the supervisor API before the oldest is forgotten. */
 const MAX_EXITED_SHELLS_KEPT = 200;
@@ -180,16 +186,29 @@ export class ShellRegistry {
     if (signal.aborted) throw new CallCancelledError();
     if (this.closed)
       throw new JumpseatError(JUMPSEAT_ERR_SHUTTING_DOWN, 'the server is shutting down');
-    const shell = this.liveShell(key, agent, dialect);
     const startedAt = new Date();
-    try {
-      await shell.whenReady();
-    } catch (error) {
-      this.forget(key, shell);
-      throw error;
+    // The deadline covers the whole call, a new shell's start-up included.
+    const deadlineAt = startedAt.getTime() + this.settingsFor(dialect).timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const shell = this.liveShell(key, agent, dialect);
+      let ready: boolean;
+      try {
+        ready = await shell.readyBy(deadlineAt);
+      } catch (error) {
+        this.forget(key, shell);
+        throw error;
+      }
+      try {
+        const result = ready
+          ? await shell.execute(command, signal, deadlineAt)
+          : await shell.startTimedOut();
+        return { shell, result, startedAt, durationMs: Date.now() - startedAt.getTime() };
+      } catch (error) {
+        // The shell died between calls, before this command began: it runs in a new one.
+        if (!(error instanceof ShellGoneError) || attempt > 0 || signal.aborted) throw error;
+        await shell.reset();
+      }
     }
-    const result = await shell.execute(command, signal);
-    return { shell, result, startedAt, durationMs: Date.now() - startedAt.getTime() };
   }
 
   private liveShell(key: string, agent: string, dialect: Dialect): Shell {

@@ -85,6 +85,17 @@ const EDITING_SWITCH_LIMIT_MS = 2000;
 export type { DisplayChunk } from './shell-display.ts';
 
 /**
+ * The shell ended before the call's command began (it died between calls, or while the
+ * call line was on its way): the command never ran, so a new shell may run it.
+ */
+export class ShellGoneError extends Error {
+  constructor() {
+    super('the shell ended before the command began');
+    this.name = 'ShellGoneError';
+  }
+}
+
+/**
  * The prompt's life between two commands: `due` after a command ended (its prompt is still
  * to come), `drawing` from the prompt's first mark, `shown` from its last, `none` once the
  * next command started.
@@ -248,14 +259,43 @@ export class Shell {
   }
 
   /**
-   * Runs one call: a new command when the shell is at its prompt, or one line of input
-   * for the program that waits on the terminal. `signal` aborting cancels the call.
+   * Resolves true once the shell is ready, false if `deadlineAt` (epoch ms) comes first;
+   * rejects as `whenReady` does when the shell cannot start.
    */
-  async execute(command: string, signal: AbortSignal): Promise<ShellCallResult> {
+  async readyBy(deadlineAt: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadlineAt - Date.now()));
+    });
+    try {
+      return await Promise.race([this.ready.then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A call whose deadline passed while the shell was still starting: the shell is reset,
+   *  and the result says the call timed out (its command never ran). */
+  async startTimedOut(): Promise<ShellCallResult> {
+    await this.reset();
+    const output = await this.options.newCapture(this.agentId ?? '').finish();
+    return { ending: { kind: 'timeout' }, output, humanSummary: null };
+  }
+
+  /**
+   * Runs one call: a new command when the shell is at its prompt, or one line of input
+   * for the program that waits on the terminal. `signal` aborting cancels the call. The
+   * deadline (epoch ms) is the call's, counted from before the shell started if it had to.
+   * Throws ShellGoneError when the shell died before the command began: it never ran.
+   */
+  async execute(
+    command: string,
+    signal: AbortSignal,
+    deadlineAt = Date.now() + this.options.timeoutMs,
+  ): Promise<ShellCallResult> {
     await this.ready;
     if (this.run) throw new Error('a call is already running on this shell');
-    if (!this.alive)
-      throw new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell has exited');
+    if (!this.alive || !this.pty.running) throw new ShellGoneError();
     this.human.refuseAgent();
     await this.human.handedBack();
     // Editing left on (the human released with a program running): off before the agent types.
@@ -263,7 +303,7 @@ export class Shell {
     this.human.refuseAgent();
     const run = new CallRun({
       capture: this.options.newCapture(this.agentId ?? ''),
-      timeoutMs: this.options.timeoutMs,
+      timeoutMs: Math.max(0, deadlineAt - Date.now()),
       probe: () => findWaitingReader(this.pid, this.ttyPath),
       screenText: () => this.screenText(),
       // Never reset under a human's hands: a call cancelled while they hold the controls is
@@ -280,6 +320,10 @@ export class Shell {
     this.onCallStarted.fire({ command, startedAt: new Date().toISOString() });
     try {
       const result = await run.result;
+      // Never run twice: only a command file still unread proves the command did not run.
+      if (result.ending.kind === 'shell_exit' && !run.hasStarted && this.commandUnread()) {
+        throw new ShellGoneError();
+      }
       this.afterCall(result);
       const humanSummary = result.ending.kind === 'cancelled' ? null : this.human.takeSummary();
       return { ...result, humanSummary };
@@ -716,9 +760,13 @@ export class Shell {
    * If the command file is still unread the command did not run, so re-install and retype
    * once; otherwise (it ran, its marks were lost) or on a second failure, reset the shell.
    */
+  /** The integration empties the command file once it has read it (see the dialects). */
+  private commandUnread(): boolean {
+    return (statSync(this.context.commandFile, { throwIfNoEntry: false })?.size ?? 0) > 0;
+  }
+
   private callLineFailed(): void {
-    const unread = statSync(this.context.commandFile, { throwIfNoEntry: false })?.size ?? 0;
-    if (unread > 0 && this.repairs < MAX_REPAIRS) {
+    if (this.commandUnread() && this.repairs < MAX_REPAIRS) {
       this.repairs++;
       this.prompt = 'due';
       this.pty.write(this.installLine);
