@@ -12,7 +12,8 @@ import { MARK_IDENT } from './marks.ts';
 const INTEGRATION_FILE = 'integration.ps1';
 
 /** Typed to run one call (the functions are defined by the integration). */
-const CALL_LINE = '__jumpseat_pre; . $__jumpseat_sb; __jumpseat_post';
+const CALL_LINE =
+  '__jumpseat_pre; . $__jumpseat_sb; Microsoft.PowerShell.Core\\Set-PSDebug -Off; __jumpseat_post';
 
 /**
  * The integration. Notes on its choices:
@@ -44,7 +45,12 @@ const CALL_LINE = '__jumpseat_pre; . $__jumpseat_sb; __jumpseat_post';
  * - the call's nonce is the command file's first line; pre empties the file once read (as for
  *   bash, so the engine knows whether a failed call line ran the command) and the prompt
  *   forgets the script block, so a broken call line can never run a command twice;
- * - the ready mark carries `$PID`: a pwsh installed as a .NET tool runs as a child of a small
+ * - \`Set-PSDebug -Trace\` would print the wrapper's own source into results: tracing is switched
+ *   off after the command (on the call line: the one trace line a command that switches it on
+ *   gets) and again in pre, so a command's trace covers that command only;
+ * - the state lives in \`$global:__jumpseat\`, re-created by \`__jumpseat_state\` when a command
+ *   removed it; the nonce is written into the mark function itself;
+ * - the ready mark carries \`$PID\`: a pwsh installed as a .NET tool runs as a child of a small
  *   launcher, and the engine must know which process is the shell reading the terminal. Its
  *   process name is set to `pwsh` for `[waiting for input: pwsh]`.
  */
@@ -57,22 +63,31 @@ $PSStyle.OutputRendering = 'PlainText'
 $ProgressPreference = 'SilentlyContinue'
 $ErrorView = 'ConciseView'
 try { [IO.File]::WriteAllText("/proc/$PID/comm", 'pwsh') } catch { }
-if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.tty) { $global:__jumpseat.tty.Dispose() }
+if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.tty) {
+  $global:__jumpseat.tty.Dispose()
+  $global:__jumpseat = $null
+}
 $global:__jumpseat_sb = $null
-$global:__jumpseat = @{
-  n = '${context.nonce}'; file = ${file}
-  callLine = ${psQuote(CALL_LINE)}; installLine = ${psQuote(installLine.trim())}
-  pending = $false; posted = $false; status = 0; call = ''; command = ''
-  exitRef = $null; errorRef = $null; parseError = $null; userPrompt = $null; prompt = $null
-  tty = [IO.FileStream]::new('/dev/tty', [IO.FileMode]::Open, [IO.FileAccess]::Write)
+function global:__jumpseat_state {
+  if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.n) { return $global:__jumpseat }
+  $global:__jumpseat = @{
+    n = '${context.nonce}'; file = ${file}
+    callLine = ${psQuote(CALL_LINE)}; installLine = ${psQuote(installLine.trim())}
+    pending = $false; posted = $false; status = 0; call = ''; command = ''
+    exitRef = $null; errorRef = $null; parseError = $null; userPrompt = $null; prompt = $null
+    tty = [IO.FileStream]::new('/dev/tty', [IO.FileMode]::Open, [IO.FileAccess]::Write)
+  }
+  $global:__jumpseat
 }
 function global:__jumpseat_mark([string]$e, [string]$d) {
-  $b = [Text.Encoding]::ASCII.GetBytes("\`e]${MARK_IDENT};$($global:__jumpseat.n);$e;$d\`a")
-  $global:__jumpseat.tty.Write($b, 0, $b.Length)
-  $global:__jumpseat.tty.Flush()
+  $t = (__jumpseat_state).tty
+  $b = [Text.Encoding]::ASCII.GetBytes("\`e]${MARK_IDENT};${context.nonce};$e;$d\`a")
+  $t.Write($b, 0, $b.Length)
+  $t.Flush()
 }
 function global:__jumpseat_pre {
-  $j = $global:__jumpseat
+  Microsoft.PowerShell.Core\\Set-PSDebug -Off
+  $j = __jumpseat_state
   $text = [IO.File]::ReadAllText($j.file, [Text.UTF8Encoding]::new($false))
   [IO.File]::WriteAllText($j.file, '')
   $nl = $text.IndexOf("\`n")
@@ -92,7 +107,7 @@ function global:__jumpseat_pre {
   __jumpseat_mark S $j.call
 }
 function global:__jumpseat_post {
-  $j = $global:__jumpseat
+  $j = __jumpseat_state
   $global:__jumpseat_sb = $null
   $v = $ExecutionContext.SessionState.PSVariable.Get('LASTEXITCODE')
   if ($v -and -not [object]::ReferenceEquals($v.Value, $j.exitRef)) {
@@ -100,13 +115,13 @@ function global:__jumpseat_post {
   }
   $j.posted = $true
   $p = \${function:global:prompt}
-  if (-not [object]::ReferenceEquals($p, $j.prompt)) {
+  if ($j.prompt -and -not [object]::ReferenceEquals($p, $j.prompt)) {
     $j.userPrompt = $p
     \${function:global:prompt} = $j.prompt
   }
 }
 function global:prompt {
-  $j = $global:__jumpseat
+  $j = __jumpseat_state
   $global:__jumpseat_sb = $null
   $recorded = $null
   foreach ($h in @(Microsoft.PowerShell.Core\\Get-History -Count 3)) {
@@ -137,7 +152,7 @@ function global:prompt {
   }
   "$text\`e]${MARK_IDENT};$($j.n);B;\`a"
 }
-$global:__jumpseat.prompt = \${function:global:prompt}
+(__jumpseat_state).prompt = \${function:global:prompt}
 __jumpseat_mark R $PID
 `;
 }

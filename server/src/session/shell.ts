@@ -320,8 +320,14 @@ export class Shell {
     this.onCallStarted.fire({ command, startedAt: new Date().toISOString() });
     try {
       const result = await run.result;
-      // Never run twice: only a command file still unread proves the command did not run.
-      if (result.ending.kind === 'shell_exit' && !run.hasStarted && this.commandUnread()) {
+      // Only a shell that ended on its own (not reset by the engine) is replaced unseen, and
+      // never run twice: only a command file still unread proves the command did not run.
+      if (
+        result.ending.kind === 'shell_exit' &&
+        this.endingValue?.kind !== 'reset' &&
+        !run.hasStarted &&
+        this.commandUnread()
+      ) {
         throw new ShellGoneError();
       }
       this.afterCall(result);
