@@ -1,0 +1,172 @@
+/**
+ * What agents really type does not break the shell (issue 14): each row is run on its own
+ * agent's shell, after a call that sets state; the next call must give the terminal's answer
+ * and find the state kept. Texts are exact.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine, type TestEngine } from './support/engine.ts';
+
+let engine: TestEngine;
+let agents = 0;
+
+beforeAll(() => {
+  engine = startEngine({ flags: ['--timeout-ms', '15000'] });
+});
+afterAll(async () => {
+  await engine.close();
+});
+
+/** Text only the wrapper or the marks could produce. */
+const WRAPPER_TRACES = /__js[0-9a-f]{8}_|7717;|PIPESTATUS|builtin eval|[0-9A-F]{32}/;
+
+/** A fresh agent whose shell has a variable set and /tmp as its directory. */
+async function shellWithState(): Promise<string> {
+  const agent = `idiom-${++agents}`;
+  expect(await engine.call('KEPT=yes; cd /tmp', agent)).toBe('');
+  return agent;
+}
+
+async function expectStateKept(agent: string): Promise<void> {
+  expect(await engine.call('echo "$KEPT $PWD"', agent)).toBe('yes /tmp');
+}
+
+async function screenOf(agent: string): Promise<string> {
+  const info = engine.tools.registry
+    .sessions()
+    .find((s) => s.agent === agent && s.state !== 'exited');
+  return (await engine.tools.registry.find(info?.id ?? '')?.snapshot())?.data ?? '';
+}
+
+describe('the table of issue 14: the next `echo ok` gives the terminal answer, state kept', () => {
+  const rows: [string, string][] = [
+    ['set -e', 'ok'],
+    ['set -euo pipefail', 'ok'],
+    ['set -eu; set -o pipefail; set -E', 'ok'],
+    ['exec 2>/dev/null', 'ok'],
+    ['exec 2>>log', 'ok'],
+    ['exec 2>&-', 'ok'],
+    [`PROMPT_COMMAND='PS1="x\\$ "'`, 'ok'],
+    ['set -x', '+ echo ok\nok'],
+    [`trap 'echo D' DEBUG`, 'D\nok'],
+    ['builtin() { echo HIJACKED; }', 'ok'],
+    ['stty raw', 'ok'],
+    ['stty -icrnl', 'ok'],
+    ['stty igncr', 'ok'],
+    ['stty olcuc', 'OK'],
+    [`printf 'A\\033]7717;'`, 'ok'],
+    ['set -T; trap "echo R" RETURN', 'ok'],
+    ['umask 077; IFS=,; shopt -s nullglob extglob failglob nocasematch', 'ok'],
+    ['enable -n echo printf read', 'ok'],
+    ['FUNCNEST=1', 'ok'],
+    ['set -o posix', 'ok'],
+    ['set -o noclobber -o noglob', 'ok'],
+    ['readonly PS1 PS4 PROMPT_COMMAND', 'ok'],
+    ['unset PS1 PROMPT_COMMAND PS4', 'ok'],
+    ['PS1=; PS4=', 'ok'],
+    ['alias builtin=false eval=false; printf() { echo x; }; read() { echo x; }', 'ok'],
+    ['for f in $(compgen -A function __js); do unset -f "$f"; done', 'ok'],
+  ];
+  for (const [row, answer] of rows) {
+    it(`after ${JSON.stringify(row)}`, async () => {
+      const agent = await shellWithState();
+      const first = await engine.call(row, agent);
+      expect(first).not.toMatch(WRAPPER_TRACES);
+      expect(await engine.call('echo ok', agent)).toBe(answer);
+      if (answer === 'ok') await expectStateKept(agent);
+      // The broken introducer is the command's own output: the screen shows it, no nonce.
+      const screen = await screenOf(agent);
+      if (row.includes('7717')) expect(screen).not.toMatch(/[0-9A-F]{32}/);
+      else expect(screen).not.toMatch(WRAPPER_TRACES);
+    });
+  }
+
+  it('shows a broken mark introducer as the command printed it and still ends the call', async () => {
+    const agent = await shellWithState();
+    expect(await engine.call(`printf 'A\\033]7717;'; echo`, agent)).toBe('A');
+    expect(await engine.call(`printf 'B\\033]7717;0;E;x;0\\a'; echo C`, agent)).toBe('BC');
+    expect(await screenOf(agent)).not.toMatch(/[0-9A-F]{32}/);
+  });
+
+  it('keeps the shell nonce and the mark format out of the prompt string', async () => {
+    const agent = await shellWithState();
+    expect(await engine.call('echo "$PS1"', agent)).not.toMatch(/7717|[0-9A-F]{32}/);
+    expect(await engine.call('env | grep -c 7717', agent)).toBe('0\n[exit code: 1]');
+  });
+
+  it('keeps a command-set PS1, PS4 and prompt framework working', async () => {
+    const agent = await shellWithState();
+    await engine.call(`PS4='TRACE '; PROMPT_COMMAND='PS1="fw:\\w> "'; set -x`, agent);
+    expect(await engine.call('echo ok', agent)).toBe('TRACE echo ok\nok');
+    expect(await engine.call('set +x; echo "$PS4"', agent)).toBe('TRACE set +x\nTRACE ');
+    expect(await screenOf(agent)).toContain('fw:/tmp> ');
+  });
+
+  it('keeps stdout redirected as at a terminal, and restored', async () => {
+    const agent = await shellWithState();
+    expect(await engine.call('exec 3>&1 >/dev/null', agent)).toBe('');
+    expect(await engine.call('echo hidden; echo shown >&3', agent)).toBe('shown');
+    expect(await engine.call('exec >&3 3>&-; echo back', agent)).toBe('back');
+  });
+
+  it('writes stderr to the file a command sent it to', async () => {
+    const agent = await shellWithState();
+    await engine.call('exec 2>>/tmp/idiom-err.log', agent);
+    expect(await engine.call('ls /no-such-dir; echo after', agent)).toBe('after');
+    expect(
+      await engine.call('exec 2>/dev/tty; grep -c no-such-dir /tmp/idiom-err.log', agent),
+    ).toBe('1');
+  });
+
+  it('runs a command in a removed directory, as a terminal does', async () => {
+    const agent = await shellWithState();
+    await engine.call(
+      'mkdir -p /tmp/idiom-gone && cd /tmp/idiom-gone && rmdir /tmp/idiom-gone',
+      agent,
+    );
+    expect(await engine.call('echo ok; cd /tmp', agent)).toBe('ok');
+    await expectStateKept(agent);
+  });
+
+  it('resets a shell whose integration variables a command made read-only, and says so', async () => {
+    const agent = await shellWithState();
+    await engine.call('readonly $(compgen -v __js)', agent);
+    expect(await engine.call('echo ok', agent)).toBe(
+      '[shell exited]\nThe persistent bash shell was reset; the next bash call starts from the ' +
+        'workspace with a fresh current directory and environment.',
+    );
+    expect(await engine.call('echo fresh', agent)).toBe('fresh');
+  });
+
+  it('ends the shell, as a terminal does, when an ERR trap exits', async () => {
+    const agent = await shellWithState();
+    expect(await engine.call('trap "exit 3" ERR; false', agent)).toBe(
+      '[shell exited: code 3]\nThe persistent bash shell was reset; the next bash call starts ' +
+        'from the workspace with a fresh current directory and environment.',
+    );
+    expect(await engine.call('echo ok', agent)).toBe('ok');
+  });
+});
+
+describe('races', () => {
+  it('replaces a shell that died between calls and runs the next command once', async () => {
+    const agent = await shellWithState();
+    const pid = engine.tools.registry.sessions().find((s) => s.agent === agent)?.pid ?? 0;
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGKILL');
+    expect(
+      await engine.call('echo ran >> /tmp/idiom-race.log; wc -l < /tmp/idiom-race.log', agent),
+    ).toBe('1');
+    await engine.call('rm /tmp/idiom-race.log', agent);
+  });
+
+  it('never reports a read answered at once as waiting for input (bounded: 25 rounds)', async () => {
+    const agent = await shellWithState();
+    for (let round = 0; round < 25; round++) {
+      expect(await engine.call('read -p "name? " n', agent)).toBe(
+        'name? \n[waiting for input: bash]',
+      );
+      expect(await engine.call(`bot${round}`, agent)).toBe('');
+      expect(await engine.call('echo "$n"', agent)).toBe(`bot${round}`);
+    }
+  });
+});
