@@ -29,7 +29,9 @@ function namesOf(context: DialectContext): string {
  *   string carries the call's nonce and status too (bash prints it itself: no function or
  *   builtin a command redefines is involved), so a hijacked or interrupted `post` still
  *   ends the call; and when no prompt reaches the terminal (stderr redirected, a read-only
- *   PS1 without marks), the prompt hook prints a mark of its own to /dev/tty.
+ *   PS1 without marks) the engine sees the shell itself waiting to read its terminal, and a
+ *   read-only PS1 without marks makes the prompt hook print a mark of its own. The hook's
+ *   own redirection cannot fail (a failing one ends a POSIX-mode shell under `set -e`).
  * - **Prompt frameworks** rewrite PS1 from PROMPT_COMMAND. The hook is element
  *   ${HOOK_INDEX} of the PROMPT_COMMAND array (bash 5.1+): `PROMPT_COMMAND='…'` sets element
  *   0 and keeps it, and it runs after the framework's, putting the marks back around
@@ -97,14 +99,14 @@ ${T}_k=
 ${T}_s=
 ${T}_c=
 ${T}_x=
-${T}_hook='{ ${T}_h; } 3>&2 2>/dev/null'
+${T}_hook='{ ${T}_h; } 2>/dev/null'
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
 HISTCONTROL=\${HISTCONTROL:-ignorespace}
 [[ -n \${${T}_ready-} ]] || { stty -echo 2>/dev/null; PS1='\\w\\$ '; ${T}_ready=1; }
 ${T}_h() {
   ${T}_q=$?
   ${restoreMarks}
-  if [[ ! -t 3 ]] || [[ -v PS1 && \${PS1@a} == *r* && \${PS1-} != *"$${T}_p2" ]]; then
+  if [[ -v PS1 && \${PS1@a} == *r* && \${PS1-} != *"$${T}_p2" ]]; then
     ${mark('H', `"$${T}_k;$${T}_s;$${T}_q"`)}
   fi
 }
@@ -129,6 +131,12 @@ ${T}_pre() {
     IFS= builtin read -r -d '' ${T}_c || ${T}_y=
   } <"$${T}_f"
   [[ -n $${T}_k ]] || builtin return 0
+  # The start mark before the file is emptied: a mark that cannot be printed (printf
+  # disabled) leaves the file unread, so the engine knows the command did not run.
+  if ! ${mark('S', `"$${T}_k"`)}; then
+    ${T}_c=
+    builtin return 0
+  fi
   >|"$${T}_f"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
   if [[ ! -v PS4 || \${PS4@a} != *r* ]]; then
@@ -138,7 +146,6 @@ ${T}_pre() {
     ${T}_4m=$PS4
   fi
   [[ -n $${T}_x ]] && ${T}_c="{ builtin set -x; } 2>/dev/null;$${T}_c"
-  ${mark('S', `"$${T}_k"`)}
 }
 ${T}_post() {
   \\unset -f builtin
@@ -147,9 +154,10 @@ ${T}_post() {
   ${T}_c=
   case :\${HISTCONTROL-}: in
     *:ignorespace:* | *:ignoreboth:*) ;;
-    *) HISTCONTROL=\${HISTCONTROL:+$HISTCONTROL:}ignorespace ;;
+    *) [[ -v HISTCONTROL && \${HISTCONTROL@a} == *r* ]] ||
+      HISTCONTROL=\${HISTCONTROL:+$HISTCONTROL:}ignorespace ;;
   esac
-  if [[ \${PS4-} == "\${${T}_4m-}" ]]; then
+  if [[ \${PS4-} == "\${${T}_4m-}" && \${PS4@a} != *r* ]]; then
     if [[ -n \${${T}_4s-} ]]; then PS4=\${${T}_4u-}; else builtin unset PS4; fi
   fi
   if [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} != "$${T}_hook" ]] && [[ ! -v PROMPT_COMMAND || \${PROMPT_COMMAND@a} != *r* ]]; then
