@@ -51,6 +51,9 @@ export class ScreenModel {
       rows,
       scrollback: SCREEN_SCROLLBACK_LINES,
       allowProposedApi: true,
+      // A command's bytes are not the server's to log: xterm.js reports parse errors of
+      // invalid sequences on the console, so any agent could fill the server's log.
+      logLevel: 'off',
     });
     this.serializer = new SerializeAddon();
     this.terminal.loadAddon(this.serializer);
