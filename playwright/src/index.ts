@@ -7,7 +7,13 @@
  * and screen attached to its report.
  */
 import { randomBytes } from 'node:crypto';
-import { test as base, expect as baseExpect, type TestInfo } from '@playwright/test';
+import { dirname } from 'node:path';
+import {
+  test as base,
+  expect as baseExpect,
+  type FullConfig,
+  type TestInfo,
+} from '@playwright/test';
 import { JumpseatClient } from '../../client/src/index.ts';
 import type { Dialect } from './client-types.ts';
 import { attachShell } from './failure-attachments.ts';
@@ -16,6 +22,7 @@ import { JumpseatShell } from './test-shell.ts';
 import { startWorkerServer } from './worker-server.ts';
 
 export type { CallInfo, Dialect, SessionInfo } from './client-types.ts';
+export { terminalText } from './page-screen.ts';
 export type { ScreenMatchOptions } from './screen-matchers.ts';
 export {
   CHROMIUM_ARGS,
@@ -54,6 +61,12 @@ export interface JumpseatTestFixtures {
 export interface JumpseatWorkerFixtures {
   /** More command-line flags for the worker's own server (`['--timeout-ms', '5000']`). */
   jumpseatFlags: string[];
+  /**
+   * The worker's own server lets every shell read (not write) the project, the folder of
+   * `playwright.config.ts`, at its own path (`--readable`): a test runs the project's
+   * programs by their absolute path. Default true.
+   */
+  jumpseatReadableProject: boolean;
   jumpseat: JumpseatServer;
 }
 
@@ -62,6 +75,11 @@ const SERVER_FIXTURE_TIMEOUT_MS = 120_000;
 
 function agentId(testInfo: TestInfo, index: number): string {
   return `pw-w${testInfo.workerIndex}-${randomBytes(4).toString('hex')}-${index + 1}`;
+}
+
+/** The folder of `playwright.config.ts` (else the test directory, without a config file). */
+function projectDir(config: FullConfig): string {
+  return config.configFile === undefined ? config.rootDir : dirname(config.configFile);
 }
 
 function givenServer(): { url: string; token: string } | undefined {
@@ -87,14 +105,18 @@ function server(url: string, token: string, persistent: boolean): JumpseatServer
 
 export const test = base.extend<JumpseatTestFixtures, JumpseatWorkerFixtures>({
   jumpseatFlags: [[], { scope: 'worker', option: true }],
+  jumpseatReadableProject: [true, { scope: 'worker', option: true }],
   jumpseat: [
-    async ({ jumpseatFlags }, use) => {
+    async ({ jumpseatFlags, jumpseatReadableProject }, use, workerInfo) => {
       const given = givenServer();
       if (given !== undefined) {
         await use(server(given.url, given.token, true));
         return;
       }
-      const own = await startWorkerServer(jumpseatFlags);
+      const own = await startWorkerServer([
+        ...(jumpseatReadableProject ? ['--readable', projectDir(workerInfo.config)] : []),
+        ...jumpseatFlags,
+      ]);
       try {
         await use(server(own.url, own.token, false));
       } finally {
