@@ -111,3 +111,17 @@ test('watch(page) shows the shell live in the browser, logged in', async ({ shel
     .poll(() => page.evaluate(() => window.jumpseat.terminalText()))
     .toContain('while-watched');
 });
+
+test.describe('with test.use({ dialect: "pwsh" })', () => {
+  test.use({ dialect: 'pwsh' });
+
+  test('the shell is PowerShell, and keeps its state', async ({ shell, jumpseat }) => {
+    const tools = (await jumpseat.client.tools('anthropic')) as { name?: string }[];
+    test.skip(!tools.some((tool) => tool.name === 'pwsh'), 'this server runs no pwsh');
+    expect(shell.dialect).toBe('pwsh');
+    expect(await shell.run('$answer = 6 * 7; "answer=$answer"')).toBe('answer=42');
+    expect(await shell.run('$PSVersionTable.PSVersion.Major -ge 7')).toBe('True');
+    await shell.type('Write-Output "typed-$answer"\n');
+    await expect(shell).toShowText(/^typed-42$/m);
+  });
+});

@@ -30,7 +30,7 @@ export {
   type SystemChromiumUse,
   systemChromium,
 } from './system-browser.ts';
-export { JumpseatShell, type RunOptions } from './test-shell.ts';
+export { JumpseatShell, type RunOptions, type WatchOptions } from './test-shell.ts';
 
 /** The server the worker's tests use. */
 export interface JumpseatServer {
@@ -40,8 +40,8 @@ export interface JumpseatServer {
   readonly client: JumpseatClient;
   /** True when the server outlives the run (`JUMPSEAT_URL`): reports link to its replays. */
   readonly persistent: boolean;
-  /** A URL that logs a browser in as the admin (`page.goto(jumpseat.loginUrl())`). */
-  loginUrl(): string;
+  /** A URL that logs a browser in: as the admin, or with `token` (a person's, minted). */
+  loginUrl(token?: string): string;
 }
 
 export interface OpenShellOptions {
@@ -99,7 +99,7 @@ function server(url: string, token: string, persistent: boolean): JumpseatServer
     url,
     client: new JumpseatClient({ url, token }),
     persistent,
-    loginUrl: () => `${url}/login?token=${encodeURIComponent(token)}`,
+    loginUrl: (as = token) => `${url}/login?token=${encodeURIComponent(as)}`,
   };
 }
 

@@ -38,7 +38,12 @@ export interface RunOptions {
 export interface ShellTarget {
   readonly client: JumpseatClient;
   readonly url: string;
-  loginUrl(): string;
+  loginUrl(token?: string): string;
+}
+
+export interface WatchOptions {
+  /** Log the page in with this token (a viewer's, an operator's) instead of the admin's. */
+  readonly token?: string;
 }
 
 export class JumpseatShell {
@@ -109,9 +114,9 @@ export class JumpseatShell {
   }
 
   /** Opens this shell's live page in `page`, logged in, and waits until it is live. */
-  async watch(page: Page): Promise<void> {
+  async watch(page: Page, options: WatchOptions = {}): Promise<void> {
     const id = await this.#session();
-    await page.goto(this.target.loginUrl());
+    await page.goto(this.target.loginUrl(options.token));
     await page.waitForURL(`${this.target.url}/`);
     await page.goto(`${this.target.url}/sessions/${encodeURIComponent(id)}`);
     await page
