@@ -39,7 +39,13 @@ export class ScreenMirror {
     }
   }
 
-  /** Resolves once the screen has been received (the join snapshot). */
+  /** The connection closed for good: nothing more will come (the screen stays as it is). */
+  close(): void {
+    this.snapshotSeen = true;
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** Resolves once the screen has been received (the join snapshot), or nothing more comes. */
   ready(): Promise<void> {
     if (this.snapshotSeen) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));

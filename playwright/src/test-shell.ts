@@ -57,6 +57,8 @@ export class JumpseatShell {
   #controller: Viewer | null = null;
   #lastError: { code: string; message: string; seq: number } | undefined;
   #seq = 0;
+  /** The live connection ended for good (the shell is gone, or the token was revoked). */
+  #closed = false;
   readonly #wakers = new Set<() => void>();
   readonly #calls = new AbortController();
   #disposed = false;
@@ -203,6 +205,7 @@ export class JumpseatShell {
   }
 
   async #open(id: string): Promise<void> {
+    this.#closed = false;
     const mirror = new ScreenMirror();
     this.#mirror = mirror;
     this.#watch = await this.target.client.watch(id, (event) => this.#onEvent(mirror, event));
@@ -211,7 +214,11 @@ export class JumpseatShell {
 
   #onEvent(mirror: ScreenMirror, event: LiveEvent): void {
     mirror.apply(event);
-    if (event.type === 'hello') this.#me = event.you;
+    if (event.type === 'connection' && event.state === 'closed') {
+      mirror.close();
+      // A watch replaced by the successor's closes late: it says nothing of the current one.
+      if (mirror === this.#mirror) this.#closed = true;
+    } else if (event.type === 'hello') this.#me = event.you;
     else if (event.type === 'control') this.#controller = event.controller;
     else if (event.type === 'error') {
       this.#seq += 1;
@@ -259,13 +266,19 @@ export class JumpseatShell {
         if (refused !== undefined && refused.seq > since) {
           finish(new Error(`could not ${what}: ${refused.code}: ${refused.message}`));
         } else if (done()) finish();
+        else if (this.#closed)
+          finish(new Error(`could not ${what}: the shell's live connection closed`));
       };
       const timer = setTimeout(
         () => finish(new Error(`could not ${what}: no answer in ${CONTROL_ANSWER_MS} ms`)),
         CONTROL_ANSWER_MS,
       );
       this.#wakers.add(check);
-      this.#send(message);
+      try {
+        this.#send(message);
+      } catch (error) {
+        finish(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 }

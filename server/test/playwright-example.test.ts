@@ -99,6 +99,14 @@ function serversOfApp(): number[] {
   return found;
 }
 
+/** The test the README shows under `tests/hello.spec.ts`. */
+function readmeTest(): string {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const block = /`tests\/hello\.spec\.ts`:\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error('README.md has no tests/hello.spec.ts block');
+  return block;
+}
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'jumpseat-playwright-example-'));
   const packed = await mustRun('npm', ['pack', '--silent', '--pack-destination', work], REPO);
@@ -138,6 +146,8 @@ beforeAll(async () => {
     } else stale.push(name);
   }
   if (stale.length > 0) await mustRun('npm', ['rebuild', ...stale], app);
+  // The README's ten-line test, as a reader copies it.
+  writeFileSync(join(app, 'tests', 'readme.spec.ts'), readmeTest());
 }, INSTALL_DEADLINE_MS * 2);
 
 afterAll(() => {
@@ -153,8 +163,42 @@ describe('examples/playwright from the installed package', { timeout: RUN_DEADLI
       RUN_DEADLINE_MS,
     );
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-    expect(result.stdout).toMatch(/^ {2}5 passed/m);
+    expect(result.stdout).toMatch(/^ {2}6 passed/m);
     expect(serversOfApp()).toEqual([]);
+  });
+
+  it('type-checks against the types the package ships', async () => {
+    const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+    const flags = [
+      '-p',
+      '.',
+      '--typeRoots',
+      join(REPO, 'node_modules', '@types'),
+      '--types',
+      'node',
+    ];
+    const good = await run(process.execPath, [tsc, ...flags], app, RUN_DEADLINE_MS);
+    expect([good.status, good.stdout]).toEqual([0, '']);
+    // The types are real: a wrong use is an error, not an `any`.
+    writeFileSync(
+      join(app, 'tests', 'misuse.ts'),
+      [
+        "import { expect, test } from 'jumpseat/playwright';",
+        "test('misuse', async ({ shell }) => {",
+        "  const n: number = await shell.run('echo 1');",
+        '  await expect(shell).toShowText(42);',
+        '  return n;',
+        '});',
+        '',
+      ].join('\n'),
+    );
+    const bad = await run(process.execPath, [tsc, ...flags], app, RUN_DEADLINE_MS);
+    rmSync(join(app, 'tests', 'misuse.ts'));
+    expect(bad.status).not.toBe(0);
+    expect(bad.stdout).toContain("Type 'string' is not assignable to type 'number'");
+    expect(bad.stdout).toContain(
+      "Argument of type 'number' is not assignable to parameter of type 'string | RegExp'",
+    );
   });
 
   it('fails a broken test with the recording, calls and screen in its report', async () => {
