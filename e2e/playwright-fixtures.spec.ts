@@ -4,6 +4,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { expect, test } from '../playwright/src/index.ts';
+import { processesRunning } from '../server/test/support/host-processes.ts';
 
 test('run gives back the exact tool result text', async ({ shell }) => {
   expect(await shell.run('echo hi; (exit 3)')).toBe('hi\n[exit code: 3]');
@@ -123,5 +124,25 @@ test.describe('with test.use({ dialect: "pwsh" })', () => {
     expect(await shell.run('$PSVersionTable.PSVersion.Major -ge 7')).toBe('True');
     await shell.type('Write-Output "typed-$answer"\n');
     await expect(shell).toShowText(/^typed-42$/m);
+  });
+});
+
+test.describe('after a test', () => {
+  test.describe.configure({ mode: 'serial' });
+  let left: { id: string; agent: string } | undefined;
+
+  test('a test leaves a program running in its shell', async ({ shell }) => {
+    await shell.run('echo started');
+    await shell.type('sleep 8181\n');
+    await expect(shell).toShowText('sleep 8181');
+    await expect.poll(() => processesRunning('sleep', '8181').length).toBe(1);
+    left = { id: shell.sessionId ?? '', agent: shell.agent };
+  });
+
+  test('its shell has been ended, the program with it', async ({ jumpseat }) => {
+    expect(left).toBeDefined();
+    const session = await jumpseat.client.session(left?.id ?? '');
+    expect([session.agent, session.state]).toEqual([left?.agent, 'exited']);
+    expect(processesRunning('sleep', '8181')).toEqual([]);
   });
 });
