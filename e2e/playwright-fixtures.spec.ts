@@ -100,6 +100,18 @@ test('shells of one test are apart, as are tests', async ({ shell, openShell }) 
   expect(other.sessionId).not.toBe(shell.sessionId);
 });
 
+test('after the shell exits, typing says so and run starts its successor', async ({ shell }) => {
+  await shell.run('echo first');
+  await expect(shell).toShowText(/^first$/m);
+  const first = shell.sessionId;
+  expect(await shell.run('exit 4')).toContain('[shell exited: code 4]');
+  await expect(shell.type('echo lost\n')).rejects.toThrow(/^could not take the controls: /);
+  expect(await shell.run('echo second')).toBe('second');
+  expect(shell.sessionId).not.toBe(first);
+  await shell.type('echo typed-$((1+1))\n');
+  await expect(shell).toShowText(/^typed-2$/m);
+});
+
 test('watch(page) shows the shell live in the browser, logged in', async ({ shell, page }) => {
   await shell.run('echo before-watch');
   await shell.watch(page);

@@ -6,6 +6,7 @@
  * the live stream; `watch` opens the shell's page in the test's browser.
  */
 import type { Page } from '@playwright/test';
+import { NotFoundError } from '../../client/src/index.ts';
 import type {
   CallInfo,
   Dialect,
@@ -20,6 +21,8 @@ import { ScreenMirror } from './screen-mirror.ts';
 
 /** A call that changes nothing, to start a shell a test types into before running anything. */
 const NO_OP: Readonly<Record<Dialect, string>> = { bash: ':', pwsh: '$null' };
+/** No-op calls made to start a shell before giving up (one is enough unless it exits). */
+const START_ATTEMPTS = 3;
 /** How often to look for the shell a first call is starting. */
 const FIND_SESSION_EVERY_MS = 50;
 /** The server answers a control message in milliseconds; past this something is wrong. */
@@ -144,7 +147,13 @@ export class JumpseatShell {
     this.#calls.abort(new Error('the test ended'));
     this.#watch?.close();
     this.#mirror?.dispose();
-    if (this.#id !== undefined) await this.target.client.closeShell(this.#id);
+    if (this.#id === undefined) return;
+    try {
+      await this.target.client.closeShell(this.#id);
+    } catch (error) {
+      // Ended and forgotten by the server already: nothing is left to end.
+      if (!(error instanceof NotFoundError)) throw error;
+    }
   }
 
   #alive(): void {
@@ -163,15 +172,23 @@ export class JumpseatShell {
 
   async #start(): Promise<string> {
     // A call in flight (a `run` still waiting) is starting the shell: find it meanwhile.
-    if (this.#inFlight === 0) await this.run(NO_OP[this.dialect]);
+    let started = 0;
     for (;;) {
+      if (this.#inFlight === 0) {
+        if (started === START_ATTEMPTS) {
+          throw new Error(`the shell of ${this.agent} did not appear in GET /api/sessions`);
+        }
+        started += 1;
+        await this.run(NO_OP[this.dialect]);
+      }
       const found = await this.#find();
       if (found !== undefined) {
         this.#id = found.id;
         return found.id;
       }
-      if (this.#inFlight === 0) await this.run(NO_OP[this.dialect]);
-      else await new Promise((resolve) => setTimeout(resolve, FIND_SESSION_EVERY_MS));
+      if (this.#inFlight > 0) {
+        await new Promise((resolve) => setTimeout(resolve, FIND_SESSION_EVERY_MS));
+      }
     }
   }
 
@@ -217,7 +234,10 @@ export class JumpseatShell {
     if (event.type === 'connection' && event.state === 'closed') {
       mirror.close();
       // A watch replaced by the successor's closes late: it says nothing of the current one.
-      if (mirror === this.#mirror) this.#closed = true;
+      if (mirror === this.#mirror) {
+        this.#closed = true;
+        this.#controller = null;
+      }
     } else if (event.type === 'hello') this.#me = event.you;
     else if (event.type === 'control') this.#controller = event.controller;
     else if (event.type === 'error') {
@@ -266,8 +286,13 @@ export class JumpseatShell {
         if (refused !== undefined && refused.seq > since) {
           finish(new Error(`could not ${what}: ${refused.code}: ${refused.message}`));
         } else if (done()) finish();
-        else if (this.#closed)
-          finish(new Error(`could not ${what}: the shell's live connection closed`));
+        else if (this.#closed) {
+          finish(
+            new Error(
+              `could not ${what}: the shell's live connection closed (has the shell exited? a run() starts its successor)`,
+            ),
+          );
+        }
       };
       const timer = setTimeout(
         () => finish(new Error(`could not ${what}: no answer in ${CONTROL_ANSWER_MS} ms`)),
