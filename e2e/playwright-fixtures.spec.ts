@@ -1,8 +1,9 @@
 // jumpseat/playwright's fixtures as a test author uses them, on the run's server: the exact
 // tool result of `run`, typing as a person into a prompt and a TUI, the retrying matchers,
 // a screen snapshot, several shells kept apart, and the shell live in the test's browser.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { attachShell } from '../playwright/src/failure-attachments.ts';
 import { expect, test } from '../playwright/src/index.ts';
 import { processesRunning } from '../server/test/support/host-processes.ts';
 
@@ -110,6 +111,34 @@ test('after the shell exits, typing says so and run starts its successor', async
   expect(shell.sessionId).not.toBe(first);
   await shell.type('echo typed-$((1+1))\n');
   await expect(shell).toShowText(/^typed-2$/m);
+});
+
+test('what a failed test attaches, with the replay link of a named server', async ({
+  shell,
+  jumpseat,
+  page,
+}) => {
+  // The run's server is named by JUMPSEAT_URL: it outlives the run, so reports link to it.
+  expect(jumpseat.persistent).toBe(true);
+  await shell.run('echo for-the-report');
+  const info = test.info();
+  await attachShell(info, shell, 'probe', jumpseat.url);
+  const attached = new Map(info.attachments.map((a) => [a.name, a]));
+  expect([...attached.keys()].filter((name) => name.startsWith('probe'))).toEqual([
+    'probe.cast',
+    'probe-calls.json',
+    'probe-screen.txt',
+    'probe-replay',
+  ]);
+  expect(readFileSync(attached.get('probe-screen.txt')?.path ?? '', 'utf8')).toMatch(
+    /^for-the-report$/m,
+  );
+  const replay = attached.get('probe-replay')?.body?.toString() ?? '';
+  expect(replay).toBe(`${jumpseat.url}/sessions/${shell.sessionId}/replay`);
+  await page.goto(jumpseat.loginUrl());
+  await page.waitForURL(`${jumpseat.url}/`);
+  await page.goto(replay);
+  await expect(page.getByTestId('replay-controls')).toBeVisible();
 });
 
 test('watch(page) shows the shell live in the browser, logged in', async ({ shell, page }) => {
