@@ -155,15 +155,16 @@ afterAll(() => {
 });
 
 describe('examples/playwright from the installed package', { timeout: RUN_DEADLINE_MS }, () => {
-  it('passes with npx playwright test', async () => {
+  it('passes with npx playwright test, two workers with a server each', async () => {
     const result = await run(
       'npx',
-      ['playwright', 'test', '--reporter=list'],
+      ['playwright', 'test', '--reporter=list', '--workers=2', '--fully-parallel'],
       app,
       RUN_DEADLINE_MS,
     );
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toMatch(/^ {2}6 passed/m);
+    expect(result.stdout).toContain('using 2 workers');
     expect(serversOfApp()).toEqual([]);
   });
 
