@@ -15,7 +15,12 @@ export default defineConfig({
   resolve: { conditions: SOURCE_CONDITIONS },
   ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
   test: {
-    include: ['server/**/*.test.ts', 'shared/**/*.test.ts', 'web/**/*.test.ts'],
+    include: [
+      'server/**/*.test.ts',
+      'shared/**/*.test.ts',
+      'web/**/*.test.ts',
+      'playwright/**/*.test.ts',
+    ],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

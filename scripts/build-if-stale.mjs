@@ -21,6 +21,7 @@ const WEB_BUILT = join(root, 'dist', 'web', 'index.html');
 const JS_SOURCES = [
   'server/src',
   'client/src',
+  'playwright/src',
   'shared/src',
   'tsconfig.build.json',
   'tsconfig.base.json',

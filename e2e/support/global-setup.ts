@@ -1,6 +1,7 @@
 /**
  * Starts one real jumpseat server for the whole e2e run (`--port 0`, a fresh data dir and
- * workspace, a known admin token) and tells the workers where it is through the environment.
+ * workspace, a known admin token) and tells the workers where it is through the environment (also as `JUMPSEAT_URL` and
+ * `JUMPSEAT_TOKEN`, which `jumpseat/playwright`'s fixtures read).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +20,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.JUMPSEAT_E2E_URL = origin;
   process.env.JUMPSEAT_E2E_TOKEN = token;
   process.env.JUMPSEAT_E2E_WORKSPACE = workspace;
+  // The same server for specs on jumpseat/playwright's fixtures (a server named this way).
+  process.env.JUMPSEAT_URL = origin;
+  process.env.JUMPSEAT_TOKEN = token;
   return async () => {
     await stopServerProcess(server);
     rmSync(dir, { recursive: true, force: true });

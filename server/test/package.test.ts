@@ -121,7 +121,7 @@ afterAll(async () => {
 });
 
 describe('the packed tarball', { timeout: 120_000 }, () => {
-  it('ships the compiled server, CLI, client with types and web app, and no tests or sources', async () => {
+  it('ships the compiled server, CLI, client and Playwright fixtures with types and web app, and no tests or sources', async () => {
     const listed = (await mustRun('tar', ['tzf', tarball], work)).stdout.trim().split('\n');
     for (const needed of [
       'package/bin/jumpseat.js',
@@ -130,13 +130,15 @@ describe('the packed tarball', { timeout: 120_000 }, () => {
       'package/dist/server/src/store/recording-worker.js',
       'package/dist/client/src/index.js',
       'package/dist/client/src/index.d.ts',
+      'package/dist/playwright/src/index.js',
+      'package/dist/playwright/src/index.d.ts',
       'package/dist/web/index.html',
       'package/README.md',
     ]) {
       expect(listed).toContain(needed);
     }
     const unwanted = listed.filter((path) =>
-      /\.test\.|\.ts$(?<!\.d\.ts)|^package\/(e2e|server|client|shared|web|scripts)\/|\.png$/.test(
+      /\.test\.|\.ts$(?<!\.d\.ts)|^package\/(e2e|server|client|playwright|examples|shared|web|scripts)\/|\.png$/.test(
         path,
       ),
     );

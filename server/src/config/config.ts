@@ -18,6 +18,7 @@ import { ConfigError, HelpRequested } from './config-error.ts';
 import { envNameOf, type FlagName, parseArgsOptions, usage } from './flags.ts';
 import { parseFlagError } from './parse-flag-error.ts';
 import { readPublicUrl } from './public-url.ts';
+import { readReadableDirs } from './readable-dirs.ts';
 import {
   byteSize,
   ensureDirectory,
@@ -86,6 +87,8 @@ export interface Config {
   readonly dialects: { readonly bash: DialectSettings; readonly pwsh: DialectSettings };
   /** Variable names let through the shell-environment secret filter. */
   readonly envPass: readonly string[];
+  /** Directories every sandboxed shell may read at their own path (`--readable`). */
+  readonly readable: readonly string[];
   /** The pwsh executable given explicitly (absolute, executable); else it is looked for. */
   readonly pwshPath: string | undefined;
   readonly logLevel: LogLevel;
@@ -199,6 +202,12 @@ export function loadConfig(
   );
   const maxMemoryBytes = byteSize(read('max-memory'), MIN_MAX_MEMORY_BYTES);
   const given = givenAdminToken(adminTokenInputs(values, env, cwd));
+  const readable = readReadableDirs(values, env, {
+    cwd,
+    home: env.HOME || homedir(),
+    dataDir,
+    workspace,
+  });
 
   ensureDirectory(dataDir, dataDirSetting.source, DATA_DIR_MODE);
   const admin = given ?? storedAdminToken(dataDir);
@@ -218,6 +227,7 @@ export function loadConfig(
     adminTokenSource: admin.source,
     dialects,
     envPass,
+    readable,
     pwshPath,
     logLevel,
     controlIdleMs,

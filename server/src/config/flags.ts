@@ -46,6 +46,12 @@ export const FLAGS = {
     value: 'auto|bwrap|off',
     help: 'run each shell in a bubblewrap sandbox; auto falls back to none with a warning (auto)',
   },
+  readable: {
+    env: 'JUMPSEAT_READABLE',
+    value: 'DIR',
+    multiple: true,
+    help: 'a directory every sandboxed shell may read (not write) at its own path, e.g. a project under test; repeatable (JUMPSEAT_READABLE: paths separated by :)',
+  },
   network: {
     env: 'JUMPSEAT_NETWORK',
     value: 'on|off',

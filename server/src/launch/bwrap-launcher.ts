@@ -19,13 +19,15 @@ import { type PtyExit, signalName } from '../pty/pty-process.ts';
 import type { Cgroups } from './cgroups.ts';
 import type { Placement, PlacementRequest, ShellLauncher } from './launcher.ts';
 import { hostPrelude, ownGroupPrelude, type RlimitSettings, rlimitPrelude } from './prelude.ts';
-import { type HiddenPaths, hidingArgs, realOrNull } from './sandbox-paths.ts';
+import { type HiddenPaths, hidingArgs, readableArgs, realOrNull } from './sandbox-paths.ts';
 
 export interface BwrapSettings {
   readonly bwrap: string;
   /** Off: the sandbox has its own network namespace with loopback only. */
   readonly network: boolean;
   readonly hidden: HiddenPaths;
+  /** Directories every shell may read (`--readable`). */
+  readonly readable: readonly string[];
   readonly maxProcesses: number;
   readonly maxMemoryBytes: number | undefined;
   readonly cgroups: Cgroups;
@@ -56,7 +58,11 @@ export function isolationArgs(network: boolean): string[] {
 }
 
 export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
-  const base = [...isolationArgs(settings.network), ...hidingArgs(settings.hidden)];
+  const base = [
+    ...isolationArgs(settings.network),
+    ...hidingArgs(settings.hidden),
+    ...readableArgs(settings.readable, settings.hidden),
+  ];
   const rlimits: RlimitSettings = {
     // Counted per user namespace, so per sandbox, except for the host's root (exempt).
     ...(settings.cgroups.holds('pids') ? {} : { maxProcesses: settings.maxProcesses }),

@@ -24,6 +24,8 @@ export interface LauncherSettings {
   /** The workspace root, hidden from each sandbox unless shells share it. */
   readonly workspace: string;
   readonly sharedWorkspace: boolean;
+  /** Directories every sandboxed shell may read (`--readable`); unsandboxed shells see all. */
+  readonly readable?: readonly string[];
   /** The environment shells start with: its PATH and HOME decide which tools stay visible. */
   readonly shellEnv: NodeJS.ProcessEnv;
   readonly pwshPath: string | null;
@@ -103,6 +105,7 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
       home: settings.shellEnv.HOME,
       toolPaths: settings.pwshPath === null ? pathDirs : [...pathDirs, settings.pwshPath],
     },
+    readable: settings.readable ?? [],
   });
   const rootExempt = process.getuid?.() === 0;
   return {

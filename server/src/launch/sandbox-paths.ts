@@ -78,3 +78,24 @@ function toolDirsUnder(home: string, toolPaths: readonly string[]): string[] {
   }
   return [...dirs].sort();
 }
+
+/**
+ * bwrap arguments for `--readable` directories: each shown read-only at its own path, then
+ * what of the server lies inside one (its package, data dir, the workspace root) hidden again
+ * beneath an empty directory, as `hidingArgs` hides it elsewhere. They come after
+ * `hidingArgs` (a project under the hidden home shows through) and before a shell's own
+ * workspace is mounted (a workspace inside a readable directory stays the shell's own).
+ */
+export function readableArgs(dirs: readonly string[], paths: HiddenPaths): string[] {
+  const shown = dirs.map(realOrNull).filter((dir): dir is string => dir !== null);
+  const args: string[] = [];
+  for (const dir of shown) args.push('--ro-bind', dir, dir);
+  for (const dir of [
+    realOrNull(PACKAGE_ROOT),
+    realOrNull(paths.dataDir),
+    paths.workspaceRoot && realOrNull(paths.workspaceRoot),
+  ]) {
+    if (dir && shown.some((readable) => inside(dir, readable))) args.push('--tmpfs', dir);
+  }
+  return args;
+}

@@ -65,6 +65,7 @@ export function createToolService(
     dataDir: config.dataDir,
     workspace: config.workspace,
     sharedWorkspace: config.sharedWorkspace,
+    readable: config.readable,
     shellEnv: baseEnv,
     pwshPath: pwsh,
   });
