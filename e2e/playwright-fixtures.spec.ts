@@ -49,9 +49,8 @@ test('Control+C stops what the shell runs, typed as a person', async ({ shell })
   await shell.press('Control+C');
   await expect(shell).toShowText(/\^C\n.*#$/);
   await shell.type('echo after-$((40+2))\n');
-  // The line typed after a Ctrl+C is not echoed back today (an engine matter), so only its
-  // output is asserted: it ends the prompt's line.
-  await expect(shell).toShowText(/after-42$/m);
+  // The line typed after the interrupt is echoed as at a terminal, then its output.
+  await expect(shell).toShowText(/# echo after-\$\(\(40\+2\)\)\nafter-42$/m);
   await expect(shell).not.toShowText(/^not-interrupted$/m);
 });
 

@@ -198,7 +198,10 @@ export const bashDialect: ShellDialect = {
     return ` . ${shellQuote(script)}\n`;
   },
   // readline for a person: history, arrow keys, Tab. A leading space keeps them out of history.
-  humanEditing: { on: ' set -o emacs\n', off: ' set +o emacs\n' },
+  // `stty` runs as a job of the shell's own, so bash records the terminal's modes with echo
+  // as wanted: it puts those back when a job ends by a signal (a Ctrl+C), and readline echoes
+  // typed keys only when the terminal it finds echoes.
+  humanEditing: { on: ' set -o emacs; stty echo\n', off: ' set +o emacs; stty -echo\n' },
   // Short on purpose: fewer bytes through the terminal (and through readline, should a human
   // have switched it on), so the per-call nonce travels in the command file instead. LF, not
   // CR, ends it: a command may have switched off the terminal's CR-to-LF (`stty -icrnl`).

@@ -288,10 +288,10 @@ export class HumanControl {
    */
   async backAtPrompt(): Promise<void> {
     if (!this.control) return;
-    if (this.echoDue) {
-      this.echoDue = false;
-      await setLineEcho(this.shell.ttyPath, true);
-    }
+    // Every time, not only when it was left off: when a job ends by a signal (a Ctrl+C),
+    // bash puts back the terminal modes it saved earlier, the agent's echo-off among them.
+    this.echoDue = false;
+    await setLineEcho(this.shell.ttyPath, true);
     await this.shell.switchEditing();
   }
 
