@@ -42,6 +42,8 @@ export interface EngineToolService extends ToolService {
   readonly registry: ShellRegistry;
   /** Where shells run, and the warning to print when that is not where they were meant to. */
   readonly placement: ChosenLauncher;
+  /** The saved full outputs of clipped calls (their caps, and whether the disk takes them). */
+  readonly spill: SpillFiles;
 }
 
 export function createToolService(
@@ -55,7 +57,7 @@ export function createToolService(
     bash: bashDialect,
     ...(pwsh === null ? {} : { pwsh: pwshDialect(pwsh) }),
   };
-  const spill = new SpillFiles(join(config.dataDir, SPILL_DIR_NAME));
+  const spill = new SpillFiles(join(config.dataDir, SPILL_DIR_NAME), config.spill);
   const workspaces = new Workspaces(config.workspace, config.sharedWorkspace);
   const placement = chooseLauncher({
     sandbox: config.sandbox,
@@ -102,6 +104,7 @@ export function createToolService(
   return {
     registry,
     placement,
+    spill,
     async call(agent, dialect, command, signal) {
       const report = (outcome: CallEndKind, durationMs: number, exitCode: number | null): void =>
         finished.fire({ agent, dialect, outcome, durationMs, exitCode });

@@ -1,0 +1,120 @@
+/**
+ * Whether the data dir can be written, per area (history rows, recordings, tokens, saved
+ * outputs): what failed and since when, what is kept in memory meanwhile and what was lost.
+ * `/healthz` and `GET /api/storage` report it; a change is said on stderr even with logging
+ * off, since an operator must hear about a full disk before they need the history.
+ */
+
+export const STORAGE_AREAS = ['history', 'recordings', 'tokens', 'outputs'] as const;
+export type StorageArea = (typeof STORAGE_AREAS)[number];
+
+/** What an area holds in memory until the disk takes it again, and what it had to drop. */
+export interface StorageBacklog {
+  readonly keptItems: number;
+  readonly keptBytes: number;
+  readonly droppedItems: number;
+  readonly droppedBytes: number;
+}
+
+export interface StorageAreaReport extends StorageBacklog {
+  readonly area: StorageArea;
+  /** null while the area writes fine. */
+  readonly failing: {
+    readonly code: string;
+    readonly message: string;
+    readonly since: string;
+  } | null;
+}
+
+export interface StorageReport {
+  readonly state: 'ok' | 'degraded';
+  readonly areas: readonly StorageAreaReport[];
+}
+
+/** errno codes (and SQLite's) that mean "the disk says no", not a bug of ours. */
+const STORAGE_ERRNO = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT', 'EIO', 'EFBIG']);
+const SQLITE_STORAGE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|PERM)/;
+
+/** The errno (or SQLite) code of a write failure the disk caused; undefined for anything else. */
+export function storageErrorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  const code = (error as { code: unknown }).code;
+  if (typeof code !== 'string') return undefined;
+  return STORAGE_ERRNO.has(code) || SQLITE_STORAGE.test(code) ? code : undefined;
+}
+
+const NO_BACKLOG: StorageBacklog = { keptItems: 0, keptBytes: 0, droppedItems: 0, droppedBytes: 0 };
+
+interface AreaState {
+  failing: StorageAreaReport['failing'];
+  backlog: StorageBacklog;
+}
+
+export class StorageHealth {
+  private readonly areas = new Map<StorageArea, AreaState>(
+    STORAGE_AREAS.map((area) => [area, { failing: null, backlog: NO_BACKLOG }]),
+  );
+
+  /** `warn` gets one line per change (stderr unless a test captures it). */
+  constructor(
+    private readonly warn: (line: string) => void = (line) => {
+      process.stderr.write(`${line}\n`);
+    },
+  ) {}
+
+  get degraded(): boolean {
+    return [...this.areas.values()].some((state) => state.failing !== null);
+  }
+
+  /** A write of `area` failed; said once per failing spell (and again if the cause changes). */
+  failed(area: StorageArea, error: unknown, what: string): void {
+    const state = this.state(area);
+    const code = storageErrorCode(error) ?? errorName(error);
+    const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    if (state.failing?.code === code) return;
+    state.failing = { code, message, since: new Date().toISOString() };
+    this.warn(
+      `jumpseat: warning: the data dir cannot be written (${code}, ${area}): ${message}; calls go on, and what can be kept waits in memory until the disk takes it again`,
+    );
+  }
+
+  /** `area` wrote again: the spell is over (said once). */
+  recovered(area: StorageArea): void {
+    const state = this.state(area);
+    if (state.failing === null) return;
+    state.failing = null;
+    const { droppedItems, droppedBytes } = state.backlog;
+    const lost =
+      droppedItems + droppedBytes === 0
+        ? 'nothing was lost'
+        : `lost while it failed: ${droppedItems} items, ${droppedBytes} bytes`;
+    this.warn(`jumpseat: the data dir takes ${area} writes again; ${lost}`);
+  }
+
+  /** The area's current backlog (what it keeps and has dropped so far). */
+  setBacklog(area: StorageArea, backlog: StorageBacklog): void {
+    this.state(area).backlog = backlog;
+  }
+
+  report(): StorageReport {
+    return {
+      state: this.degraded ? 'degraded' : 'ok',
+      areas: STORAGE_AREAS.map((area) => {
+        const state = this.state(area);
+        return { area, failing: state.failing, ...state.backlog };
+      }),
+    };
+  }
+
+  private state(area: StorageArea): AreaState {
+    return this.areas.get(area) as AreaState;
+  }
+}
+
+function errorName(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return 'EUNKNOWN';
+}
