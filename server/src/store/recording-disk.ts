@@ -12,7 +12,7 @@ import { storageErrorCode } from '../ops/storage-health.ts';
 export const MARKER_RESERVE_BYTES = 4096;
 /** Recording bytes kept in memory while the disk refuses them, for all shells together. */
 export const MAX_KEPT_RECORDING_BYTES = 32 * 1024 * 1024;
-const PART_NAME = /^[A-Za-z0-9-]{1,100}(?:\.\d+)?\.cast$/;
+const PART_NAME = /^([A-Za-z0-9-]{1,100})(?:\.\d+)?\.cast$/;
 
 /** The marker put where output stopped being recorded because of the total cap. */
 export function recordingCapMarker(maxTotalBytes: number): string {
@@ -37,6 +37,8 @@ export interface RecordingDiskStatus {
 export class RecordingDisk {
   /** Bytes of recordings on disk (known exactly after a scan, kept up to date by writes). */
   private total: number | null = null;
+  /** Bytes reserved and not yet on disk (a scan does not see them). */
+  private inFlight = 0;
   /** Bytes waiting in memory for the disk, and how many writes that is. */
   keptBytes = 0;
   keptWrites = 0;
@@ -48,8 +50,11 @@ export class RecordingDisk {
   constructor(
     readonly dir: string,
     readonly maxTotalBytes: number,
-    /** Files that must not be deleted (each open shell's current part). */
-    private readonly activePaths: () => ReadonlySet<string>,
+    /**
+     * Shells whose recordings must not be deleted to make room (those being written): a live
+     * shell never loses its beginning; past the cap its new output is dropped, with a marker.
+     */
+    private readonly activeShells: () => ReadonlySet<string>,
     private readonly onStatus: (status: RecordingDiskStatus) => void,
   ) {}
 
@@ -63,15 +68,16 @@ export class RecordingDisk {
     this.total ??= this.scan().reduce((sum, file) => sum + file.size, 0);
     if (this.total + bytes <= limit) {
       this.total += bytes;
+      this.inFlight += bytes;
       return true;
     }
     const files = this.scan();
-    this.total = files.reduce((sum, file) => sum + file.size, 0);
-    const active = this.activePaths();
+    this.total = this.inFlight + files.reduce((sum, file) => sum + file.size, 0);
+    const active = this.activeShells();
     files.sort((a, b) => a.mtime - b.mtime);
     for (const file of files) {
       if (this.total + bytes <= limit) break;
-      if (active.has(file.path)) continue;
+      if (active.has(file.sessionId)) continue;
       try {
         unlinkSync(file.path);
         this.total -= file.size;
@@ -81,11 +87,18 @@ export class RecordingDisk {
     }
     if (this.total + bytes > limit) return false;
     this.total += bytes;
+    this.inFlight += bytes;
     return true;
+  }
+
+  /** Reserved bytes reached the disk. */
+  landed(bytes: number): void {
+    this.inFlight = Math.max(0, this.inFlight - bytes);
   }
 
   /** Gives back a reservation that was never written (dropped). */
   release(bytes: number): void {
+    this.inFlight = Math.max(0, this.inFlight - bytes);
     if (this.total !== null) this.total = Math.max(0, this.total - bytes);
   }
 
@@ -149,7 +162,7 @@ export class RecordingDisk {
     });
   }
 
-  private scan(): { path: string; size: number; mtime: number }[] {
+  private scan(): { path: string; sessionId: string; size: number; mtime: number }[] {
     let names: string[];
     try {
       names = readdirSync(this.dir);
@@ -157,11 +170,12 @@ export class RecordingDisk {
       return [];
     }
     return names.flatMap((name) => {
-      if (!PART_NAME.test(name)) return [];
+      const sessionId = PART_NAME.exec(name)?.[1];
+      if (sessionId === undefined) return [];
       const path = join(this.dir, name);
       try {
         const stat = statSync(path);
-        return [{ path, size: stat.size, mtime: stat.mtimeMs }];
+        return [{ path, sessionId, size: stat.size, mtime: stat.mtimeMs }];
       } catch {
         return [];
       }

@@ -40,6 +40,7 @@ export class RecordingFiles {
   ): RecordingWriter {
     if (!SAFE_ID.test(sessionId)) throw new Error(`unsafe recording id ${sessionId}`);
     return new RecordingWriter(
+      sessionId,
       (part) => this.partPath(sessionId, part),
       header,
       this.limits,
@@ -153,6 +154,8 @@ export class RecordingWriter {
   private readonly sizes = new Map<string, number>();
 
   constructor(
+    /** The shell whose recording this is (its files are never deleted to make room). */
+    readonly sessionId: string,
     private readonly pathOf: (part: number) => string,
     private readonly header: AsciicastHeader,
     private readonly limits: RecordingLimits,
@@ -162,11 +165,6 @@ export class RecordingWriter {
   /** The first write error, if any (with a budget, failed writes wait instead). */
   get error(): Error | null {
     return this.failed;
-  }
-
-  /** The part being written (never deleted to make room); null before the first. */
-  get currentPath(): string | null {
-    return this.part === 0 ? null : this.pathOf(this.part);
   }
 
   /** Writes or lines wait for the disk. */
@@ -259,6 +257,7 @@ export class RecordingWriter {
       }
       this.sizes.set(write.path, before + write.data.length);
       this.pending.shift();
+      disk?.landed(write.data.length);
       if (write.kept) disk?.unkeep(write.data.length);
     }
     disk?.wroteAgain();

@@ -66,13 +66,7 @@ const waiting = new Set<RecordingWriter>();
 const disk = new RecordingDisk(
   dir,
   limits.maxTotalBytes,
-  () => {
-    const active = new Set<string>();
-    for (const writer of [...[...shells.values()].map((shell) => shell.writer), ...waiting]) {
-      if (writer.currentPath !== null) active.add(writer.currentPath);
-    }
-    return active;
-  },
+  () => new Set([...shells.keys(), ...[...waiting].map((writer) => writer.sessionId)]),
   (status) => send({ type: 'status', status }),
 );
 const retryTimer = setInterval(() => {
