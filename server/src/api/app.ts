@@ -91,6 +91,7 @@ export function buildApp(options: AppOptions) {
     logged.dispose();
   });
   const health = options.health ?? new StorageHealth();
+  health.probeIn(config.dataDir);
   app.decorate('storageHealth', health);
   const history =
     options.history ??
@@ -116,6 +117,7 @@ export function buildApp(options: AppOptions) {
   // A root hook runs after every plugin's: the shells the lifecycle ends are recorded as closed.
   app.addHook('onClose', async () => {
     for (const report of storageReports) report.dispose();
+    health.close();
     tokens.flush();
     await history.close();
   });

@@ -1,3 +1,6 @@
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * Whether the data dir can be written, per area (history rows, recordings, tokens, saved
  * outputs): what failed and since when, what is kept in memory meanwhile and what was lost.
@@ -43,6 +46,14 @@ export function storageErrorCode(error: unknown): string | undefined {
   return STORAGE_ERRNO.has(code) || SQLITE_STORAGE.test(code) ? code : undefined;
 }
 
+/**
+ * Areas that write only when asked (a mint, a clipped call) learn the disk is back from a
+ * probe: a small file written and removed this often while any of them fails.
+ */
+const PROBE_INTERVAL_MS = 2000;
+const PROBED_AREAS: readonly StorageArea[] = ['tokens', 'outputs'];
+const PROBE_FILE = '.write-probe';
+
 const NO_BACKLOG: StorageBacklog = { keptItems: 0, keptBytes: 0, droppedItems: 0, droppedBytes: 0 };
 
 interface AreaState {
@@ -55,12 +66,26 @@ export class StorageHealth {
     STORAGE_AREAS.map((area) => [area, { failing: null, backlog: NO_BACKLOG }]),
   );
 
+  private probeTimer: NodeJS.Timeout | undefined;
+  private probeDir: string | null = null;
+
   /** `warn` gets one line per change (stderr unless a test captures it). */
   constructor(
     private readonly warn: (line: string) => void = (line) => {
       process.stderr.write(`${line}\n`);
     },
   ) {}
+
+  /** Where the probe writes (the data dir); without one, areas recover on their next write. */
+  probeIn(dir: string): void {
+    this.probeDir = dir;
+  }
+
+  /** Stops the probe (the server closes). */
+  close(): void {
+    clearInterval(this.probeTimer);
+    this.probeTimer = undefined;
+  }
 
   get degraded(): boolean {
     return [...this.areas.values()].some((state) => state.failing !== null);
@@ -73,6 +98,7 @@ export class StorageHealth {
     const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
     if (state.failing?.code === code) return;
     state.failing = { code, message, since: new Date().toISOString() };
+    if (PROBED_AREAS.includes(area)) this.startProbe();
     this.warn(
       `jumpseat: warning: the data dir cannot be written (${code}, ${area}): ${message}; calls go on, and what can be kept waits in memory until the disk takes it again`,
     );
@@ -104,6 +130,22 @@ export class StorageHealth {
         return { area, failing: state.failing, ...state.backlog };
       }),
     };
+  }
+
+  private startProbe(): void {
+    if (this.probeTimer !== undefined || this.probeDir === null) return;
+    const path = join(this.probeDir, PROBE_FILE);
+    this.probeTimer = setInterval(() => {
+      try {
+        writeFileSync(path, 'probe\n');
+        unlinkSync(path);
+      } catch {
+        return;
+      }
+      for (const area of PROBED_AREAS) this.recovered(area);
+      this.close();
+    }, PROBE_INTERVAL_MS);
+    this.probeTimer.unref();
   }
 
   private state(area: StorageArea): AreaState {

@@ -71,6 +71,15 @@ export function createToolService(
     pwshPath: pwsh,
   });
   const settings = (dialect: Dialect): DialectSettings => config.dialects[dialect];
+  // A data dir that refuses a new folder (full, read-only) must not stop the shell: its
+  // results then say their full output was not saved.
+  const savedOutputsOf = (agent: string): string[] => {
+    try {
+      return [spill.agentDir(agent)];
+    } catch {
+      return [];
+    }
+  };
   const registry = new ShellRegistry((dialect) => {
     const shellDialect = engines[dialect];
     if (!shellDialect) throw new Error(`no engine for ${dialect}`);
@@ -81,7 +90,7 @@ export function createToolService(
       // has none until it is handed to an agent.
       placeOf: (who) =>
         'agent' in who
-          ? { workspace: workspaces.forAgent(who.agent), readable: [spill.agentDir(who.agent)] }
+          ? { workspace: workspaces.forAgent(who.agent), readable: savedOutputsOf(who.agent) }
           : { workspace: workspaces.forPerson(who.owner.tokenId), readable: [] },
       baseEnv,
       envPass: config.envPass,
