@@ -1,7 +1,9 @@
 /**
  * What a shell shows: the display stream (the bytes viewers, recordings and the screen model
  * see, with their offsets) and the headless screen model those bytes draw. One reason to
- * change: how a shell's output is presented.
+ * change: how a shell's output is presented. Once the shell has ended, `freeze` keeps the last
+ * screen as text and a snapshot and lets the model go (megabytes per shell with scrollback):
+ * an ended shell's page and API keep working from what was kept.
  */
 import { Emitter } from '../pty/disposable.ts';
 import { ScreenModel, type ScreenSnapshot } from '../screen/screen-model.ts';
@@ -12,10 +14,23 @@ export interface DisplayChunk {
   readonly data: Buffer;
 }
 
+/** Lines of history an ended shell's snapshot keeps (the recording has everything). */
+export const ENDED_SCROLLBACK_LINES = 500;
+
+/** What is kept of the screen once the model is let go. */
+interface FrozenScreen {
+  readonly snapshot: ScreenSnapshot;
+  readonly text: string;
+  readonly cursorLine: string;
+  readonly cursor: { row: number; col: number };
+}
+
 export class ShellDisplay {
   readonly onDisplay = new Emitter<DisplayChunk>();
   private readonly screen: ScreenModel;
   private displayed = 0;
+  private frozen: FrozenScreen | null = null;
+  private freezing: Promise<void> | null = null;
 
   constructor(cols: number, rows: number) {
     this.screen = new ScreenModel(cols, rows);
@@ -36,28 +51,54 @@ export class ShellDisplay {
 
   /** The visible screen as text, once every displayed byte has been parsed. */
   async screenText(): Promise<string> {
+    await this.freezing;
+    if (this.frozen) return this.frozen.text;
     await this.screen.settled();
     return this.screen.screenText();
   }
 
   async cursorLineText(): Promise<string> {
+    await this.freezing;
+    if (this.frozen) return this.frozen.cursorLine;
     await this.screen.settled();
     return this.screen.cursorLineText();
   }
 
   /** Where the cursor is on the screen viewers see, once every byte has been parsed. */
   async cursor(): Promise<{ row: number; col: number }> {
+    await this.freezing;
+    if (this.frozen) return this.frozen.cursor;
     await this.screen.settled();
     return this.screen.cursor();
   }
 
   /** Screen and scrollback serialized, with the exact display offset they cover. */
-  snapshot(): Promise<ScreenSnapshot> {
-    return this.screen.snapshot();
+  async snapshot(): Promise<ScreenSnapshot> {
+    await this.freezing;
+    return this.frozen?.snapshot ?? this.screen.snapshot();
   }
 
   resize(cols: number, rows: number): void {
     this.screen.resize(cols, rows);
+  }
+
+  /**
+   * The shell ended: keeps the last screen (text, cursor, a snapshot with the last
+   * ENDED_SCROLLBACK_LINES of history) and frees the screen model. Bytes shown later (none
+   * are expected) still reach listeners, not the kept screen.
+   */
+  freeze(): Promise<void> {
+    this.freezing ??= (async () => {
+      const snapshot = await this.screen.finalSnapshot(ENDED_SCROLLBACK_LINES);
+      this.frozen = {
+        snapshot,
+        text: this.screen.screenText(),
+        cursorLine: this.screen.cursorLineText(),
+        cursor: this.screen.cursor(),
+      };
+      this.screen.dispose();
+    })();
+    return this.freezing;
   }
 
   dispose(): void {

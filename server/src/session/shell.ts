@@ -694,6 +694,8 @@ export class Shell {
     if (state === 'exited') {
       this.endedAtValue = new Date();
       this.human.shellExited();
+      // An ended shell keeps its info and history, not its screen model (issue 15).
+      void this.output.freeze();
     }
     this.onChange.fire();
   }

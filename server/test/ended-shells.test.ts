@@ -1,0 +1,53 @@
+/**
+ * An ended shell keeps its info, calls and last screen, not its screen model: its page still
+ * shows the last screen (the snapshot kept at exit, with ENDED_SCROLLBACK_LINES of history),
+ * and its calls and recording are served as before.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallInfo, SessionInfo } from '../../shared/src/api.ts';
+import { ENDED_SCROLLBACK_LINES } from '../src/session/shell-display.ts';
+import { startServer, type TestServer } from './support/http-server.ts';
+import { LiveClient } from './support/live-client.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('an ended shell', () => {
+  it('shows its last screen to a late viewer, and keeps its calls and recording', async () => {
+    const response = await server.post('/api/agents/gone/bash', {
+      command: 'seq 1 3000; echo last-words; exit 3',
+    });
+    expect(response.status).toBe(200);
+    const sessions = (await (
+      await server.request('/api/sessions', { token: server.adminToken })
+    ).json()) as SessionInfo[];
+    const ended = sessions.find((s) => s.agent === 'gone');
+    expect(ended?.state).toBe('exited');
+    const url = `${server.origin.replace('http', 'ws')}/api/sessions/${ended?.id}/live`;
+    const client = await LiveClient.connect(url, { token: server.adminToken });
+    try {
+      const snapshot = await client.next('snapshot');
+      expect(snapshot.reason).toBe('join');
+      const screen = await client.screenText();
+      expect(screen).toContain('last-words');
+      // The kept history is the last ENDED_SCROLLBACK_LINES lines, not the model's 2000.
+      expect(snapshot.data).toContain(`\r\n${3000 - ENDED_SCROLLBACK_LINES + 40}\r\n`);
+      expect(snapshot.data).not.toContain(`\r\n${3000 - 2 * ENDED_SCROLLBACK_LINES}\r\n`);
+    } finally {
+      client.socket.close();
+    }
+    const calls = (await (
+      await server.request(`/api/sessions/${ended?.id}/calls`, { token: server.adminToken })
+    ).json()) as CallInfo[];
+    expect(calls.map((c) => c.outcome)).toEqual(['shell_exit']);
+    const cast = await server.request(`/api/sessions/${ended?.id}/recording`, {
+      token: server.adminToken,
+    });
+    expect(await cast.text()).toContain('last-words');
+  });
+});
