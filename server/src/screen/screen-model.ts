@@ -133,6 +133,11 @@ export class ScreenModel {
     });
   }
 
+  /** The model was let go: it shows nothing and parses nothing any more. */
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
   get altScreen(): boolean {
     return this.terminal.buffer.active.type === 'alternate';
   }

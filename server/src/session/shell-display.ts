@@ -27,13 +27,14 @@ interface FrozenScreen {
 
 export class ShellDisplay {
   readonly onDisplay = new Emitter<DisplayChunk>();
-  private readonly screen: ScreenModel;
+  /** null once frozen: the model is let go, not only disposed (that keeps its buffers). */
+  private model: ScreenModel | null;
   private displayed = 0;
   private frozen: FrozenScreen | null = null;
   private freezing: Promise<void> | null = null;
 
   constructor(cols: number, rows: number) {
-    this.screen = new ScreenModel(cols, rows);
+    this.model = new ScreenModel(cols, rows);
   }
 
   /** Display bytes produced so far: the offset the next chunk starts at. */
@@ -45,7 +46,7 @@ export class ShellDisplay {
     if (data.length === 0) return;
     const offset = this.displayed;
     this.displayed += data.length;
-    this.screen.write(data);
+    this.model?.write(data);
     this.onDisplay.fire({ offset, data });
   }
 
@@ -53,33 +54,36 @@ export class ShellDisplay {
   async screenText(): Promise<string> {
     await this.freezing;
     if (this.frozen) return this.frozen.text;
-    await this.screen.settled();
-    return this.screen.screenText();
+    const screen = this.screen();
+    await screen.settled();
+    return screen.screenText();
   }
 
   async cursorLineText(): Promise<string> {
     await this.freezing;
     if (this.frozen) return this.frozen.cursorLine;
-    await this.screen.settled();
-    return this.screen.cursorLineText();
+    const screen = this.screen();
+    await screen.settled();
+    return screen.cursorLineText();
   }
 
   /** Where the cursor is on the screen viewers see, once every byte has been parsed. */
   async cursor(): Promise<{ row: number; col: number }> {
     await this.freezing;
     if (this.frozen) return this.frozen.cursor;
-    await this.screen.settled();
-    return this.screen.cursor();
+    const screen = this.screen();
+    await screen.settled();
+    return screen.cursor();
   }
 
   /** Screen and scrollback serialized, with the exact display offset they cover. */
   async snapshot(): Promise<ScreenSnapshot> {
     await this.freezing;
-    return this.frozen?.snapshot ?? this.screen.snapshot();
+    return this.frozen?.snapshot ?? this.screen().snapshot();
   }
 
   resize(cols: number, rows: number): void {
-    this.screen.resize(cols, rows);
+    this.model?.resize(cols, rows);
   }
 
   /**
@@ -89,20 +93,31 @@ export class ShellDisplay {
    */
   freeze(): Promise<void> {
     this.freezing ??= (async () => {
-      const snapshot = await this.screen.finalSnapshot(ENDED_SCROLLBACK_LINES);
-      this.frozen = {
-        snapshot,
-        text: this.screen.screenText(),
-        cursorLine: this.screen.cursorLineText(),
-        cursor: this.screen.cursor(),
-      };
-      this.screen.dispose();
+      const screen = this.screen();
+      const snapshot = await screen.finalSnapshot(ENDED_SCROLLBACK_LINES);
+      this.frozen = screen.isDisposed
+        ? // The shell was disposed meanwhile: nothing is left to show.
+          { snapshot, text: '', cursorLine: '', cursor: { row: 1, col: 1 } }
+        : {
+            snapshot,
+            text: screen.screenText(),
+            cursorLine: screen.cursorLineText(),
+            cursor: screen.cursor(),
+          };
+      screen.dispose();
+      this.model = null;
     })();
     return this.freezing;
   }
 
   dispose(): void {
     this.onDisplay.clear();
-    this.screen.dispose();
+    this.model?.dispose();
+  }
+
+  /** The model; only called before `frozen` is set (the freeze keeps it until then). */
+  private screen(): ScreenModel {
+    if (this.model === null) throw new Error('the screen model was let go');
+    return this.model;
   }
 }
