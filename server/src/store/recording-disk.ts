@@ -56,6 +56,8 @@ export class RecordingDisk {
      */
     private readonly activeShells: () => ReadonlySet<string>,
     private readonly onStatus: (status: RecordingDiskStatus) => void,
+    /** Bytes kept in memory at most while the disk refuses writes. */
+    private readonly maxKeptBytes = MAX_KEPT_RECORDING_BYTES,
   ) {}
 
   /**
@@ -104,7 +106,7 @@ export class RecordingDisk {
 
   /** Can `bytes` more wait in memory? Counted as kept when they can, as dropped when not. */
   keep(bytes: number): boolean {
-    if (this.keptBytes + bytes > MAX_KEPT_RECORDING_BYTES) {
+    if (this.keptBytes + bytes > this.maxKeptBytes) {
       this.droppedBytes += bytes;
       this.droppedWrites += 1;
       this.report();
@@ -147,7 +149,7 @@ export class RecordingDisk {
   }
 
   get failingCode(): string {
-    return this.failing?.code ?? 'a disk failure';
+    return this.failing?.code ?? 'EIO';
   }
 
   report(): void {

@@ -147,6 +147,8 @@ export class RecordingWriter {
   private keptLineBytes = 0;
   /** Output dropped because the memory bound was reached while the disk refused writes. */
   private lostBytes = 0;
+  /** What the disk said when those bytes were dropped (for the marker). */
+  private lostCode = '';
   /** The total cap stopped recording; the bytes dropped since. */
   private capped = false;
   private cappedBytes = 0;
@@ -205,7 +207,7 @@ export class RecordingWriter {
     if (this.keptLines.length > 0) {
       const gap =
         this.lostBytes > 0
-          ? [this.context.markerLine(recordingGapMarker(this.lostBytes, disk?.failingCode ?? ''))]
+          ? [this.context.markerLine(recordingGapMarker(this.lostBytes, this.lostCode))]
           : [];
       batch = [...gap, ...this.keptLines, ...lines];
       disk?.unkeep(this.keptLineBytes);
@@ -227,6 +229,7 @@ export class RecordingWriter {
       this.keptLineBytes += bytes;
     } else {
       this.lostBytes += bytes;
+      this.lostCode = `the disk refused it: ${disk.failingCode}`;
     }
   }
 
