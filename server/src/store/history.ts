@@ -85,7 +85,10 @@ export class History {
         if (health === undefined) return;
         health.setBacklog('recordings', status.backlog);
         if (status.failing === null) health.recovered('recordings');
-        else health.failed('recordings', { code: status.failing.code }, status.failing.message);
+        else {
+          const { code, message } = status.failing;
+          health.failed('recordings', Object.assign(new Error(message), { code }), 'recording');
+        }
       },
     );
     for (const shell of options.registry.shells()) this.follow(shell);
