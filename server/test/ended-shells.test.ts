@@ -9,6 +9,10 @@ import { ENDED_SCROLLBACK_LINES } from '../src/session/shell-display.ts';
 import { startServer, type TestServer } from './support/http-server.ts';
 import { LiveClient } from './support/live-client.ts';
 
+/** Shells ended by their own call; a flush between the exit and the record lost some. */
+const ENDING_SHELLS = 24;
+const ENDING_CONCURRENCY = 4;
+
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer();
@@ -49,5 +53,28 @@ describe('an ended shell', () => {
       token: server.adminToken,
     });
     expect(await cast.text()).toContain('last-words');
+  });
+
+  it('records the call that ended its shell, however the flushes fall', async () => {
+    const agents = Array.from({ length: ENDING_SHELLS }, (_, i) => `ending-${i}`);
+    for (let i = 0; i < agents.length; i += ENDING_CONCURRENCY) {
+      const batch = agents.slice(i, i + ENDING_CONCURRENCY).map(async (agent) => {
+        const response = await server.post(`/api/agents/${agent}/bash`, {
+          command: 'seq 1 3000; exit 0',
+        });
+        expect(response.status).toBe(200);
+      });
+      await Promise.all(batch);
+    }
+    const all = (await (
+      await server.request('/api/sessions?state=all', { token: server.adminToken })
+    ).json()) as SessionInfo[];
+    for (const agent of agents) {
+      const shell = all.find((s) => s.agent === agent);
+      const calls = (await (
+        await server.request(`/api/sessions/${shell?.id}/calls`, { token: server.adminToken })
+      ).json()) as CallInfo[];
+      expect([agent, calls.map((c) => c.command)]).toEqual([agent, ['seq 1 3000; exit 0']]);
+    }
   });
 });
