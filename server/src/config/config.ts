@@ -148,6 +148,8 @@ const DEFAULT_SPILL_MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024;
 const MIN_SPILL_BYTES = 64 * 1024;
 /** Smallest rotation size: a part must hold its header line and some output. */
 const MIN_RECORDING_FILE_BYTES = 4096;
+/** Smallest total: a recording's header, the room kept for the cap's markers, some output. */
+const MIN_RECORDING_TOTAL_BYTES = 65536;
 /** A century: ages beyond it are a typo, and the milliseconds stay exact. */
 const MAX_RECORDING_AGE_DAYS = 36_500;
 
@@ -270,6 +272,7 @@ function readHistorySettings(read: (name: FlagName) => Setting | undefined): His
       read('recording-max-total-bytes'),
       DEFAULT_RECORDING_MAX_TOTAL_BYTES,
       Number.MAX_SAFE_INTEGER,
+      MIN_RECORDING_TOTAL_BYTES,
     ),
     recordingMaxAgeDays: positiveInteger(
       read('recording-max-age-days'),

@@ -60,6 +60,7 @@ export class History {
   private readonly audits = new AuditGatherer();
   /** Rows the database could not take yet (a full disk), written with the next flush. */
   private readonly backlog = new RowBacklog();
+  private writesFailing = false;
   private readonly flushTimer: NodeJS.Timeout;
   private readonly retentionTimer: NodeJS.Timeout;
   private retention: Promise<unknown> = Promise.resolve();
@@ -149,11 +150,14 @@ export class History {
     try {
       this.db.write(batch);
       this.backlog.clear();
+      this.writesFailing = false;
       health?.recovered('history');
     } catch (error) {
       this.backlog.keep(batch);
       health?.failed('history', error, 'history database write');
-      this.options.onError?.(error, 'history database write');
+      // Logged once per spell: the flush retries every half second.
+      if (!this.writesFailing) this.options.onError?.(error, 'history database write');
+      this.writesFailing = true;
     }
     health?.setBacklog('history', this.backlog.report());
     if (batch.audits.length === 0 || !this.backlog.empty) return;

@@ -123,10 +123,10 @@ export class RecordingDisk {
     this.keptWrites += 1;
   }
 
-  /** Kept bytes reached the disk. */
-  unkeep(bytes: number): void {
+  /** Kept bytes (`writes` keeps of them) reached the disk. */
+  unkeep(bytes: number, writes = 1): void {
     this.keptBytes = Math.max(0, this.keptBytes - bytes);
-    this.keptWrites = Math.max(0, this.keptWrites - 1);
+    this.keptWrites = Math.max(0, this.keptWrites - writes);
   }
 
   /** The disk refused a write: said once per cause. Any error counts (the write waits). */

@@ -145,6 +145,8 @@ export class RecordingWriter {
   /** Lines gathered while the disk refused writes, not yet planned into parts. */
   private keptLines: string[] = [];
   private keptLineBytes = 0;
+  /** How many appends those lines came in (the disk counts each as one kept item). */
+  private keptLineBatches = 0;
   /** Output dropped because the memory bound was reached while the disk refused writes. */
   private lostBytes = 0;
   /** What the disk said when those bytes were dropped (for the marker). */
@@ -210,9 +212,10 @@ export class RecordingWriter {
           ? [this.context.markerLine(recordingGapMarker(this.lostBytes, this.lostCode))]
           : [];
       batch = [...gap, ...this.keptLines, ...lines];
-      disk?.unkeep(this.keptLineBytes);
+      disk?.unkeep(this.keptLineBytes, this.keptLineBatches);
       this.keptLines = [];
       this.keptLineBytes = 0;
+      this.keptLineBatches = 0;
       this.lostBytes = 0;
     }
     if (batch.length === 0) return;
@@ -227,6 +230,7 @@ export class RecordingWriter {
     if (disk === null || disk.keep(bytes)) {
       this.keptLines.push(...lines);
       this.keptLineBytes += bytes;
+      this.keptLineBatches += 1;
     } else {
       this.lostBytes += bytes;
       this.lostCode = `the disk refused it: ${disk.failingCode}`;

@@ -23,6 +23,7 @@ interface SavedFile {
 export class SpillBudget {
   /** Every saved file, oldest first (names sort by creation time). */
   private files: SavedFile[] | null = null;
+  private readonly byKey = new Map<string, SavedFile>();
   private readonly open = new Set<string>();
   private total = 0;
   private readonly perAgent = new Map<string, number>();
@@ -36,8 +37,10 @@ export class SpillBudget {
   /** A new (empty) file is being written: it is never deleted to make room. */
   opened(agent: string, name: string): void {
     const files = this.known();
-    if (!files.some((f) => f.agent === agent && f.name === name)) {
-      files.push({ agent, name, bytes: 0 });
+    if (!this.byKey.has(key(agent, name))) {
+      const file = { agent, name, bytes: 0 };
+      files.push(file);
+      this.byKey.set(key(agent, name), file);
     }
     this.open.add(key(agent, name));
   }
@@ -57,7 +60,7 @@ export class SpillBudget {
     if (totalRoom() < bytes) this.evict(bytes - totalRoom(), () => true);
     const granted = Math.max(0, Math.min(bytes, agentRoom(), totalRoom()));
     const cap = granted === bytes ? null : agentRoom() <= totalRoom() ? 'agent' : 'total';
-    const file = this.known().find((f) => f.agent === agent && f.name === name);
+    const file = this.byKey.get(key(agent, name));
     if (file !== undefined) file.bytes += granted;
     this.add(agent, granted);
     return { granted, cap };
@@ -65,11 +68,12 @@ export class SpillBudget {
 
   /** A file was deleted (pruned or discarded). */
   removed(agent: string, name: string): void {
+    const file = this.byKey.get(key(agent, name));
+    if (file === undefined) return;
     const files = this.known();
-    const index = files.findIndex((f) => f.agent === agent && f.name === name);
-    if (index === -1) return;
-    const [file] = files.splice(index, 1);
-    this.add(agent, -(file?.bytes ?? 0));
+    files.splice(files.indexOf(file), 1);
+    this.byKey.delete(key(agent, name));
+    this.add(agent, -file.bytes);
     this.open.delete(key(agent, name));
   }
 
@@ -123,7 +127,9 @@ export class SpillBudget {
       for (const name of names.sort()) {
         try {
           const { size } = statSync(join(this.dir, agent, name));
-          this.files.push({ agent, name, bytes: size });
+          const file = { agent, name, bytes: size };
+          this.files.push(file);
+          this.byKey.set(key(agent, name), file);
           this.add(agent, size);
         } catch {
           // Deleted meanwhile.
