@@ -75,6 +75,43 @@ describe('the recordings cap', () => {
   });
 });
 
+describe('the recordings cap and ended shells', () => {
+  it('deletes the oldest recordings of ended shells to make room for a live one', async () => {
+    const server = await startServer({
+      flags: ['--recording-max-total-bytes', String(RECORDING_TOTAL)],
+    });
+    servers.push(server);
+    await call(server, 'first', 'seq 1 20000; exit 0');
+    await server.app.history.flush();
+    const recordings = join(server.config.dataDir, 'recordings');
+    const [firstFile] = filesUnder(recordings);
+    expect(firstFile?.size).toBeGreaterThan(RECORDING_TOTAL / 2);
+    await call(server, 'second', 'seq 1 20000');
+    await server.app.history.flush();
+    const files = filesUnder(recordings);
+    expect(files.map((f) => f.path)).not.toContain(firstFile?.path);
+    expect(total(files)).toBeLessThanOrEqual(RECORDING_TOTAL);
+    const text = readFileSync(files[0]?.path as string, 'utf8');
+    expect(text).toContain('19999');
+    expect(text).not.toContain('recording cap reached');
+  });
+});
+
+describe('the saved output per file', () => {
+  it('is cut at --spill-max-file-bytes with a line saying so', async () => {
+    const server = await startServer({
+      flags: ['--max-output-chars', '1000', '--spill-max-file-bytes', '65536'],
+    });
+    servers.push(server);
+    const path = savedOutputIn(await call(server, 'one', BIG));
+    const text = readFileSync(path as string, 'utf8');
+    expect(text.endsWith('\n[output cut here: a saved output is limited to 65536 bytes]\n')).toBe(
+      true,
+    );
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(65536 + 100);
+  });
+});
+
 describe('the saved outputs caps', () => {
   it('hold per agent and in all at write time: the oldest go first, a cut file says why', async () => {
     const server = await startServer({

@@ -117,6 +117,13 @@ export class StorageHealth {
     this.warn(`jumpseat: the data dir takes ${area} writes again; ${lost}`);
   }
 
+  /** The server closes with `items` of `area` still waiting for the disk: they are lost. */
+  lostOnClose(area: StorageArea, items: number): void {
+    this.warn(
+      `jumpseat: warning: closing with ${items} ${area} items the data dir never took; they are lost`,
+    );
+  }
+
   /** The area's current backlog (what it keeps and has dropped so far). */
   setBacklog(area: StorageArea, backlog: StorageBacklog): void {
     this.state(area).backlog = backlog;

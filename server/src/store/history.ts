@@ -249,6 +249,8 @@ export class History {
     await this.retention;
     await this.thread.close();
     this.closed = true;
+    const { keptItems } = this.backlog.report();
+    if (keptItems > 0) this.options.health?.lostOnClose('history', keptItems);
     for (const recorder of this.recorders.values()) recorder.dispose();
     this.recorders.clear();
     this.db.close();
