@@ -54,16 +54,26 @@ const PROBE_INTERVAL_MS = 2000;
 const PROBED_AREAS: readonly StorageArea[] = ['tokens', 'outputs'];
 const PROBE_FILE = '.write-probe';
 
+/** A disk that fails, recovers and fails again is said at most this often per area. */
+const WARN_INTERVAL_MS = 60_000;
+
 const NO_BACKLOG: StorageBacklog = { keptItems: 0, keptBytes: 0, droppedItems: 0, droppedBytes: 0 };
 
 interface AreaState {
   failing: StorageAreaReport['failing'];
   backlog: StorageBacklog;
+  /** When a failure was last said (ms), to say a flapping disk once a minute. */
+  warnedAt: number;
+  /** The current failure was said: its end will be too. */
+  said: boolean;
 }
 
 export class StorageHealth {
   private readonly areas = new Map<StorageArea, AreaState>(
-    STORAGE_AREAS.map((area) => [area, { failing: null, backlog: NO_BACKLOG }]),
+    STORAGE_AREAS.map((area) => [
+      area,
+      { failing: null, backlog: NO_BACKLOG, warnedAt: 0, said: false },
+    ]),
   );
 
   private probeTimer: NodeJS.Timeout | undefined;
@@ -99,6 +109,10 @@ export class StorageHealth {
     if (state.failing?.code === code) return;
     state.failing = { code, message, since: new Date().toISOString() };
     if (PROBED_AREAS.includes(area)) this.startProbe();
+    const now = Date.now();
+    if (now - state.warnedAt < WARN_INTERVAL_MS) return;
+    state.warnedAt = now;
+    state.said = true;
     this.warn(
       `jumpseat: warning: the data dir cannot be written (${code}, ${area}): ${message}; calls go on, and what can be kept waits in memory until the disk takes it again`,
     );
@@ -109,6 +123,9 @@ export class StorageHealth {
     const state = this.state(area);
     if (state.failing === null) return;
     state.failing = null;
+    // Said only after a failure that was said (a flapping disk is said once a minute).
+    if (!state.said) return;
+    state.said = false;
     const { droppedItems, droppedBytes } = state.backlog;
     const lost =
       droppedItems + droppedBytes === 0

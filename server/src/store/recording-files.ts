@@ -267,7 +267,8 @@ export class RecordingWriter {
       disk?.landed(write.data.length);
       if (write.kept) disk?.unkeep(write.data.length);
     }
-    disk?.wroteAgain();
+    // Back only once nothing of anyone's waits: a small write may pass on a nearly full disk.
+    if (disk !== null && disk.keptBytes === 0) disk.wroteAgain();
     return true;
   }
 
