@@ -165,7 +165,8 @@ export class ClipBuffer {
       clipped,
       totalChars,
       spillPath,
-      spillFailure,
+      // Present only when there is something to say (the field is optional).
+      ...(spillFailure === null ? {} : { spillFailure }),
       lostPrefix,
       omittedChars,
       tailStart,
