@@ -10,14 +10,15 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { loadConfig } from '../src/config/config.ts';
+import { FREEZE_QUIET_MS } from '../src/session/shell-display.ts';
 import { createToolService } from '../src/tool/create-tool-service.ts';
 import { report, sleep } from './bench-server.ts';
 
 const SHELLS = 20;
 /** An ended shell should keep at most a quarter of what a live one holds. */
 const RETAINED_RATIO_TARGET = 0.25;
-/** Lets the ended shells' last snapshots be taken before the reading. */
-const SETTLE_MS = 500;
+/** Lets the ended shells' last snapshots be taken (after their quiet time) before the reading. */
+const SETTLE_MS = FREEZE_QUIET_MS + 500;
 const MIB = 1024 * 1024;
 
 setFlagsFromString('--expose-gc');

@@ -16,6 +16,11 @@ export interface DisplayChunk {
 
 /** Lines of history an ended shell's snapshot keeps (the recording has everything). */
 export const ENDED_SCROLLBACK_LINES = 500;
+/**
+ * The screen is kept once the ended shell's display has been quiet this long: the last bytes
+ * a PTY gives can come after its exit is known (a busy machine), and they belong on it.
+ */
+export const FREEZE_QUIET_MS = 2000;
 
 /** What is kept of the screen once the model is let go. */
 interface FrozenScreen {
@@ -32,6 +37,7 @@ export class ShellDisplay {
   private displayed = 0;
   private frozen: FrozenScreen | null = null;
   private freezing: Promise<void> | null = null;
+  private freezeTimer: NodeJS.Timeout | undefined;
 
   constructor(cols: number, rows: number) {
     this.model = new ScreenModel(cols, rows);
@@ -47,6 +53,7 @@ export class ShellDisplay {
     const offset = this.displayed;
     this.displayed += data.length;
     this.model?.write(data);
+    this.freezeTimer?.refresh();
     this.onDisplay.fire({ offset, data });
   }
 
@@ -86,6 +93,13 @@ export class ShellDisplay {
     this.model?.resize(cols, rows);
   }
 
+  /** The shell ended: the screen is frozen once its display has been quiet FREEZE_QUIET_MS. */
+  freezeWhenQuiet(): void {
+    if (this.freezeTimer !== undefined || this.freezing !== null) return;
+    this.freezeTimer = setTimeout(() => void this.freeze(), FREEZE_QUIET_MS);
+    this.freezeTimer.unref();
+  }
+
   /**
    * The shell ended: keeps the last screen (text, cursor, a snapshot with the last
    * ENDED_SCROLLBACK_LINES of history) and frees the screen model. Bytes shown later (none
@@ -111,6 +125,7 @@ export class ShellDisplay {
   }
 
   dispose(): void {
+    clearTimeout(this.freezeTimer);
     this.onDisplay.clear();
     this.model?.dispose();
   }

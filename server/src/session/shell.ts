@@ -695,7 +695,7 @@ export class Shell {
       this.endedAtValue = new Date();
       this.human.shellExited();
       // An ended shell keeps its info and history, not its screen model (issue 15).
-      void this.output.freeze();
+      this.output.freezeWhenQuiet();
     }
     this.onChange.fire();
   }

@@ -214,7 +214,9 @@ export class History {
 
   /** The shell's asciicast up to now (a live one's gathered output is written first). */
   async recording(id: string): Promise<string | null> {
+    // A shell let go at the last flush may have its last lines still on their way to disk.
     if (this.recorders.has(id)) await this.flush();
+    else await this.thread.settled();
     return this.files.read(id);
   }
 
