@@ -2,7 +2,8 @@
  * `npm run soak` (`-- --short` for the CI size): the soak and fault suite against a real
  * server on loopback; prints the figures, and exits 1 when a bound did not hold.
  */
-import { describeFigures, FULL_SOAK, runSoak, SHORT_SOAK, soakProblems } from './soak.ts';
+import { FULL_SOAK, runSoak, SHORT_SOAK } from './soak.ts';
+import { describeFigures, soakProblems } from './soak-figures.ts';
 
 const size = process.argv.includes('--short') ? SHORT_SOAK : FULL_SOAK;
 const figures = await runSoak(size, (line) => console.log(line));

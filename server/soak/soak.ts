@@ -14,6 +14,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditEvent, CallInfo, SessionInfo } from '../../shared/src/api.ts';
+import type { SoakFigures } from './soak-figures.ts';
 import {
   getJson,
   inParallel,
@@ -72,38 +73,6 @@ const VIEWER_FLOOD_COMMAND = 'seq 1 300000';
 const POLL_MS = 100;
 /** A hang guard for the phases that wait on the server, not a timing assertion. */
 const WAIT_LIMIT_MS = 30_000;
-
-export interface SoakFigures {
-  readonly rssMiB: Readonly<Record<string, number>>;
-  readonly calls: { made: number; answered: number; lost: number; onRecord: number };
-  readonly churn: { shells: number; perEndedShellMiB: number };
-  readonly viewers: { sockets: number; rssGrowthMiB: number };
-  readonly audit: {
-    refusedSent: number;
-    refusedRows: number;
-    refusedCounted: number;
-    rows: number;
-    cap: number;
-  };
-  readonly disk: {
-    recordingsBytes: number;
-    recordingsCap: number;
-    savedOutputsBytes: number;
-    savedOutputsCap: number;
-    largestAgentOutputsBytes: number;
-    agentOutputsCap: number;
-  };
-  /** null when faults could not run here (the reason instead). */
-  readonly faults:
-    | {
-        calls: number;
-        answered: number;
-        degradedSeen: boolean;
-        recovered: boolean;
-        warnings: number;
-      }
-    | { notRun: string };
-}
 
 function dirBytes(dir: string): number {
   let total = 0;
@@ -340,49 +309,4 @@ export async function runSoak(size: SoakSize, log: (line: string) => void): Prom
     }
     rmSync(root, { recursive: true, force: true });
   }
-}
-
-/** The figures as lines a person reads (and the note quotes). */
-export function describeFigures(figures: SoakFigures): string[] {
-  const mib = (n: number): string => `${n.toFixed(1)} MiB`;
-  const { calls, churn, viewers, audit, disk, faults } = figures;
-  return [
-    `RSS: ${Object.entries(figures.rssMiB)
-      .map(([k, v]) => `${k} ${mib(v)}`)
-      .join(', ')}`,
-    `calls: ${calls.made} made, ${calls.answered} answered right, ${calls.lost} lost; ${calls.onRecord} on record`,
-    `churn: ${churn.shells} shells ended, ${churn.perEndedShellMiB.toFixed(3)} MiB RSS growth per ended shell (second half)`,
-    `viewers: ${viewers.sockets} sockets that never read, RSS +${mib(viewers.rssGrowthMiB)}`,
-    `audit: ${audit.refusedSent} refused requests -> ${audit.refusedRows} rows counting ${audit.refusedCounted}; ${audit.rows} rows in all (cap ${audit.cap})`,
-    `disk: recordings ${disk.recordingsBytes} bytes (cap ${disk.recordingsCap}); saved outputs ${disk.savedOutputsBytes} bytes (cap ${disk.savedOutputsCap}), largest agent ${disk.largestAgentOutputsBytes} (cap ${disk.agentOutputsCap})`,
-    'notRun' in faults
-      ? `disk faults: not run (${faults.notRun})`
-      : `disk full: ${faults.answered}/${faults.calls} calls answered, degraded seen: ${faults.degradedSeen}, recovered: ${faults.recovered}, ${faults.warnings} warnings on stderr`,
-  ];
-}
-
-/** The bounds the figures must hold, as sentences for each that did not (none: all held). */
-export function soakProblems(figures: SoakFigures): string[] {
-  const problems: string[] = [];
-  const { calls, audit, disk, faults } = figures;
-  if (calls.lost > 0) problems.push(`${calls.lost} calls lost`);
-  if (calls.onRecord < calls.made) {
-    problems.push(`${calls.made - calls.onRecord} calls missing from the history`);
-  }
-  if (audit.refusedCounted !== audit.refusedSent) {
-    problems.push(`audit counted ${audit.refusedCounted} of ${audit.refusedSent} refusals`);
-  }
-  if (audit.rows > audit.cap) problems.push(`audit has ${audit.rows} rows, cap ${audit.cap}`);
-  if (disk.recordingsBytes > disk.recordingsCap) problems.push('recordings past their cap');
-  if (disk.savedOutputsBytes > disk.savedOutputsCap) problems.push('saved outputs past their cap');
-  if (disk.largestAgentOutputsBytes > disk.agentOutputsCap) {
-    problems.push("an agent's saved outputs past their cap");
-  }
-  if (!('notRun' in faults)) {
-    if (faults.answered < faults.calls) problems.push('calls failed while the disk was full');
-    if (!faults.degradedSeen) problems.push('/healthz never said degraded on a full disk');
-    if (!faults.recovered) problems.push('/healthz never came back to ok');
-    if (faults.warnings === 0) problems.push('no warning on stderr for the full disk');
-  }
-  return problems;
 }
