@@ -18,6 +18,7 @@ import {
   timed,
   timings,
 } from './bench-server.ts';
+import { churnBenchmarks } from './churn-bench.ts';
 import { cliBenchmarks } from './cli-bench.ts';
 import { liveBenchmarks } from './live-bench.ts';
 import { sandboxBenchmarks } from './sandbox-bench.ts';
@@ -202,6 +203,7 @@ async function main(): Promise<void> {
   } finally {
     await stopServer(server);
   }
+  results.push(...(await churnBenchmarks()));
   results.push(...(await sandboxBenchmarks()));
   results.push(...(await liveBenchmarks()));
   console.log(`${results.filter(Boolean).length} of ${results.length} figures within target`);

@@ -30,6 +30,13 @@ export const JUMPSEAT_ERR_SHUTTING_DOWN: ErrorSpec = { code: 'SHUTTING_DOWN', st
 /** The caller went away before the result (nginx's 499: client closed request). */
 export const JUMPSEAT_ERR_CANCELLED: ErrorSpec = { code: 'CANCELLED', status: 499 };
 export const JUMPSEAT_ERR_INTERNAL: ErrorSpec = { code: 'INTERNAL', status: 500 };
+/** The data dir cannot be written (full, read-only, no permission): try again once it can. */
+export const JUMPSEAT_ERR_STORAGE_UNAVAILABLE: ErrorSpec = {
+  code: 'STORAGE_UNAVAILABLE',
+  status: 503,
+};
+/** Too many of one kind of request from one token; `Retry-After` says when to try again. */
+export const JUMPSEAT_ERR_RATE_LIMITED: ErrorSpec = { code: 'RATE_LIMITED', status: 429 };
 
 /** An error a user can act on; its message is safe to show as is. */
 export class JumpseatError extends Error {
@@ -41,5 +48,17 @@ export class JumpseatError extends Error {
     this.name = 'JumpseatError';
     this.code = spec.code;
     this.status = spec.status;
+  }
+}
+
+/** A refusal that is over after a while: the reply carries `Retry-After`. */
+export class RetryLaterError extends JumpseatError {
+  constructor(
+    spec: ErrorSpec,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(spec, message);
+    this.name = 'RetryLaterError';
   }
 }

@@ -97,7 +97,11 @@ describe('npm start', () => {
     const port = Number(match?.[1]);
     expect(port).toBeGreaterThan(0);
     const base = `http://127.0.0.1:${port}/`;
-    expect(await (await fetch(`${base}healthz`)).json()).toEqual({ ok: true });
+    expect(await (await fetch(`${base}healthz`)).json()).toEqual({
+      ok: true,
+      storage: 'ok',
+      failing: [],
+    });
 
     const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     expect(login).toBe(`login: ${base}login?token=${encodeURIComponent(adminToken)}`);

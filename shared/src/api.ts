@@ -195,8 +195,26 @@ export const AuditEvent = Type.Object({
   reason: Nullable(Type.String()),
   method: Nullable(Type.String()),
   url: Nullable(Type.String()),
+  /**
+   * How many events the row stands for: refusals are one row per address, status and minute
+   * (`at` the first, `lastAt` the last, `method` and `url` the first one's); 1 for the others.
+   */
+  count: Type.Integer({ minimum: 1 }),
+  lastAt: Nullable(Type.String()),
 });
 export type AuditEvent = Static<typeof AuditEvent>;
+
+/** `GET /api/audit`'s filters (all optional, combined with AND). */
+export interface AuditQuery {
+  readonly limit: number;
+  readonly kinds?: readonly AuditEvent['kind'][];
+  readonly tokenId?: string;
+  /** ISO times: events at or after `since`, before `until`. */
+  readonly since?: string;
+  readonly until?: string;
+  /** Only rows with a smaller id: the next page after the last row a previous read gave. */
+  readonly before?: number;
+}
 
 /** The shapes `GET /api/tools?format=` gives the tool definitions in (default anthropic). */
 export const TOOL_FORMATS = ['anthropic', 'openai', 'openai-responses', 'json-schema'] as const;

@@ -13,6 +13,7 @@ import type { Config } from '../config/config.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import { LiveHub } from '../live/live-hub.ts';
 import { Metrics } from '../ops/metrics.ts';
+import { StorageHealth } from '../ops/storage-health.ts';
 import { History } from '../store/history.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { SPILL_DIR_NAME } from '../tool/spill-files.ts';
@@ -34,6 +35,7 @@ import { describeSchemaErrors } from './schema-errors.ts';
 import { shareApi } from './share-api.ts';
 import { shellApi } from './shell-api.ts';
 import { shellPrivacy } from './shell-privacy.ts';
+import { storageApi } from './storage-api.ts';
 import { supervisorApi } from './supervisor-api.ts';
 import { tokenApi } from './token-api.ts';
 import { webApp } from './web-app.ts';
@@ -54,6 +56,8 @@ export interface AppOptions {
   readonly history?: History;
   /** How often a running MCP call with a progress token reports progress (tests shorten it). */
   readonly mcpProgressIntervalMs?: number;
+  /** Whether the data dir takes writes; created when not given (warnings go to stderr). */
+  readonly health?: StorageHealth;
 }
 
 /**
@@ -86,6 +90,9 @@ export function buildApp(options: AppOptions) {
     observed.dispose();
     logged.dispose();
   });
+  const health = options.health ?? new StorageHealth();
+  health.probeIn(config.dataDir);
+  app.decorate('storageHealth', health);
   const history =
     options.history ??
     new History({
@@ -94,16 +101,32 @@ export function buildApp(options: AppOptions) {
       registry: tools.registry,
       authEvents: tokens.onAuthEvent,
       onError: (error, what) => app.log.error({ err: error }, `${what} failed`),
+      health,
     });
   app.decorate('history', history);
+  const storageReports = [
+    tokens.onSave.on((error) =>
+      error === null ? health.recovered('tokens') : health.failed('tokens', error, 'tokens file'),
+    ),
+    tools.spill.onSave.on((error) =>
+      error === null
+        ? health.recovered('outputs')
+        : health.failed('outputs', error, 'saved full output'),
+    ),
+  ];
   // A root hook runs after every plugin's: the shells the lifecycle ends are recorded as closed.
-  app.addHook('onClose', async () => history.close());
+  app.addHook('onClose', async () => {
+    for (const report of storageReports) report.dispose();
+    health.close();
+    tokens.flush();
+    await history.close();
+  });
 
   app.register(openApiGenerator);
 
   app.register(errorReplies);
   app.register(jsonBody);
-  app.register(lifecycle, { tools });
+  app.register(lifecycle, { tools, health });
   app.register(websocketSupport);
   app.register(mcpOriginCheck);
   // Browsers sign in with a credential of their own, traded for a token (see browser-sessions.ts).
@@ -140,6 +163,7 @@ export function buildApp(options: AppOptions) {
   app.register(login, { tokens, browsers, tickets });
   app.register(webApp);
   app.register(metricsApi, { metrics });
+  app.register(storageApi, { health });
   app.register(openApiRoute);
   return app;
 }
@@ -150,6 +174,8 @@ declare module 'fastify' {
     metrics: Metrics;
     /** This server's durable history (see AppOptions.history). */
     history: History;
+    /** Whether the data dir takes writes (see AppOptions.health). */
+    storageHealth: StorageHealth;
   }
 }
 

@@ -11,9 +11,12 @@ import {
   JUMPSEAT_ERR_FORBIDDEN,
   JUMPSEAT_ERR_INTERNAL,
   JUMPSEAT_ERR_NOT_FOUND,
+  JUMPSEAT_ERR_STORAGE_UNAVAILABLE,
   JUMPSEAT_ERR_UNAUTHORIZED,
   JumpseatError,
+  RetryLaterError,
 } from '../errors.ts';
+import { storageErrorCode } from '../ops/storage-health.ts';
 import { errorPage, PAGE_SECURITY_POLICY } from './html-page.ts';
 
 /** Room for a 1 MiB command even when JSON escaping doubles it (TOOL-CONTRACT.md). */
@@ -49,6 +52,15 @@ export function describeError(error: unknown): ErrorDescription {
   if (error instanceof JumpseatError) {
     return { status: error.status, code: error.code, message: error.message };
   }
+  // A disk that says no is a state of the host, not a bug: 503, and what to do about it.
+  const storage = storageErrorCode(error);
+  if (storage !== undefined) {
+    return {
+      status: JUMPSEAT_ERR_STORAGE_UNAVAILABLE.status,
+      code: JUMPSEAT_ERR_STORAGE_UNAVAILABLE.code,
+      message: storageUnavailableMessage(storage),
+    };
+  }
   const status = statusOf(error);
   if (status === undefined || status < 400 || status >= 500 || !(error instanceof Error)) {
     return INTERNAL;
@@ -76,6 +88,11 @@ export function describeError(error: unknown): ErrorDescription {
   };
 }
 
+/** What a client is told when the data dir refused a write (no path: it is the server's). */
+export function storageUnavailableMessage(code: string): string {
+  return `the server's data dir cannot be written (${code}); try again once space or write access is back (GET /healthz says when)`;
+}
+
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null || !('statusCode' in error)) return undefined;
   return typeof error.statusCode === 'number' ? error.statusCode : undefined;
@@ -92,6 +109,8 @@ export function sendError(
   if (status === JUMPSEAT_ERR_UNAUTHORIZED.status) {
     reply.header('www-authenticate', 'Bearer realm="jumpseat"');
   }
+  if (error instanceof RetryLaterError)
+    reply.header('retry-after', String(error.retryAfterSeconds));
   if (request.routeOptions.config.html === true) {
     return reply
       .type('text/html; charset=utf-8')

@@ -5,10 +5,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
-import { AuditEvent, ControlEvent } from '../../../shared/src/api.ts';
+import { AUDIT_KINDS, AuditEvent, type AuditQuery, ControlEvent } from '../../../shared/src/api.ts';
 import { ASCIICAST_CONTENT_TYPE } from '../../../shared/src/asciicast.ts';
 import { canMintTokens, type Principal } from '../auth/principal.ts';
-import { JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
+import { JUMPSEAT_ERR_BAD_REQUEST, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import type { History } from '../store/history.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { noSuchSession, refuseUnlessSupervisor, SessionParams } from './supervisor-api.ts';
@@ -20,6 +20,64 @@ export interface HistoryApiOptions {
 /** Audit events one request returns by default, and at most. */
 const DEFAULT_AUDIT_LIMIT = 500;
 const MAX_AUDIT_LIMIT = 10_000;
+
+const AuditQuerystring = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_AUDIT_LIMIT, description: 'Rows at most (500)' }),
+  ),
+  kind: Type.Optional(
+    Type.String({
+      description: `Only these kinds, comma-separated: ${AUDIT_KINDS.join(', ')}`,
+    }),
+  ),
+  token: Type.Optional(Type.String({ minLength: 1, description: 'Only events of this token id' })),
+  since: Type.Optional(Type.String({ description: 'Only events at or after this ISO time' })),
+  until: Type.Optional(Type.String({ description: 'Only events before this ISO time' })),
+  before: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Only rows with a smaller id (the next page)' }),
+  ),
+});
+
+/** The audit filters a request asks for; 400 naming a bad kind or time. */
+function auditQuery(query: {
+  limit?: number;
+  kind?: string;
+  token?: string;
+  since?: string;
+  until?: string;
+  before?: number;
+}): AuditQuery {
+  const kinds = query.kind?.split(',').map((kind) => kind.trim());
+  const unknown = kinds?.find((kind) => !(AUDIT_KINDS as readonly string[]).includes(kind));
+  if (unknown !== undefined) {
+    throw new JumpseatError(
+      JUMPSEAT_ERR_BAD_REQUEST,
+      `kind must be among ${AUDIT_KINDS.join(', ')} (got ${JSON.stringify(unknown)})`,
+    );
+  }
+  const time = (name: 'since' | 'until'): string | undefined => {
+    const raw = query[name];
+    if (raw === undefined) return undefined;
+    const ms = Date.parse(raw);
+    if (Number.isNaN(ms)) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        `${name} must be an ISO time like 2026-01-31T12:00:00Z (got ${JSON.stringify(raw)})`,
+      );
+    }
+    return new Date(ms).toISOString();
+  };
+  const since = time('since');
+  const until = time('until');
+  return {
+    limit: query.limit ?? DEFAULT_AUDIT_LIMIT,
+    ...(kinds === undefined ? {} : { kinds: kinds as AuditEvent['kind'][] }),
+    ...(query.token === undefined ? {} : { tokenId: query.token }),
+    ...(since === undefined ? {} : { since }),
+    ...(until === undefined ? {} : { until }),
+    ...(query.before === undefined ? {} : { before: query.before }),
+  };
+}
 
 function refuseUnlessAdmin(principal: Principal): string | undefined {
   return canMintTokens(principal) ? undefined : 'only the admin may read the audit trail';
@@ -79,14 +137,12 @@ const historyApiPlugin: FastifyPluginAsyncTypebox<HistoryApiOptions> = async (ap
     '/api/audit',
     {
       schema: {
-        querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AUDIT_LIMIT })),
-        }),
+        querystring: AuditQuerystring,
         response: { 200: Type.Array(AuditEvent), ...ERROR_RESPONSES },
       },
       config: { refuse: refuseUnlessAdmin },
     },
-    async (request) => history.audit(request.query.limit ?? DEFAULT_AUDIT_LIMIT),
+    async (request) => history.audit(auditQuery(request.query)),
   );
 };
 

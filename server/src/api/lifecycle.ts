@@ -7,13 +7,26 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { JUMPSEAT_ERR_SHUTTING_DOWN, JumpseatError } from '../errors.ts';
+import type { StorageHealth } from '../ops/storage-health.ts';
 import type { ToolService } from '../tool/tool-service.ts';
 
 export interface LifecycleOptions {
   readonly tools: ToolService;
+  readonly health: StorageHealth;
 }
 
-const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (app, { tools }) => {
+/** The areas of ops/storage-health.ts (STORAGE_AREAS). */
+export const StorageArea = Type.Union([
+  Type.Literal('history'),
+  Type.Literal('recordings'),
+  Type.Literal('tokens'),
+  Type.Literal('outputs'),
+]);
+
+const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
+  app,
+  { tools, health },
+) => {
   let closing = false;
   // Connections that never sent a request (a client's spare socket) are neither idle nor
   // busy to Node: closing would wait on them until the headers timeout (60 s). They end here.
@@ -38,10 +51,25 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (app,
   app.get(
     '/healthz',
     {
-      schema: { security: [], response: { 200: Type.Object({ ok: Type.Boolean() }) } },
+      schema: {
+        security: [],
+        response: {
+          200: Type.Object({
+            ok: Type.Boolean(),
+            /** `degraded`: calls go on, but the data dir refuses some writes (see /api/storage). */
+            storage: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+            /** The areas that cannot be written now; no paths or messages (this is public). */
+            failing: Type.Array(StorageArea),
+          }),
+        },
+      },
       config: { public: true },
     },
-    async () => ({ ok: true }),
+    async () => {
+      const report = health.report();
+      const failing = report.areas.filter((a) => a.failing !== null).map((a) => a.area);
+      return { ok: true, storage: report.state, failing };
+    },
   );
 };
 

@@ -145,7 +145,14 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
   'GET /api/audit': {
     operationId: 'listAuditEvents',
     summary: 'Token use and refusals (admin)',
+    description:
+      "Newest first. Refusals are one row per address, status and minute with a `count`. Filter by `kind` (comma-separated), `token` (a token id), `since`/`until` (ISO times); page with `before` (the last row's id).",
     tag: 'tokens',
+  },
+  'GET /api/storage': {
+    operationId: 'getStorage',
+    summary: 'Whether the data dir takes writes, what waits in memory and what was lost',
+    tag: 'operations',
   },
   'POST /api/sessions/{id}/hand-off': {
     operationId: 'handOffShell',

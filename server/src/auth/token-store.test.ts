@@ -159,6 +159,8 @@ describe('share links', () => {
     });
     const renamed = store.rename(share.id, 'Vera');
     expect(renamed).toEqual({ role: 'viewer', name: 'Vera', tokenId: share.id, scope: 's-1' });
+    // Names are saved lazily (a burst of renames is one write); flush is what closing does.
+    store.flush();
     expect(TokenStore.open(dataDir, ADMIN).verify(token)).toEqual(renamed);
     expect(store.shares('s-1')).toEqual([{ ...share, name: 'Vera' }]);
     expect(store.shares('s-2')).toEqual([]);

@@ -9,11 +9,14 @@ import {
   JUMPSEAT_ERR_BAD_REQUEST,
   JUMPSEAT_ERR_FORBIDDEN,
   JUMPSEAT_ERR_NOT_FOUND,
+  JUMPSEAT_ERR_STORAGE_UNAVAILABLE,
   JumpseatError,
 } from '../errors.ts';
+import { storageErrorCode } from '../ops/storage-health.ts';
 import { Emitter } from '../pty/disposable.ts';
 import type { AuthEvent } from './auth-events.ts';
 import type { Principal } from './principal.ts';
+import { RenameLimit } from './rename-limit.ts';
 import { loadTokenRecords, saveTokenRecords, type TokenRecord } from './token-file.ts';
 import { createTokenSecret, isWellFormedToken } from './token-secret.ts';
 
@@ -61,12 +64,25 @@ const ADMIN_PRINCIPAL: Principal = { role: 'admin', name: 'admin', tokenId: 'adm
 /** A token's last use is saved to the file at most this often (a request is not a write). */
 const LAST_USED_SAVE_MS = 60_000;
 
+/**
+ * Names and last uses are saved this long after they change, together: a burst of renames is
+ * one write of the file. Mints and revocations are saved before they take effect.
+ */
+const LAZY_SAVE_MS = 1000;
+/** A lazy save the disk refused is tried again this often. */
+const SAVE_RETRY_MS = 5000;
+
 /** Addresses remembered per token for `new_address` events, before the oldest is forgotten. */
 const MAX_ADDRESSES_PER_TOKEN = 64;
 
 export class TokenStore {
   /** Mints, revocations, first uses from an address and refusals, for the audit trail. */
   readonly onAuthEvent = new Emitter<AuthEvent>();
+  /** Each save of the tokens file: null when it was written, else why the disk refused it. */
+  readonly onSave = new Emitter<unknown>();
+  readonly #renames = new RenameLimit();
+  /** Changes kept in memory and not yet in the file (see LAZY_SAVE_MS). */
+  #saveTimer: NodeJS.Timeout | undefined;
   /** Addresses each token was used from since the server started. */
   readonly #seenFrom = new Map<string, Set<string>>();
   /** When each token was last used (ms since the epoch), since this server started. */
@@ -201,8 +217,9 @@ export class TokenStore {
       );
     }
     const checked = displayName(name);
+    this.#renames.take(tokenId);
     // Another person's name is allowed (two Bobs exist): a link holder is always shown as one.
-    const entry = this.#replace(index, { ...record, name: checked, named: true });
+    const entry = this.#replaceLater(index, { ...record, name: checked, named: true });
     this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
     return entry.principal;
   }
@@ -235,7 +252,8 @@ export class TokenStore {
       );
     }
     const checked = displayName(name);
-    this.#replace(index, { ...record, name: checked });
+    this.#renames.take(tokenId);
+    this.#replaceLater(index, { ...record, name: checked });
     this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
     return this.list()[index] as TokenInfo;
   }
@@ -339,16 +357,68 @@ export class TokenStore {
     if (record === undefined) return;
     const saved = record.lastUsedAt === undefined ? 0 : Date.parse(record.lastUsedAt);
     if (now - saved < LAST_USED_SAVE_MS) return;
+    // A full disk must not refuse the request: the time is kept in memory meanwhile.
+    this.#replaceLater(index, { ...record, lastUsedAt: new Date(now).toISOString() });
+  }
+
+  /** Writes what waits to be saved now (the server is closing). */
+  flush(): void {
+    if (this.#saveTimer === undefined) return;
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = undefined;
     try {
-      this.#replace(index, { ...record, lastUsedAt: new Date(now).toISOString() });
+      this.#save(this.#records);
     } catch {
-      // A full disk must not refuse the request; the time is kept in memory meanwhile.
+      // Said through onSave; nothing more can be done on the way out.
     }
+  }
+
+  /**
+   * Writes the file; a disk that refuses is reported and answered 503 (the change does not
+   * take effect), never a 500.
+   */
+  #save(records: readonly TokenRecord[]): void {
+    try {
+      saveTokenRecords(this.#dataDir, records);
+    } catch (error) {
+      this.onSave.fire(error);
+      const code = storageErrorCode(error) ?? 'EIO';
+      throw new JumpseatError(
+        JUMPSEAT_ERR_STORAGE_UNAVAILABLE,
+        `the tokens file cannot be written (${code}); nothing was changed — try again once the data dir has space and write access`,
+      );
+    }
+    // Whatever waited went with it.
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = undefined;
+    this.onSave.fire(null);
+  }
+
+  /** Changes the record now and saves it with the next lazy save. */
+  #replaceLater(index: number, record: TokenRecord): KnownToken {
+    this.#records.splice(index, 1, record);
+    const entry = known(record);
+    this.#known.splice(index, 1, entry);
+    this.#saveSoon(LAZY_SAVE_MS);
+    return entry;
+  }
+
+  #saveSoon(delayMs: number): void {
+    if (this.#saveTimer !== undefined) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = undefined;
+      try {
+        this.#save(this.#records);
+      } catch {
+        this.#saveSoon(SAVE_RETRY_MS);
+      }
+    }, delayMs);
+    this.#saveTimer.unref();
   }
 
   /** Saves a new record first, then makes its token work. */
   #add(record: TokenRecord): KnownToken {
-    saveTokenRecords(this.#dataDir, [...this.#records, record]);
+    this.#save([...this.#records, record]);
     this.#records.push(record);
     const entry = known(record);
     this.#known.push(entry);
@@ -356,10 +426,7 @@ export class TokenStore {
   }
 
   #replace(index: number, record: TokenRecord): KnownToken {
-    saveTokenRecords(
-      this.#dataDir,
-      this.#records.map((r, i) => (i === index ? record : r)),
-    );
+    this.#save(this.#records.map((r, i) => (i === index ? record : r)));
     this.#records.splice(index, 1, record);
     const entry = known(record);
     this.#known.splice(index, 1, entry);
@@ -397,10 +464,7 @@ export class TokenStore {
   #remove(tokenId: string): void {
     const index = this.#records.findIndex((record) => record.id === tokenId);
     if (index === -1) return;
-    saveTokenRecords(
-      this.#dataDir,
-      this.#records.filter((_, i) => i !== index),
-    );
+    this.#save(this.#records.filter((_, i) => i !== index));
     this.#records.splice(index, 1);
     this.#known.splice(index, 1);
   }

@@ -38,6 +38,12 @@ describe('defaults', () => {
       recordingMaxFileBytes: 64 * 1024 * 1024,
       recordingMaxTotalBytes: 1024 * 1024 * 1024,
       recordingMaxAgeDays: 30,
+      auditMaxRows: 100_000,
+    });
+    expect(config.spill).toEqual({
+      maxFileBytes: 256 * 1024 * 1024,
+      maxAgentBytes: 1024 * 1024 * 1024,
+      maxTotalBytes: 4 * 1024 * 1024 * 1024,
     });
     expect(config.dialects).toEqual({
       bash: {

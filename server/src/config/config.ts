@@ -53,6 +53,15 @@ export interface HistorySettings {
   readonly recordingMaxTotalBytes: number;
   /** Recording files not written for this many days are deleted. */
   readonly recordingMaxAgeDays: number;
+  /** Rows the auth audit keeps at most (refusals and first uses are dropped first). */
+  readonly auditMaxRows: number;
+}
+
+/** Caps on the saved full outputs of clipped calls, enforced as they are written. */
+export interface SpillSettings {
+  readonly maxFileBytes: number;
+  readonly maxAgentBytes: number;
+  readonly maxTotalBytes: number;
 }
 
 /** The model-facing tool settings of one dialect (TOOL-CONTRACT.md, "Configuration"). */
@@ -99,6 +108,7 @@ export interface Config {
   readonly publicUrl: string | null;
   /** A shell waiting for input this long (ms) is marked "needs a human" in the web app. */
   readonly needsHumanAfterMs: number;
+  readonly spill: SpillSettings;
 }
 
 export const DEFAULT_DATA_DIR = './.jumpseat';
@@ -130,8 +140,19 @@ const MAX_NEEDS_HUMAN_AFTER_MS = 3_600_000;
 const DEFAULT_RECORDING_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_RECORDING_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
 const DEFAULT_RECORDING_MAX_AGE_DAYS = 30;
+/** Refusals are one row per address and minute, so this is months of a busy server. */
+const DEFAULT_AUDIT_MAX_ROWS = 100_000;
+/** Fewer rows than this cannot hold a day's mints and revocations beside a flood. */
+const MIN_AUDIT_MAX_ROWS = 100;
+const DEFAULT_SPILL_MAX_FILE_BYTES = 256 * 1024 * 1024;
+const DEFAULT_SPILL_MAX_AGENT_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_SPILL_MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024;
+/** A saved output must hold at least a clipped result's worth and its cut line. */
+const MIN_SPILL_BYTES = 64 * 1024;
 /** Smallest rotation size: a part must hold its header line and some output. */
 const MIN_RECORDING_FILE_BYTES = 4096;
+/** Smallest total: a recording's header, the room kept for the cap's markers, some output. */
+const MIN_RECORDING_TOTAL_BYTES = 65536;
 /** A century: ages beyond it are a typo, and the milliseconds stay exact. */
 const MAX_RECORDING_AGE_DAYS = 36_500;
 
@@ -234,6 +255,17 @@ export function loadConfig(
     history,
     publicUrl,
     needsHumanAfterMs,
+    spill: readSpillSettings(read),
+  };
+}
+
+function readSpillSettings(read: (name: FlagName) => Setting | undefined): SpillSettings {
+  const size = (name: FlagName, fallback: number): number =>
+    positiveInteger(read(name), fallback, Number.MAX_SAFE_INTEGER, MIN_SPILL_BYTES);
+  return {
+    maxFileBytes: size('spill-max-file-bytes', DEFAULT_SPILL_MAX_FILE_BYTES),
+    maxAgentBytes: size('spill-max-agent-bytes', DEFAULT_SPILL_MAX_AGENT_BYTES),
+    maxTotalBytes: size('spill-max-total-bytes', DEFAULT_SPILL_MAX_TOTAL_BYTES),
   };
 }
 
@@ -250,11 +282,18 @@ function readHistorySettings(read: (name: FlagName) => Setting | undefined): His
       read('recording-max-total-bytes'),
       DEFAULT_RECORDING_MAX_TOTAL_BYTES,
       Number.MAX_SAFE_INTEGER,
+      MIN_RECORDING_TOTAL_BYTES,
     ),
     recordingMaxAgeDays: positiveInteger(
       read('recording-max-age-days'),
       DEFAULT_RECORDING_MAX_AGE_DAYS,
       MAX_RECORDING_AGE_DAYS,
+    ),
+    auditMaxRows: positiveInteger(
+      read('audit-max-rows'),
+      DEFAULT_AUDIT_MAX_ROWS,
+      Number.MAX_SAFE_INTEGER,
+      MIN_AUDIT_MAX_ROWS,
     ),
   };
 }

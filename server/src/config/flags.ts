@@ -129,6 +129,26 @@ export const FLAGS = {
     help: 'off | fatal | error | warn | info | debug | trace (off)',
   },
   help: { short: 'h', help: 'print this help and exit' },
+  'audit-max-rows': {
+    env: 'JUMPSEAT_AUDIT_MAX_ROWS',
+    value: 'N',
+    help: 'rows the auth audit keeps; refusals go first (100000)',
+  },
+  'spill-max-file-bytes': {
+    env: 'JUMPSEAT_SPILL_MAX_FILE_BYTES',
+    value: 'N',
+    help: 'a saved full output is cut past this size (268435456)',
+  },
+  'spill-max-agent-bytes': {
+    env: 'JUMPSEAT_SPILL_MAX_AGENT_BYTES',
+    value: 'N',
+    help: "one agent's saved outputs together; its oldest go first (1073741824)",
+  },
+  'spill-max-total-bytes': {
+    env: 'JUMPSEAT_SPILL_MAX_TOTAL_BYTES',
+    value: 'N',
+    help: 'all saved outputs together; the oldest go first (4294967296)',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;

@@ -136,6 +136,11 @@ export class ScreenModel {
     });
   }
 
+  /** The model was let go: it shows nothing and parses nothing any more. */
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
   get altScreen(): boolean {
     return this.terminal.buffer.active.type === 'alternate';
   }
@@ -167,8 +172,25 @@ export class ScreenModel {
   }
 
   /** Screen and scrollback as escape sequences that rebuild them on another terminal. */
-  serialize(): string {
-    return this.serializer.serialize({ scrollback: SCREEN_SCROLLBACK_LINES });
+  serialize(scrollback = SCREEN_SCROLLBACK_LINES): string {
+    return this.serializer.serialize({ scrollback });
+  }
+
+  /**
+   * A snapshot with at most `scrollback` lines of history, once every byte is parsed: what an
+   * ended shell keeps of its screen when the model itself is let go.
+   */
+  finalSnapshot(scrollback: number): Promise<ScreenSnapshot> {
+    this.release();
+    const offset = this.written;
+    const take = (): ScreenSnapshot => ({
+      data: this.disposed ? '' : this.serialize(scrollback),
+      offset,
+      cols: this.cols,
+      rows: this.rows,
+    });
+    if (this.disposed) return Promise.resolve(take());
+    return new Promise((resolve) => this.terminal.write('', () => resolve(take())));
   }
 
   dispose(): void {

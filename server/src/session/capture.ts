@@ -15,6 +15,8 @@ export interface CapturedOutput {
   readonly totalChars: number;
   /** File holding the whole output; set only when `clipped` and the file was saved. */
   readonly spillPath: string | null;
+  /** Why the whole output of a clipped call could not be saved; absent or null otherwise. */
+  readonly spillFailure?: string | null;
   /** The engine knows the start of the output is missing. */
   readonly lostPrefix: boolean;
   /** UTF-16 units left out between head and tail; 0 unless head-tail clipped. */

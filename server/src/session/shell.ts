@@ -820,6 +820,8 @@ export class Shell {
     if (state === 'exited') {
       this.endedAtValue = new Date();
       this.human.shellExited();
+      // An ended shell keeps its info and history, not its screen model (issue 15).
+      this.output.freezeWhenQuiet();
     }
     this.onChange.fire();
   }

@@ -7,6 +7,7 @@ import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type {
   AuditEvent,
+  AuditQuery,
   CallInfo,
   ControlEvent,
   SessionEnding,
@@ -29,6 +30,10 @@ export interface ControlRow {
 export interface AuditRow {
   readonly at: string;
   readonly event: AuthEvent;
+  /** Aggregated refusals: the events the row stands for, the last one's time, its key. */
+  readonly count?: number;
+  readonly lastAt?: string;
+  readonly bucket?: string;
 }
 
 /** Everything gathered since the last flush, written in one transaction. */
@@ -94,7 +99,12 @@ interface AuditRecord {
   reason: string | null;
   method: string | null;
   url: string | null;
+  count: number;
+  last_at: string | null;
 }
+
+/** Kinds the audit's size cap drops first: what anyone on the network can cause. */
+const NOISE_KINDS = "('refused', 'new_address')";
 
 export class HistoryDatabase {
   private readonly db: Database.Database;
@@ -137,16 +147,18 @@ export class HistoryDatabase {
         VALUES (?, ?, ?, ?, ?, ?)`),
       insertAudit: this.db.prepare(`
         INSERT INTO auth_events (at, kind, token_id, name, role, scope, by_name, address,
-          status, reason, method, url)
+          status, reason, method, url, count, last_at, bucket)
         VALUES (@at, @kind, @tokenId, @name, @role, @scope, @by, @address, @status, @reason,
-          @method, @url)`),
+          @method, @url, @count, @lastAt, @bucket)
+        ON CONFLICT (bucket) DO UPDATE SET count = count + excluded.count,
+          last_at = excluded.last_at`),
+      auditRows: this.db.prepare('SELECT count(*) AS n FROM auth_events'),
       shells: this.db.prepare('SELECT * FROM shells ORDER BY started_at DESC'),
       shell: this.db.prepare('SELECT * FROM shells WHERE id = ?'),
       calls: this.db.prepare('SELECT * FROM calls WHERE session_id = ? ORDER BY started_at, rowid'),
       controls: this.db.prepare(
         'SELECT at, kind, name, token_id, keys_recorded FROM control_events WHERE session_id = ? ORDER BY seq',
       ),
-      audits: this.db.prepare('SELECT * FROM auth_events ORDER BY id DESC LIMIT ?'),
     };
   }
 
@@ -247,9 +259,60 @@ export class HistoryDatabase {
     }));
   }
 
-  /** The newest `limit` auth events, newest first. */
-  auditEvents(limit: number): AuditEvent[] {
-    return (this.statements.audits.all(limit) as AuditRecord[]).map((row) => ({
+  /**
+   * Keeps the audit to `maxRows`: past it the oldest refusals and first uses go first (anyone
+   * can cause those), then the oldest of the rest. Returns the rows deleted.
+   */
+  capAudit(maxRows: number): number {
+    const { n } = this.statements.auditRows.get() as { n: number };
+    if (n <= maxRows) return 0;
+    return this.db.transaction(() => {
+      const excess = n - maxRows;
+      const noise = this.db
+        .prepare(
+          `DELETE FROM auth_events WHERE id IN (SELECT id FROM auth_events
+           WHERE kind IN ${NOISE_KINDS} ORDER BY id LIMIT ?)`,
+        )
+        .run(excess).changes;
+      if (noise >= excess) return noise;
+      const rest = this.db
+        .prepare(
+          'DELETE FROM auth_events WHERE id IN (SELECT id FROM auth_events ORDER BY id LIMIT ?)',
+        )
+        .run(excess - noise).changes;
+      return noise + rest;
+    })();
+  }
+
+  /** The auth events `query` asks for, newest first. */
+  auditEvents(query: AuditQuery): AuditEvent[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (query.kinds !== undefined && query.kinds.length > 0) {
+      where.push(`kind IN (${query.kinds.map(() => '?').join(', ')})`);
+      params.push(...query.kinds);
+    }
+    if (query.tokenId !== undefined) {
+      where.push('token_id = ?');
+      params.push(query.tokenId);
+    }
+    // An aggregated row covers [at, last_at]: it matches a window it overlaps.
+    if (query.since !== undefined) {
+      where.push('coalesce(last_at, at) >= ?');
+      params.push(query.since);
+    }
+    if (query.until !== undefined) {
+      where.push('at < ?');
+      params.push(query.until);
+    }
+    if (query.before !== undefined) {
+      where.push('id < ?');
+      params.push(query.before);
+    }
+    const sql = `SELECT * FROM auth_events ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY id DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...params, query.limit) as AuditRecord[];
+    return rows.map((row) => ({
       id: row.id,
       at: row.at,
       kind: row.kind as AuditEvent['kind'],
@@ -263,6 +326,8 @@ export class HistoryDatabase {
       reason: row.reason,
       method: row.method,
       url: row.url,
+      count: row.count,
+      lastAt: row.last_at,
     }));
   }
 
@@ -316,6 +381,13 @@ const NO_AUDIT_FIELDS = {
   url: null,
 };
 
-function auditParams({ at, event }: AuditRow): Record<string, string | number | null> {
-  return { ...NO_AUDIT_FIELDS, ...event, at };
+function auditParams(row: AuditRow): Record<string, string | number | null> {
+  return {
+    ...NO_AUDIT_FIELDS,
+    ...row.event,
+    at: row.at,
+    count: row.count ?? 1,
+    lastAt: row.lastAt ?? null,
+    bucket: row.bucket ?? null,
+  };
 }

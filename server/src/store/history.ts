@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import type {
   AuditEvent,
+  AuditQuery,
   CallInfo,
   ControlEvent,
   SessionInfo,
@@ -16,12 +17,15 @@ import type {
 } from '../../../shared/src/api.ts';
 import type { AuthEvent } from '../auth/auth-events.ts';
 import type { HistorySettings } from '../config/config.ts';
+import type { StorageHealth } from '../ops/storage-health.ts';
 import { DisposableStore, type Emitter } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
 import type { ShellRegistry } from '../session/shell-registry.ts';
-import { type AuditRow, HistoryDatabase, type ShellRow } from './history-database.ts';
+import { AuditGatherer } from './audit-gatherer.ts';
+import { HistoryDatabase, type ShellRow } from './history-database.ts';
 import { RecordingFiles } from './recording-files.ts';
 import { RecordingThread } from './recording-thread.ts';
+import { RowBacklog } from './row-backlog.ts';
 import { ShellRecorder } from './shell-recorder.ts';
 
 /**
@@ -43,6 +47,8 @@ export interface HistoryOptions {
   readonly authEvents?: Emitter<AuthEvent>;
   /** A write that failed (a full disk): reported, and the history goes on with later ones. */
   readonly onError?: (error: unknown, what: string) => void;
+  /** Told when the disk refuses history rows or recording bytes, and when it takes them again. */
+  readonly health?: StorageHealth;
 }
 
 export class History {
@@ -51,7 +57,10 @@ export class History {
   private readonly thread: RecordingThread;
   private readonly recorders = new Map<string, ShellRecorder>();
   private readonly subscriptions = new DisposableStore();
-  private audits: AuditRow[] = [];
+  private readonly audits = new AuditGatherer();
+  /** Rows the database could not take yet (a full disk), written with the next flush. */
+  private readonly backlog = new RowBacklog();
+  private writesFailing = false;
   private readonly flushTimer: NodeJS.Timeout;
   private readonly retentionTimer: NodeJS.Timeout;
   private retention: Promise<unknown> = Promise.resolve();
@@ -69,15 +78,24 @@ export class History {
       maxAgeDays: settings.recordingMaxAgeDays,
     };
     this.files = new RecordingFiles(join(options.dataDir, RECORDINGS_DIR_NAME), limits);
-    this.thread = new RecordingThread({ dir: this.files.dir, limits }, (message) =>
-      options.onError?.(new Error(message), 'recording'),
+    this.thread = new RecordingThread(
+      { dir: this.files.dir, limits },
+      (message) => options.onError?.(new Error(message), 'recording'),
+      (status) => {
+        const { health } = options;
+        if (health === undefined) return;
+        health.setBacklog('recordings', status.backlog);
+        if (status.failing === null) health.recovered('recordings');
+        else {
+          const { code, message } = status.failing;
+          health.failed('recordings', Object.assign(new Error(message), { code }), 'recording');
+        }
+      },
     );
     for (const shell of options.registry.shells()) this.follow(shell);
     this.subscriptions.add(options.registry.onShellAdded.on((shell) => this.follow(shell)));
     if (options.authEvents) {
-      this.subscriptions.add(
-        options.authEvents.on((event) => this.audits.push({ at: new Date().toISOString(), event })),
-      );
+      this.subscriptions.add(options.authEvents.on((event) => this.audits.add(event)));
     }
     this.flushTimer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
     this.flushTimer.unref();
@@ -117,16 +135,37 @@ export class History {
         this.recorders.delete(id);
       }
     }
-    const audits = this.audits;
-    this.audits = [];
-    if (shells.length + calls.length + controls.length + audits.length > 0) {
-      try {
-        this.db.write({ shells, calls, controls, audits });
-      } catch (error) {
-        this.options.onError?.(error, 'history database write');
-      }
+    const audits = this.audits.take();
+    this.backlog.countDropped(this.audits.dropped);
+    this.audits.dropped = 0;
+    if (shells.length + calls.length + controls.length + audits.length > 0 || !this.backlog.empty) {
+      this.writeRows(this.backlog.with({ shells, calls, controls, audits }));
     }
     return this.thread.settled();
+  }
+
+  /** One transaction; what the disk refuses is kept (bounded) and tried again next flush. */
+  private writeRows(batch: Parameters<HistoryDatabase['write']>[0]): void {
+    const { health } = this.options;
+    try {
+      this.db.write(batch);
+      this.backlog.clear();
+      this.writesFailing = false;
+      health?.recovered('history');
+    } catch (error) {
+      this.backlog.keep(batch);
+      health?.failed('history', error, 'history database write');
+      // Logged once per spell: the flush retries every half second.
+      if (!this.writesFailing) this.options.onError?.(error, 'history database write');
+      this.writesFailing = true;
+    }
+    health?.setBacklog('history', this.backlog.report());
+    if (batch.audits.length === 0 || !this.backlog.empty) return;
+    try {
+      this.db.capAudit(this.options.settings.auditMaxRows);
+    } catch (error) {
+      this.options.onError?.(error, 'audit size cap');
+    }
   }
 
   /**
@@ -136,7 +175,9 @@ export class History {
   sessions(state: SessionListState, live: readonly SessionInfo[]): SessionInfo[] {
     if (state === 'live') return [...live];
     const listed = new Set(live.map((session) => session.id));
-    const past = this.db.shells().filter((session) => !listed.has(session.id));
+    const kept = this.backlog.shellsKept().map((row) => ({ ...row.info, state: 'ended' as const }));
+    const onRecord = this.db.shells().filter((s) => !kept.some((k) => k.id === s.id));
+    const past = [...kept, ...onRecord].filter((session) => !listed.has(session.id));
     const all = [...live, ...past];
     return state === 'all'
       ? all
@@ -145,32 +186,44 @@ export class History {
 
   /** A shell on record or followed now; undefined when history never saw it. */
   session(id: string): SessionInfo | undefined {
-    return this.recorders.get(id)?.shell.info() ?? this.db.shell(id);
+    return (
+      this.recorders.get(id)?.shell.info() ??
+      this.backlog.shellsKept().find((row) => row.info.id === id)?.info ??
+      this.db.shell(id)
+    );
   }
 
   /** The shell's calls, oldest first, with who held the controls; undefined for no such shell. */
   calls(id: string): CallInfo[] | undefined {
     const recorder = this.recorders.get(id);
-    if (recorder === undefined && this.db.shell(id) === undefined) return undefined;
-    return [...this.db.calls(id), ...(recorder?.pendingCalls ?? [])];
+    if (recorder === undefined && this.session(id) === undefined) return undefined;
+    const written = this.db.calls(id);
+    const kept = this.backlog.callsOf(id).filter((call) => !written.some((w) => w.id === call.id));
+    return [...written, ...kept, ...(recorder?.pendingCalls ?? [])];
   }
 
   controlEvents(id: string): ControlEvent[] | undefined {
     const recorder = this.recorders.get(id);
-    if (recorder === undefined && this.db.shell(id) === undefined) return undefined;
-    return [...this.db.controlEvents(id), ...(recorder?.pendingControls ?? [])];
+    if (recorder === undefined && this.session(id) === undefined) return undefined;
+    return [
+      ...this.db.controlEvents(id),
+      ...this.backlog.controlsOf(id),
+      ...(recorder?.pendingControls ?? []),
+    ];
   }
 
   /** The shell's asciicast up to now (a live one's gathered output is written first). */
   async recording(id: string): Promise<string | null> {
+    // A shell let go at the last flush may have its last lines still on their way to disk.
     if (this.recorders.has(id)) await this.flush();
+    else await this.thread.settled();
     return this.files.read(id);
   }
 
-  /** The newest `limit` auth events, newest first (gathered ones written first). */
-  async audit(limit: number): Promise<AuditEvent[]> {
+  /** The auth events `query` asks for, newest first (gathered ones written first). */
+  async audit(query: AuditQuery): Promise<AuditEvent[]> {
     await this.flush();
-    return this.db.auditEvents(limit);
+    return this.db.auditEvents(query);
   }
 
   /**
@@ -198,6 +251,8 @@ export class History {
     await this.retention;
     await this.thread.close();
     this.closed = true;
+    const { keptItems } = this.backlog.report();
+    if (keptItems > 0) this.options.health?.lostOnClose('history', keptItems);
     for (const recorder of this.recorders.values()) recorder.dispose();
     this.recorders.clear();
     this.db.close();

@@ -79,6 +79,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE control_events ADD COLUMN token_id TEXT;
     `,
   },
+  {
+    // Issue 15: refusals are one row per address, status and minute with a count (the bucket
+    // names it), and the audit is read by kind, token and time.
+    version: 3,
+    sql: `
+      ALTER TABLE auth_events ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE auth_events ADD COLUMN last_at TEXT;
+      ALTER TABLE auth_events ADD COLUMN bucket TEXT;
+      CREATE UNIQUE INDEX auth_events_bucket ON auth_events (bucket);
+      CREATE INDEX auth_events_at ON auth_events (at);
+      CREATE INDEX auth_events_token ON auth_events (token_id);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

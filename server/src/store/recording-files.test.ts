@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseAsciicast } from '../../../shared/src/asciicast.ts';
 import { eventLine, headerLine, joinParts } from './asciicast.ts';
+import { RecordingDisk, type RecordingDiskStatus, recordingGapMarker } from './recording-disk.ts';
 import { RecordingFiles } from './recording-files.ts';
 
 const HEADER = { version: 2, width: 80, height: 24, timestamp: 1_800_000_000 } as const;
@@ -115,5 +116,49 @@ describe('retention', () => {
 
   it('never reads a path made from an unsafe id', async () => {
     expect(await files().read('../../etc/passwd')).toBeNull();
+  });
+});
+
+describe('a recording while the disk refuses writes', () => {
+  it('keeps lines up to its bound, drops the rest, and writes them with a marker once it can', async () => {
+    const statuses: RecordingDiskStatus[] = [];
+    const disk = new RecordingDisk(
+      dir,
+      1_000_000,
+      () => new Set(['s1']),
+      (s) => statuses.push(s),
+      2000,
+    );
+    const writer = files().writer('s1', HEADER, {
+      disk,
+      markerLine: (text) => eventLine(0, 'm', text),
+    });
+    // The directory is gone: every write fails (ENOENT), as on a disk that says no.
+    rmSync(dir, { recursive: true });
+    const line = (i: number): string => eventLine(i, 'o', `${i}`.padEnd(480, '.'));
+    await writer.append([line(1), line(2)]);
+    expect(writer.waiting).toBe(true);
+    expect(statuses.at(-1)?.failing?.code).toBe('ENOENT');
+    for (let i = 3; i <= 12; i++) await writer.append([line(i)]);
+    // The bound counts the two waiting lines too: what is left of 2,000 bytes is kept, the
+    // rest dropped (and counted).
+    expect(disk.droppedBytes).toBeGreaterThan(0);
+    mkdirSync(dir);
+    await writer.retry();
+    expect(writer.waiting).toBe(false);
+    expect(statuses.at(-1)?.failing).toBeNull();
+    const text = readFileSync(join(dir, 's1.cast'), 'utf8');
+    const events = parseAsciicast(text).events.map(([, code, data]) => [code, data.split('.')[0]]);
+    const kept = events.length - 3;
+    expect(kept).toBeGreaterThanOrEqual(1);
+    expect(events).toEqual([
+      ['o', '1'],
+      ['o', '2'],
+      ['m', recordingGapMarker(disk.droppedBytes, 'the disk refused it: ENOENT').split('.')[0]],
+      ...Array.from({ length: kept }, (_, i) => ['o', `${i + 3}`]),
+    ]);
+    let dropped = 0;
+    for (let i = 3 + kept; i <= 12; i++) dropped += Buffer.byteLength(line(i));
+    expect(disk.droppedBytes).toBe(dropped);
   });
 });

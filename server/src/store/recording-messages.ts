@@ -4,6 +4,7 @@
  * report once everything sent so far is on disk.
  */
 import type { AsciicastHeader, EventCode } from '../../../shared/src/asciicast.ts';
+import type { RecordingDiskStatus } from './recording-disk.ts';
 import type { RecordingLimits } from './recording-files.ts';
 
 export interface RecordingEventData {
@@ -27,7 +28,9 @@ export type ToRecordingThread =
 
 export type FromRecordingThread =
   | { readonly type: 'settled'; readonly seq: number }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'error'; readonly message: string }
+  /** The disk's state changed (it refuses writes, takes them again, or bytes were dropped). */
+  | { readonly type: 'status'; readonly status: RecordingDiskStatus };
 
 export interface RecordingThreadData {
   readonly dir: string;

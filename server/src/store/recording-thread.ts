@@ -3,6 +3,7 @@
  * events, output bytes moved rather than copied, and waits for it to say they are on disk.
  */
 import { Worker } from 'node:worker_threads';
+import type { RecordingDiskStatus } from './recording-disk.ts';
 import type {
   FromRecordingThread,
   RecordingThreadData,
@@ -31,12 +32,17 @@ export class RecordingThread {
   private readonly waiters = new Map<number, () => void>();
   private gone = false;
 
-  constructor(data: RecordingThreadData, onError: (message: string) => void) {
+  constructor(
+    data: RecordingThreadData,
+    onError: (message: string) => void,
+    onStatus: (status: RecordingDiskStatus) => void = () => undefined,
+  ) {
     this.worker = startWorker(data);
     // Never what keeps the process alive: close() waits for it when it matters.
     this.worker.unref();
     this.worker.on('message', (message: FromRecordingThread) => {
       if (message.type === 'error') onError(message.message);
+      else if (message.type === 'status') onStatus(message.status);
       else this.release(message.seq);
     });
     this.worker.on('error', (error) => {

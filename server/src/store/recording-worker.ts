@@ -6,7 +6,8 @@
 import { setPriority } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { parentPort, workerData } from 'node:worker_threads';
-import { eventLine } from './asciicast.ts';
+import { eventLine, headerLine } from './asciicast.ts';
+import { RecordingDisk } from './recording-disk.ts';
 import { RecordingFiles, type RecordingWriter } from './recording-files.ts';
 import type {
   FromRecordingThread,
@@ -20,9 +21,32 @@ interface ShellRecording {
   readonly decoder: StringDecoder;
   /** Event times count from the header's whole-second timestamp. */
   readonly epochMs: number;
+  /** Characters of one event line at most, so a line never passes the rotation size. */
+  readonly maxChars: number;
+}
+
+/** `text` in pieces of at most `maxChars`, never splitting a surrogate pair. */
+function pieces(text: string, maxChars: number): string[] {
+  if (text.length <= maxChars) return [text];
+  const out: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + maxChars, text.length);
+    const code = text.charCodeAt(end - 1);
+    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
+    out.push(text.slice(start, end));
+    start = end;
+  }
+  return out;
 }
 
 const MS_PER_SECOND = 1000;
+/** While the disk refuses writes, what waits is tried again this often. */
+const RETRY_INTERVAL_MS = 1000;
+/** Bytes a character of output may take in an event line (JSON's `\u001b` is six). */
+const MAX_LINE_BYTES_PER_CHAR = 6;
+/** Room in a part beside its header and an event's time and code. */
+const LINE_FRAME_BYTES = 64;
 /**
  * Recording is less urgent than the shells it records: on Linux a nice value set from a thread
  * is that thread's alone, so on a busy machine this thread leaves most of the CPU to the PTY
@@ -37,6 +61,22 @@ try {
 const { dir, limits } = workerData as RecordingThreadData;
 const files = new RecordingFiles(dir, limits);
 const shells = new Map<string, ShellRecording>();
+/** Writers (of open or ended shells) holding what the disk refused, to try again. */
+const waiting = new Set<RecordingWriter>();
+const disk = new RecordingDisk(
+  dir,
+  limits.maxTotalBytes,
+  () => new Set([...shells.keys(), ...[...waiting].map((writer) => writer.sessionId)]),
+  (status) => send({ type: 'status', status }),
+);
+const retryTimer = setInterval(() => {
+  for (const writer of waiting) {
+    void writer.retry().then(() => {
+      if (!writer.waiting) waiting.delete(writer);
+    });
+  }
+}, RETRY_INTERVAL_MS);
+retryTimer.unref();
 /** Writers of shells that ended and whose last lines may still be on their way to disk. */
 const finishing = new Set<Promise<void>>();
 /** Shells whose write failure was reported (once: later appends are dropped quietly). */
@@ -61,7 +101,10 @@ function lines(
         : shell.decoder.write(
             Buffer.from(event.data.buffer, event.data.byteOffset, event.data.byteLength),
           );
-    if (text !== '') out.push(eventLine(event.at - shell.epochMs, event.code, text));
+    if (text === '') continue;
+    for (const piece of pieces(text, shell.maxChars)) {
+      out.push(eventLine(event.at - shell.epochMs, event.code, piece));
+    }
   }
   // The shell is gone: bytes the decoder still holds (a cut-off character) end the output.
   const rest = ended ? shell.decoder.end() : '';
@@ -77,15 +120,23 @@ parentPort?.on('message', (message: ToRecordingThread) => {
   }
   let shell = shells.get(message.id);
   if (shell === undefined) {
+    const epochMs = message.header.timestamp * MS_PER_SECOND;
+    const room = limits.maxFileBytes - Buffer.byteLength(headerLine(message.header));
     shell = {
-      writer: files.writer(message.id, message.header),
+      writer: files.writer(message.id, message.header, {
+        disk,
+        markerLine: (text) => eventLine(Date.now() - epochMs, 'm', text),
+      }),
       decoder: new StringDecoder('utf8'),
-      epochMs: message.header.timestamp * MS_PER_SECOND,
+      epochMs,
+      maxChars: Math.max(1, Math.floor((room - LINE_FRAME_BYTES) / MAX_LINE_BYTES_PER_CHAR)),
     };
     shells.set(message.id, shell);
   }
-  const written = shell.writer.append(lines(shell, message.events, message.ended)).then(() => {
-    const error = shell.writer.error;
+  const { writer } = shell;
+  const written = writer.append(lines(shell, message.events, message.ended)).then(() => {
+    if (writer.waiting) waiting.add(writer);
+    const error = writer.error;
     if (error === null || reported.has(message.id)) return;
     reported.add(message.id);
     send({ type: 'error', message: `recording ${message.id}: ${error.message}` });

@@ -18,6 +18,11 @@ import type { RecordingEventData } from './recording-messages.ts';
 const RECORDER_BACKLOG_BYTES = 1024 * 1024;
 /** Output chunks closer together than this become one event: fewer, larger lines. */
 const OUTPUT_COALESCE_MS = 5;
+/**
+ * Drains a recorder waits, once its shell ended, for the result of a call that was running
+ * (the shell ends before the call's record is made: `exit` in a command): 20 flushes, 10 s.
+ */
+const DRAINS_AWAITING_LAST_CALL = 20;
 /** The terminal the recording says it was made on (what the shells run with). */
 const RECORDING_TERM = 'xterm-256color';
 const MS_PER_SECOND = 1000;
@@ -54,6 +59,8 @@ export class ShellRecorder {
   /** Output bytes gathered since the last drain, and whether a flush was asked for. */
   private backlogBytes = 0;
   private backlogSignalled = false;
+  /** Drains since the shell ended (see DRAINS_AWAITING_LAST_CALL). */
+  private drainsSinceEnd = 0;
 
   constructor(
     readonly shell: Shell,
@@ -136,8 +143,10 @@ export class ShellRecorder {
     );
   }
 
+  /** The shell ended and its last call (if one ran) was recorded: it may be let go. */
   get ended(): boolean {
-    return !this.shell.alive;
+    if (this.shell.alive) return false;
+    return !this.callRunning || this.drainsSinceEnd > DRAINS_AWAITING_LAST_CALL;
   }
 
   /** Calls gathered and not yet drained (the API serves them before they reach the disk). */
@@ -151,6 +160,7 @@ export class ShellRecorder {
 
   /** Takes what gathered. */
   drain(): RecorderDrain {
+    if (!this.shell.alive) this.drainsSinceEnd += 1;
     const { events, transfer } = this.recordingEvents();
     const drained: RecorderDrain = {
       calls: this.calls,

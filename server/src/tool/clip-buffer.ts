@@ -3,7 +3,9 @@
  * mode a rolling tail — in bounded memory, and streams the whole output to a spill file once
  * it outgrows the clip, so nothing is lost from the start however long the output runs.
  */
+import { storageErrorCode } from '../ops/storage-health.ts';
 import type { CapturedOutput } from '../session/capture.ts';
+import { spillRefusedReason } from './contract-text.ts';
 import { isHighSurrogate, isLowSurrogate } from './terminal-line.ts';
 
 /** Where the whole rendering goes once it is longer than the clip. */
@@ -75,6 +77,8 @@ export class ClipBuffer {
   private lastCode = -1;
   private writer: SpillWriter | null = null;
   private spillFailed = false;
+  /** Why the spill file could not be made or written (said in the result). */
+  private spillFailure: string | null = null;
 
   constructor(options: ClipBufferOptions) {
     this.maxOutputChars = options.maxOutputChars;
@@ -143,15 +147,30 @@ export class ClipBuffer {
     const writer = this.writer;
     let spillPath: string | null = null;
     if (writer !== null && clipped) {
-      // A file that could not be saved is not offered; the clip notice still stands.
+      // A file that could not be saved is not offered; the clip notice still stands, and the
+      // result says the file is missing.
       spillPath = await writer.finish().then(
         () => writer.path,
-        () => null,
+        (error: unknown) => {
+          this.spillFailure = failureReason(error);
+          return null;
+        },
       );
     } else if (writer !== null) {
       await writer.discard().catch(() => undefined);
     }
-    return { text, clipped, totalChars, spillPath, lostPrefix, omittedChars, tailStart };
+    const spillFailure = clipped && spillPath === null ? this.spillFailure : null;
+    return {
+      text,
+      clipped,
+      totalChars,
+      spillPath,
+      // Present only when there is something to say (the field is optional).
+      ...(spillFailure === null ? {} : { spillFailure }),
+      lostPrefix,
+      omittedChars,
+      tailStart,
+    };
   }
 
   private appendTail(text: string): void {
@@ -178,12 +197,21 @@ export class ClipBuffer {
     if (this.spill === null || this.spillFailed) return;
     try {
       this.writer = this.spill.open();
-    } catch {
+    } catch (error) {
       this.spillFailed = true;
+      this.spillFailure = failureReason(error);
       return;
     }
     this.writer.write(this.head); // the head still holds everything before the clip
   }
+}
+
+/** One clause for the result: the disk's code when the disk refused, else what went wrong. */
+function failureReason(error: unknown): string {
+  const code = storageErrorCode(error);
+  if (code !== undefined) return spillRefusedReason(code);
+  const errno = (error as { code?: unknown } | null)?.code;
+  return spillRefusedReason(typeof errno === 'string' ? errno : 'EIO');
 }
 
 /** The tail's share of a head-tail clip: the head gets floor(max / 2), the tail the rest. */

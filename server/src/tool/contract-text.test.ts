@@ -3,6 +3,7 @@ import {
   clipNotice,
   DEFAULT_DESCRIPTIONS,
   exitCodeLine,
+  fullOutputNotSavedLine,
   fullOutputSavedLine,
   humanUsedLine,
   LOST_PREFIX_NOTICE,
@@ -11,6 +12,7 @@ import {
   SHELL_EXITED_LINE,
   shellExitedWithCodeLine,
   shellKilledBySignalLine,
+  spillRefusedReason,
   timeoutHeader,
   waitingForInputLine,
 } from './contract-text.ts';
@@ -73,5 +75,11 @@ describe('contract text', () => {
   it('gives the head-tail omitted line with the count', () => {
     expect(omittedCharsLine(16)).toBe('[… 16 characters omitted …]');
     expect(omittedCharsLine(1234567)).toBe('[… 1234567 characters omitted …]');
+  });
+
+  it("gives the not-saved line (beyond the contract) with the disk's reason", () => {
+    expect(fullOutputNotSavedLine(spillRefusedReason('ENOSPC'))).toBe(
+      "[full output not saved: the server's disk refused it (ENOSPC)]",
+    );
   });
 });

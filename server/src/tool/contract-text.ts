@@ -70,6 +70,20 @@ export function fullOutputSavedLine(path: string): string {
   return `[full output saved to ${path}]`;
 }
 
+/**
+ * *Beyond* the contract's fixed strings: in place of the saved-output line when the whole
+ * output could not be saved (the data dir refused it), so the model knows "this file" is
+ * missing rather than looking for a path. `reason` is one short clause.
+ */
+export function fullOutputNotSavedLine(reason: string): string {
+  return `[full output not saved: ${reason}]`;
+}
+
+/** The reason fullOutputNotSavedLine gives when the disk refused the file (`code`: ENOSPC…). */
+export function spillRefusedReason(code: string): string {
+  return `the server's disk refused it (${code})`;
+}
+
 const SAVED_LINE = /^\[full output saved to (.+)\]$/gm;
 
 /**

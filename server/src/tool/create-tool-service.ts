@@ -42,6 +42,8 @@ export interface EngineToolService extends ToolService {
   readonly registry: ShellRegistry;
   /** Where shells run, and the warning to print when that is not where they were meant to. */
   readonly placement: ChosenLauncher;
+  /** The saved full outputs of clipped calls (their caps, and whether the disk takes them). */
+  readonly spill: SpillFiles;
 }
 
 export function createToolService(
@@ -55,7 +57,7 @@ export function createToolService(
     bash: bashDialect,
     ...(pwsh === null ? {} : { pwsh: pwshDialect(pwsh) }),
   };
-  const spill = new SpillFiles(join(config.dataDir, SPILL_DIR_NAME));
+  const spill = new SpillFiles(join(config.dataDir, SPILL_DIR_NAME), config.spill);
   const workspaces = new Workspaces(config.workspace, config.sharedWorkspace);
   const placement = chooseLauncher({
     sandbox: config.sandbox,
@@ -70,6 +72,15 @@ export function createToolService(
     pwshPath: pwsh,
   });
   const settings = (dialect: Dialect): DialectSettings => config.dialects[dialect];
+  // A data dir that refuses a new folder (full, read-only) must not stop the shell: its
+  // results then say their full output was not saved.
+  const savedOutputsOf = (agent: string): string[] => {
+    try {
+      return [spill.agentDir(agent)];
+    } catch {
+      return [];
+    }
+  };
   const registry = new ShellRegistry((dialect) => {
     const shellDialect = engines[dialect];
     if (!shellDialect) throw new Error(`no engine for ${dialect}`);
@@ -80,7 +91,7 @@ export function createToolService(
       // has none until it is handed to an agent.
       placeOf: (who) =>
         'agent' in who
-          ? { workspace: workspaces.forAgent(who.agent), readable: [spill.agentDir(who.agent)] }
+          ? { workspace: workspaces.forAgent(who.agent), readable: savedOutputsOf(who.agent) }
           : { workspace: workspaces.forPerson(who.owner.tokenId), readable: [] },
       baseEnv,
       envPass: config.envPass,
@@ -103,6 +114,7 @@ export function createToolService(
   return {
     registry,
     placement,
+    spill,
     async call(agent, dialect, command, signal) {
       const report = (outcome: CallEndKind, durationMs: number, exitCode: number | null): void =>
         finished.fire({ agent, dialect, outcome, durationMs, exitCode });

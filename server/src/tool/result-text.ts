@@ -6,6 +6,7 @@ import type { Dialect } from '../../../shared/src/api.ts';
 import {
   clipNotice,
   exitCodeLine,
+  fullOutputNotSavedLine,
   fullOutputSavedLine,
   humanUsedLine,
   LOST_PREFIX_NOTICE,
@@ -55,7 +56,12 @@ function joinLines(before: string, after: string): string {
 export function outputText(output: ResultInput['output'], dialect: Dialect): string {
   const prefix = output.lostPrefix ? `${LOST_PREFIX_NOTICE}\n` : '';
   // The path is what the notice's "this file" refers to, so it only ever follows it.
-  const saved = output.spillPath === null ? '' : `\n${fullOutputSavedLine(output.spillPath)}`;
+  const saved =
+    output.spillPath !== null
+      ? `\n${fullOutputSavedLine(output.spillPath)}`
+      : output.spillFailure
+        ? `\n${fullOutputNotSavedLine(output.spillFailure)}`
+        : '';
   const { tailStart } = output;
   if (tailStart != null) {
     const head = output.text.slice(0, tailStart);

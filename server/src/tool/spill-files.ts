@@ -8,7 +8,9 @@ import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:f
 import { readdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AGENT_ID_REGEX } from '../../../shared/src/api.ts';
+import { Emitter } from '../pty/disposable.ts';
 import type { SpillTarget, SpillWriter } from './output-renderer.ts';
+import { SpillBudget, type SpillCap } from './spill-budget.ts';
 
 /** The folder of the data directory saved outputs live in, one sub-folder per agent. */
 export const SPILL_DIR_NAME = 'outputs';
@@ -26,12 +28,27 @@ const RANDOM_BYTES = 4;
 /** Our file names: a UTC timestamp to the millisecond, then random hex. */
 const FILE_NAME = /^\d{8}T\d{9}Z-[0-9a-f]+\.txt$/;
 const BYTES_PER_MIB = 1024 * 1024;
+/** Room kept for the line that says where and why a saved output was cut. */
+const CUT_LINE_RESERVE_BYTES = 128;
+
+/** Defaults of the caps on all of one agent's saved outputs, and on everyone's. */
+export const SPILL_AGENT_MAX_BYTES = 1024 * 1024 * 1024;
+export const SPILL_TOTAL_MAX_BYTES = 4 * 1024 * 1024 * 1024;
+
+function sizeText(bytes: number): string {
+  return bytes % BYTES_PER_MIB === 0 ? `${bytes / BYTES_PER_MIB} MiB` : `${bytes} bytes`;
+}
 
 /** The line that ends a file cut at `maxBytes`. */
 export function spillCutLine(maxBytes: number): string {
-  const size =
-    maxBytes % BYTES_PER_MIB === 0 ? `${maxBytes / BYTES_PER_MIB} MiB` : `${maxBytes} bytes`;
-  return `[output cut here: a saved output is limited to ${size}]`;
+  return `[output cut here: a saved output is limited to ${sizeText(maxBytes)}]`;
+}
+
+/** The line that ends a file cut because an agent's saved outputs, or all, reached their cap. */
+export function spillCapCutLine(cap: SpillCap, maxBytes: number): string {
+  return cap === 'agent'
+    ? `[output cut here: one agent's saved outputs are limited to ${sizeText(maxBytes)} in all]`
+    : `[output cut here: saved outputs are limited to ${sizeText(maxBytes)} in all]`;
 }
 
 export interface SpillFilesOptions {
@@ -39,12 +56,20 @@ export interface SpillFilesOptions {
   maxFileBytes?: number;
   /** Defaults to SPILL_FILES_KEPT_PER_AGENT. */
   keepPerAgent?: number;
+  /** Defaults to SPILL_AGENT_MAX_BYTES. */
+  maxAgentBytes?: number;
+  /** Defaults to SPILL_TOTAL_MAX_BYTES. */
+  maxTotalBytes?: number;
 }
 
 export class SpillFiles {
   readonly dir: string;
+  /** Each file's end: null when it was saved, else why the disk refused it. */
+  readonly onSave = new Emitter<unknown>();
   private readonly maxFileBytes: number;
   private readonly keepPerAgent: number;
+  private readonly budget: SpillBudget;
+  private readonly caps: { readonly agent: number; readonly total: number };
   /** Last timestamp used: names stay in creation order even within one millisecond. */
   private lastStampMs = 0;
 
@@ -52,6 +77,20 @@ export class SpillFiles {
     this.dir = resolve(dir);
     this.maxFileBytes = options.maxFileBytes ?? SPILL_FILE_MAX_BYTES;
     this.keepPerAgent = options.keepPerAgent ?? SPILL_FILES_KEPT_PER_AGENT;
+    this.caps = {
+      agent: options.maxAgentBytes ?? SPILL_AGENT_MAX_BYTES,
+      total: options.maxTotalBytes ?? SPILL_TOTAL_MAX_BYTES,
+    };
+    this.budget = new SpillBudget(
+      this.dir,
+      { maxAgentBytes: this.caps.agent, maxTotalBytes: this.caps.total },
+      FILE_NAME,
+    );
+  }
+
+  /** Bytes all saved outputs take now (as written, counted at write time). */
+  get totalBytes(): number {
+    return this.budget.totalBytes;
   }
 
   /** A target for OutputRenderer: a file is created only if the output outgrows the clip. */
@@ -73,9 +112,25 @@ export class SpillFiles {
     const agentDir = this.agentDir(agent);
     const name = `${this.stamp()}-${randomBytes(RANDOM_BYTES).toString('hex')}.txt`;
     const path = join(agentDir, name);
+    this.budget.load();
     // Opened synchronously (one syscall) so a failure is known before any output is queued.
-    const fd = openSync(path, 'wx', FILE_MODE);
-    return new SpillFile(path, fd, this.maxFileBytes, this.prune(agentDir, name));
+    let fd: number;
+    try {
+      fd = openSync(path, 'wx', FILE_MODE);
+    } catch (error) {
+      this.onSave.fire(error);
+      throw error;
+    }
+    this.budget.opened(agent, name);
+    return new SpillFile(path, fd, this.maxFileBytes, this.prune(agent, agentDir, name), {
+      take: (bytes) => this.budget.take(agent, name, bytes),
+      cutLine: (cap) => spillCapCutLine(cap, cap === 'agent' ? this.caps.agent : this.caps.total),
+      closed: (error, deleted) => {
+        if (deleted) this.budget.removed(agent, name);
+        else this.budget.closed(agent, name);
+        this.onSave.fire(error);
+      },
+    });
   }
 
   private stamp(): string {
@@ -85,7 +140,7 @@ export class SpillFiles {
   }
 
   /** Deletes all but the newest files of the agent; `keep` is never deleted. */
-  private async prune(agentDir: string, keep: string): Promise<void> {
+  private async prune(agent: string, agentDir: string, keep: string): Promise<void> {
     let names: string[];
     try {
       names = await readdir(agentDir);
@@ -95,7 +150,14 @@ export class SpillFiles {
     const older = names.filter((n) => n !== keep && FILE_NAME.test(n)).sort();
     const excess = older.slice(0, Math.max(older.length - (this.keepPerAgent - 1), 0));
     // A concurrent prune may have removed a file already; that is the outcome we want.
-    await Promise.all(excess.map((n) => unlink(join(agentDir, n)).catch(() => undefined)));
+    await Promise.all(
+      excess.map((n) =>
+        unlink(join(agentDir, n)).then(
+          () => this.budget.removed(agent, n),
+          () => undefined,
+        ),
+      ),
+    );
   }
 }
 
@@ -113,11 +175,20 @@ function checkAgent(agent: string): void {
   if (!AGENT_ID_REGEX.test(agent)) throw new Error(`invalid agent id: ${JSON.stringify(agent)}`);
 }
 
+/** How one file takes room from the budget and reports its end. */
+interface SpillFileBudget {
+  take(bytes: number): { granted: number; cap: SpillCap | null };
+  cutLine(cap: SpillCap): string;
+  /** `error`: the disk refused a write (null: saved); `deleted`: the file is gone. */
+  closed(error: Error | null, deleted: boolean): void;
+}
+
 class SpillFile implements SpillWriter {
   readonly path: string;
   private readonly stream: WriteStream;
   private readonly maxBytes: number;
   private readonly pruned: Promise<void>;
+  private readonly budget: SpillFileBudget;
   private pending = '';
   private bytes = 0;
   private endsWithNewline = true;
@@ -126,10 +197,17 @@ class SpillFile implements SpillWriter {
   private error: Error | null = null;
   private closed: Promise<void> | null = null;
 
-  constructor(path: string, fd: number, maxBytes: number, pruned: Promise<void>) {
+  constructor(
+    path: string,
+    fd: number,
+    maxBytes: number,
+    pruned: Promise<void>,
+    budget: SpillFileBudget,
+  ) {
     this.path = path;
     this.maxBytes = maxBytes;
     this.pruned = pruned;
+    this.budget = budget;
     this.stream = createWriteStream(path, { fd });
     this.stream.on('error', (err) => {
       this.error ??= err;
@@ -148,13 +226,20 @@ class SpillFile implements SpillWriter {
     this.flush();
     await this.close();
     await this.pruned;
-    if (this.error !== null) throw this.error;
+    if (this.error !== null) {
+      // What the disk refused is not offered: the file goes, and the result says so.
+      await unlink(this.path).catch(() => undefined);
+      this.budget.closed(this.error, true);
+      throw this.error;
+    }
+    this.budget.closed(null, false);
   }
 
   async discard(): Promise<void> {
     this.pending = '';
     await this.close();
     await unlink(this.path).catch(() => undefined);
+    this.budget.closed(null, true);
     await this.pruned;
   }
 
@@ -163,22 +248,29 @@ class SpillFile implements SpillWriter {
     this.pending = '';
     if (this.stopped || text.length === 0) return;
     const size = Buffer.byteLength(text);
-    if (this.bytes + size <= this.maxBytes) {
+    const fileRoom = this.maxBytes - this.bytes;
+    const wanted = Math.min(size, fileRoom);
+    // The room for the cut line is taken with the text, so a cut file stays under its cap.
+    const reserve = wanted < size ? CUT_LINE_RESERVE_BYTES : 0;
+    const { granted, cap } = this.budget.take(wanted + reserve);
+    if (granted === wanted + reserve && wanted === size) {
       // Backpressure is not awaited (the PTY must not stall on the disk); what waits in the
-      // stream is bounded by the byte cap, and a disk is far faster than a PTY anyway.
+      // stream is bounded by the byte caps, and a disk is far faster than a PTY anyway.
       this.stream.write(text);
       this.bytes += size;
       this.endsWithNewline = text.endsWith('\n');
       return;
     }
-    // Over the cap: keep what fits, without splitting a UTF-8 sequence, then say so.
+    // Over a cap: keep what fits, without splitting a UTF-8 sequence, then say so.
     const bytes = Buffer.from(text);
-    let end = this.maxBytes - this.bytes;
+    const roomForText = cap === null ? wanted : Math.max(0, granted - CUT_LINE_RESERVE_BYTES);
+    let end = Math.min(roomForText, bytes.length);
     while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
     const kept = bytes.subarray(0, end);
     if (kept.length > 0) this.endsWithNewline = kept[kept.length - 1] === 0x0a;
     this.stream.write(kept);
-    this.stream.write(`${this.endsWithNewline ? '' : '\n'}${spillCutLine(this.maxBytes)}\n`);
+    const cut = cap === null ? spillCutLine(this.maxBytes) : this.budget.cutLine(cap);
+    this.stream.write(`${this.endsWithNewline ? '' : '\n'}${cut}\n`);
     this.bytes += kept.length;
     this.stopped = true;
   }

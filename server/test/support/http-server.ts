@@ -9,6 +9,7 @@ import { buildApp, type JumpseatApp } from '../../src/api/app.ts';
 import type { LogSettings } from '../../src/api/logging.ts';
 import { TokenStore } from '../../src/auth/token-store.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
+import type { StorageHealth } from '../../src/ops/storage-health.ts';
 import { createToolService } from '../../src/tool/create-tool-service.ts';
 
 export interface TestServer {
@@ -42,6 +43,8 @@ export interface TestServerOptions {
   readonly shellEnv?: NodeJS.ProcessEnv;
   /** How often a running MCP call reports progress (AppOptions.mcpProgressIntervalMs). */
   readonly mcpProgressIntervalMs?: number;
+  /** The storage health (to read its warnings); a stderr-writing one otherwise. */
+  readonly health?: StorageHealth;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -75,6 +78,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.mcpProgressIntervalMs === undefined
       ? {}
       : { mcpProgressIntervalMs: options.mcpProgressIntervalMs }),
+    ...(options.health === undefined ? {} : { health: options.health }),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
