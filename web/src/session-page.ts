@@ -342,8 +342,23 @@ export async function showSession(
         break;
       case 'presence':
         presence.setViewers(message.viewers);
-        // Someone came or went: a share's holder may just have opened their link.
         ownerTools.refresh();
+        break;
+      case 'viewer_joined':
+        presence.joined(message.viewer);
+        // A share's holder may just have opened their link.
+        ownerTools.refresh();
+        break;
+      case 'viewer_left':
+        presence.left(message.id);
+        ownerTools.refresh();
+        break;
+      case 'input_dropped':
+        showNotice(
+          `The shell is not reading what you type: ${message.pendingBytes} bytes wait for it, so your last ${message.droppedBytes} were dropped (at most ${message.limitBytes} may wait). Ctrl-C still goes through.`,
+          'warning',
+          true,
+        );
         break;
       case 'control_requested':
         controls.requests.requested(message.from);

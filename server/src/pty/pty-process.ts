@@ -21,6 +21,10 @@ export interface PtyProcess {
   onExit(listener: (exit: PtyExit) => void): Disposable;
   /** Sends a signal to the process itself (not its group). */
   kill(signal?: NodeJS.Signals): void;
+  /** Bytes given to `write` that the terminal has not taken yet (it takes them as read). */
+  unwrittenBytes(): number;
+  /** Forgets what `write` holds that has not begun going to the terminal. */
+  dropUnwritten(): void;
 }
 
 export interface PtySpawnOptions {
@@ -61,6 +65,10 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
         const name = signal ? signalName(signal) : null;
         listener(name ? { code: null, signal: name } : { code: exitCode, signal: null });
       }),
+    unwrittenBytes: () =>
+      writeQueueOf(pty).reduce((sum, task) => sum + task.buffer.byteLength - task.offset, 0),
+    // The first entry may be in the middle of a write; it stays, the rest go.
+    dropUnwritten: () => void writeQueueOf(pty).splice(1),
     kill: (signal) => {
       try {
         process.kill(pty.pid, signal ?? 'SIGHUP');
@@ -69,6 +77,24 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
       }
     },
   };
+}
+
+/** One entry of node-pty's (1.1) write queue: a buffer and how much of it was written. */
+interface WriteTask {
+  readonly buffer: Buffer;
+  readonly offset: number;
+}
+
+/**
+ * node-pty queues what the terminal does not take at once (a program that does not read its
+ * input) without bound and without telling; bounding human input needs to see that queue.
+ * It is private, so its shape is checked, and an unknown shape reads as empty (the pending
+ * bound test then fails, which is how an upgrade of node-pty that moves it is noticed).
+ */
+function writeQueueOf(pty: unknown): WriteTask[] {
+  const stream = (pty as { _writeStream?: { _writeQueue?: unknown } })._writeStream;
+  const queue = stream?._writeQueue;
+  return Array.isArray(queue) ? (queue as WriteTask[]) : [];
 }
 
 function toBuffer(chunk: string | Buffer): Buffer {

@@ -42,6 +42,8 @@ export interface TestServerOptions {
   readonly shellEnv?: NodeJS.ProcessEnv;
   /** How often a running MCP call reports progress (AppOptions.mcpProgressIntervalMs). */
   readonly mcpProgressIntervalMs?: number;
+  /** How long a viewer past its buffer bound stays unread before it is closed (AppOptions). */
+  readonly liveStallCloseMs?: number;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -75,6 +77,9 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.mcpProgressIntervalMs === undefined
       ? {}
       : { mcpProgressIntervalMs: options.mcpProgressIntervalMs }),
+    ...(options.liveStallCloseMs === undefined
+      ? {}
+      : { liveStallCloseMs: options.liveStallCloseMs }),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
