@@ -194,10 +194,11 @@ describe("a controller's keys", () => {
     await controller.next('snapshot');
     controller.send({ type: 'take_control' });
     await controller.next('control', (m) => m.controller?.id === hello.you.id);
-    // A program that reads one line a tenth of a second, and notes each.
+    // A slow reader: it notes each line, then spins a while (no child process, so the
+    // interrupt always finds the shell itself in the foreground).
     controller.send({
       type: 'input',
-      data: 'rm -f lines.txt; echo loop-$((1+1))-started; while IFS= read -r l; do echo "${l:0:6}" >> lines.txt; sleep 0.1; done\r',
+      data: 'rm -f lines.txt; echo loop-$((1+1))-started; while IFS= read -r l; do echo "${l:0:6}" >> lines.txt; for ((i = 0; i < 20000; i++)); do :; done; done\r',
     });
     await controller.until(() => outputOf(controller).includes('loop-2-started'), 'the loop');
     // 20 frames of 30 lines of 2,000 bytes: 1.2 MB it cannot read in time. The first goes
@@ -228,10 +229,21 @@ describe("a controller's keys", () => {
     // The terminal echoes ^C as it takes it (after what it held already, a few lines).
     await controller.until(() => outputOf(controller).slice(before).includes('^C'), 'the ^C');
     controller.send({ type: 'input', data: 'echo "count=$(cat lines.txt 2>/dev/null | wc -l)"\r' });
-    const counted = await controller.until(
-      () => /count=(\d+)/.exec(outputOf(controller))?.[1],
-      'the count of lines the loop read',
-    );
+    const counted = await controller
+      .until(
+        () => /count=(\d+)/.exec(outputOf(controller))?.[1],
+        'the count of lines the loop read',
+      )
+      .catch((error: unknown) => {
+        console.log(
+          JSON.stringify(
+            outputOf(controller)
+              .replace(/x{20,}/g, 'X')
+              .slice(-1500),
+          ),
+        );
+        throw error;
+      });
     // Without the bound and Ctrl-C first, the loop would read all 600 lines (a minute).
     expect(Number(counted)).toBeLessThan((FRAMES * LINES_PER_FRAME) / 2);
     controller.send({ type: 'release_control' });
