@@ -221,8 +221,8 @@ export class HumanControl {
    *
    * Bounded: while more than `maxPendingBytes` wait for the shell (a program that does not
    * read its input), a frame is dropped whole, never queued. Ctrl-C jumps the queue: what
-   * waits before it is dropped, as a terminal's interrupt flushes its input, and it is
-   * written at once.
+   * waits before it is dropped (ours and node-pty's), as a terminal's interrupt flushes its
+   * input, and it goes next, after at most the look at the terminal of a batch in flight.
    */
   input(id: string, data: string, maxPendingBytes = DEFAULT_INPUT_PENDING_MAX_BYTES): TypedKeys {
     this.requireController(id);
@@ -231,8 +231,10 @@ export class HumanControl {
     let keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
     const interrupt = keys.lastIndexOf(INTERRUPT_KEY);
     if (interrupt >= 0) {
-      this.interruptNow();
-      keys = keys.slice(interrupt + 1);
+      // From the Ctrl-C on, ahead of everything that waited (dropped): it waits at most for
+      // the look at the terminal of a batch already being written.
+      this.dropPending();
+      keys = keys.slice(interrupt);
     } else {
       const pendingBytes = this.waitingBytes + this.shell.unwrittenBytes();
       const droppedBytes = Buffer.byteLength(keys);
@@ -272,17 +274,12 @@ export class HumanControl {
     return { written: batch.written, dropped: null };
   }
 
-  /** Ctrl-C, ahead of every key still waiting (those are dropped). */
-  private interruptNow(): void {
-    const by = this.control;
-    if (by === null || !this.shell.alive) return;
+  /** Forgets every key still waiting for the shell, ours and the terminal's queue (Ctrl-C). */
+  private dropPending(): void {
     this.generation++;
     this.queued = null;
     this.waitingBytes = 0;
     this.shell.dropUnwritten();
-    this.use.typed(INTERRUPT_KEY);
-    this.shell.write(INTERRUPT_KEY);
-    this.onInput.fire({ by, keys: INTERRUPT_KEY, hidden: false });
   }
 
   /** Writes one batch, hidden or not as the terminal's mode says just before. */
