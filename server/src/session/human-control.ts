@@ -231,6 +231,9 @@ export class HumanControl {
     let keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
     const interrupt = keys.lastIndexOf(INTERRUPT_KEY);
     if (interrupt >= 0) {
+      // A full terminal (its program does not read) takes no key, the Ctrl-C neither, for as
+      // long as that lasts: the interrupt it stands for is sent as the terminal would.
+      if (this.shell.unwrittenBytes() > 0) void this.interruptFullTerminal();
       // From the Ctrl-C on, ahead of everything that waited (dropped): it waits at most for
       // the look at the terminal of a batch already being written.
       this.dropPending();
@@ -272,6 +275,14 @@ export class HumanControl {
       });
     this.typing = batch.written.catch(() => undefined);
     return { written: batch.written, dropped: null };
+  }
+
+  /** SIGINT to the foreground job, when the terminal's Ctrl-C means one (`isig`). */
+  private async interruptFullTerminal(): Promise<void> {
+    const by = this.control;
+    if (by === null) return;
+    const mode = await readLineMode(this.shell.ttyPath);
+    if (mode?.interrupts === true && this.control === by) await this.interrupt(by);
   }
 
   /** Forgets every key still waiting for the shell, ours and the terminal's queue (Ctrl-C). */
