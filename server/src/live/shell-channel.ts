@@ -103,6 +103,7 @@ export class ShellChannel {
       shell.human.onControl.on((controller) => {
         const { takenFrom, reason } = shell.human.changeCause;
         this.idle.held(controller, shell.agent !== null);
+        this.toldDropped = false; // a new controller is told of their own dropped keys
         this.broadcast({
           type: 'control',
           controller,
