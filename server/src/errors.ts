@@ -24,6 +24,11 @@ export const JUMPSEAT_ERR_AGENT_HAS_SHELL: ErrorSpec = { code: 'AGENT_HAS_SHELL'
 export const JUMPSEAT_ERR_NOT_PERSONAL: ErrorSpec = { code: 'NOT_PERSONAL', status: 409 };
 /** A person already has as many shells of their own open as one may. */
 export const JUMPSEAT_ERR_TOO_MANY_SHELLS: ErrorSpec = { code: 'TOO_MANY_SHELLS', status: 429 };
+/** A token has as many MCP sessions open as it may, each with a call running. */
+export const JUMPSEAT_ERR_TOO_MANY_MCP_SESSIONS: ErrorSpec = {
+  code: 'TOO_MANY_MCP_SESSIONS',
+  status: 429,
+};
 export const JUMPSEAT_ERR_BODY_TOO_LARGE: ErrorSpec = { code: 'BODY_TOO_LARGE', status: 413 };
 export const JUMPSEAT_ERR_SHELL_UNAVAILABLE: ErrorSpec = { code: 'SHELL_UNAVAILABLE', status: 503 };
 export const JUMPSEAT_ERR_SHUTTING_DOWN: ErrorSpec = { code: 'SHUTTING_DOWN', status: 503 };

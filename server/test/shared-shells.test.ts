@@ -173,7 +173,9 @@ describe('share links', () => {
     expect(await nameMe(link.token, '  Vera  ')).toMatchObject({ name: 'Vera', named: true });
 
     const guest = await joinLive(shell.id, link.token);
-    const presence = await owner.next('presence', (m) => m.viewers.length === 2);
+    const joined = await owner.next('viewer_joined');
+    expect(joined.viewer).toMatchObject({ name: 'Vera', link: true });
+    const presence = await guest.next('presence');
     expect(presence.viewers.map((v) => v.name).sort()).toEqual(['Olive', 'Vera']);
     guest.send({ type: 'input', data: 'echo nope\r' });
     const refusal = await guest.next('error');

@@ -31,6 +31,10 @@ export const LIVE_CLOSE = {
   revoked: 4403,
   /** The shell's owner (or the admin) disconnected this link holder; the link still works. */
   disconnected: 4409,
+  /** A viewer whose send buffer stayed past its bound (it stopped reading); it may come back. */
+  tooSlow: 4408,
+  /** Refused at join: too many live connections for this token, or watching this shell. */
+  tooMany: 4429,
 } as const;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -119,9 +123,33 @@ export const ControlIdleMessage = Type.Object({
   releaseInMs: Type.Integer(),
 });
 
+/** Everyone watching: sent once to a joiner (and after a resync); then joined/left changes. */
 export const PresenceMessage = Type.Object({
   type: Type.Literal('presence'),
   viewers: Type.Array(Viewer),
+});
+
+export const ViewerJoinedMessage = Type.Object({
+  type: Type.Literal('viewer_joined'),
+  viewer: Viewer,
+});
+
+export const ViewerLeftMessage = Type.Object({
+  type: Type.Literal('viewer_left'),
+  /** The id of the viewer who left. */
+  id: Type.String(),
+});
+
+/**
+ * The controller's keys were dropped, not queued: the shell has not taken what was typed
+ * before (`pendingBytes` wait for it, at most `limitBytes`). Sent once per run of dropped
+ * frames; Ctrl-C is never dropped.
+ */
+export const InputDroppedMessage = Type.Object({
+  type: Type.Literal('input_dropped'),
+  droppedBytes: Type.Integer(),
+  pendingBytes: Type.Integer(),
+  limitBytes: Type.Integer(),
 });
 
 export const ResizeMessage = Type.Object({
@@ -168,6 +196,9 @@ export const ServerMessage = Type.Union([
   ControlRequestClosedMessage,
   ControlIdleMessage,
   ErrorMessage,
+  ViewerJoinedMessage,
+  ViewerLeftMessage,
+  InputDroppedMessage,
 ]);
 export type ServerMessage = Static<typeof ServerMessage>;
 

@@ -31,7 +31,9 @@ export type AccessProblem =
   | { readonly kind: 'expired' }
   /** The server refused the request for what it asked (a 409 conflict, a bad value). */
   | { readonly kind: 'refused'; readonly message: string }
-  | { readonly kind: 'failed'; readonly message: string };
+  | { readonly kind: 'failed'; readonly message: string }
+  /** The server did not answer (restarting, or the network dropped): worth trying again. */
+  | { readonly kind: 'unreachable'; readonly message: string };
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; problem: AccessProblem };
 
@@ -41,6 +43,10 @@ const HTTP_UNAUTHORIZED = 401;
 const HTTP_FORBIDDEN = 403;
 const HTTP_NOT_FOUND = 404;
 const HTTP_CONFLICT = 409;
+/** A proxy in front of a server that is away. */
+const HTTP_BAD_GATEWAY = 502;
+const HTTP_GATEWAY_TIMEOUT = 504;
+const SHUTTING_DOWN = 'SHUTTING_DOWN';
 const ASCIICAST = 'application/x-asciicast';
 /** The server's code for a share link's token that was revoked or expired. */
 const LINK_ENDED = 'LINK_ENDED';
@@ -250,7 +256,10 @@ async function request(
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    return { ok: false, problem: { kind: 'failed', message: `cannot reach jumpseat: ${error}` } };
+    return {
+      ok: false,
+      problem: { kind: 'unreachable', message: `cannot reach jumpseat: ${error}` },
+    };
   }
   if (response.ok) return { ok: true, value: response };
   return { ok: false, problem: await problemOf(response) };
@@ -270,7 +279,12 @@ async function problemOf(response: Response): Promise<AccessProblem> {
     case HTTP_BAD_REQUEST:
     case HTTP_CONFLICT:
       return { kind: 'refused', message };
+    case HTTP_BAD_GATEWAY:
+    case HTTP_GATEWAY_TIMEOUT:
+      return { kind: 'unreachable', message };
     default:
+      // Shutting down: the server (or its successor) is about to be back.
+      if (code === SHUTTING_DOWN) return { kind: 'unreachable', message };
       return { kind: 'failed', message };
   }
 }
@@ -285,6 +299,11 @@ async function errorOf(response: Response): Promise<{ code: string; message: str
     // Not our error shape (a proxy's page): the status line will do.
   }
   return { code: '', message: `${response.status} ${response.statusText}` };
+}
+
+/** Whether any of these loads failed only because the server could not be reached. */
+export function unreachable(...results: readonly Fetched<unknown>[]): boolean {
+  return results.some((result) => !result.ok && result.problem.kind === 'unreachable');
 }
 
 /** What to tell the person when a request they made did not go through. */

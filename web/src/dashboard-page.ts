@@ -7,7 +7,14 @@
  */
 import type { SessionInfo, WebSettings } from '../../shared/src/api.ts';
 import { parseDashboardMessage } from '../../shared/src/live.ts';
-import { fetchMe, fetchSessions, fetchSettings, signOut, ticketedSocketUrl } from './api-client.ts';
+import {
+  fetchMe,
+  fetchSessions,
+  fetchSettings,
+  signOut,
+  ticketedSocketUrl,
+  unreachable,
+} from './api-client.ts';
 import { forgetCredential } from './credential.ts';
 import {
   arrange,
@@ -26,6 +33,7 @@ import { h, replaceChildren } from './dom.ts';
 import { NeedsHuman } from './needs-human.ts';
 import { newShellControl } from './new-shell.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
+import { loadWhenReachable } from './reachability.ts';
 import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { pastShellsSection } from './replay-past-shells.ts';
 import { shellOwnerLabel } from './session-labels.ts';
@@ -60,7 +68,11 @@ const SORT_LABELS: Record<SortKey, string> = {
 export async function showDashboard(root: HTMLElement): Promise<void> {
   document.title = 'jumpseat';
   const frame = pageFrame(root);
-  const [initial, me, settings] = await Promise.all([fetchSessions(), fetchMe(), fetchSettings()]);
+  const [initial, me, settings] = await loadWhenReachable(
+    frame,
+    () => Promise.all([fetchSessions(), fetchMe(), fetchSettings()]),
+    (results) => unreachable(...results),
+  );
   // A share link reaches one shell only: its holder belongs on that shell's page.
   if (me.ok && me.value.scope !== null) {
     location.replace(`/sessions/${encodeURIComponent(me.value.scope)}`);
@@ -135,6 +147,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     body,
   );
   const tableWrap = h('div', { class: 'table-wrap' }, table);
+  const pastShells = pastShellsSection();
   const example = `curl -s -X POST ${apiBase(settings.ok ? settings.value : null)}api/agents/demo/bash \\\n  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\\n  -d '{"command":"echo hello"}'`;
   const empty = h(
     'div',
@@ -176,7 +189,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     tableWrap,
     noMatch,
     empty,
-    pastShellsSection(),
+    pastShells.element,
   );
 
   function setView(change: Partial<DashboardView>): void {
@@ -275,6 +288,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   render();
   performance.mark('jumpseat:dashboard-rendered');
 
+  let wasAway = false;
   const socket = new ReconnectingSocket({
     url: () => ticketedSocketUrl('/api/live'),
     onText(text) {
@@ -287,10 +301,19 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       schedule();
     },
     onBinary() {},
-    onState: (state, detail) => frame.setConnection(state, detail),
+    onState: (state, detail) => {
+      frame.setConnection(state, detail);
+      // Back after an outage: shells may have ended meanwhile (a restart ends them all).
+      if (state === 'live' && wasAway) {
+        wasAway = false;
+        pastShells.refresh();
+      }
+      if (state === 'reconnecting') wasAway = true;
+    },
     async onRepeatedFailure() {
       const check = await fetchSessions();
-      if (!check.ok) {
+      // Away (a restart, the network): keep trying; the socket's pauses are capped.
+      if (!check.ok && check.problem.kind !== 'unreachable') {
         socket.stop('not connected');
         showAccessProblem(frame.main, check.problem);
       }

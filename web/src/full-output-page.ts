@@ -4,10 +4,17 @@
  * page shows is cut to its start, and the download gives the whole.
  */
 import type { CallInfo } from '../../shared/src/api.ts';
-import { downloadFullOutput, fetchCalls, fetchFullOutput, problemText } from './api-client.ts';
+import {
+  downloadFullOutput,
+  fetchCalls,
+  fetchFullOutput,
+  problemText,
+  unreachable,
+} from './api-client.ts';
 import { fullOutputName } from './call-timeline.ts';
 import { h, replaceChildren } from './dom.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
+import { loadWhenReachable } from './reachability.ts';
 import { commandPreview } from './session-labels.ts';
 import { formatClock } from './time-format.ts';
 
@@ -31,10 +38,11 @@ export async function showFullOutput(
   );
   root.querySelector<HTMLElement>('[data-testid="connection"]')?.setAttribute('hidden', '');
   document.title = 'Full output · jumpseat';
-  const [calls, file] = await Promise.all([
-    fetchCalls(sessionId),
-    fetchFullOutput(sessionId, callId, MAX_SHOWN_BYTES),
-  ]);
+  const [calls, file] = await loadWhenReachable(
+    frame,
+    () => Promise.all([fetchCalls(sessionId), fetchFullOutput(sessionId, callId, MAX_SHOWN_BYTES)]),
+    (results) => unreachable(...results),
+  );
   if (!calls.ok) {
     showAccessProblem(frame.main, calls.problem);
     return;

@@ -17,6 +17,11 @@ const CONNECTION_LABELS: Record<ConnectionState, string> = {
 export interface PageFrame {
   readonly main: HTMLElement;
   setConnection(state: ConnectionState, detail: string): void;
+  /**
+   * The server cannot be reached (true) or is back (false): "Reconnecting…" is shown
+   * meanwhile, also on pages that hide the indicator; what was shown before comes back.
+   */
+  setAway(away: boolean): void;
   /** A share link reaches one shell only: the name stops linking to the dashboard. */
   unlinkHome(): void;
 }
@@ -30,6 +35,8 @@ export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame 
     'aria-live': 'polite',
   });
   connection.textContent = CONNECTION_LABELS.connecting;
+  /** What the indicator showed before an outage (see setAway). */
+  let before: { state: ConnectionState; detail: string; hidden: boolean } | null = null;
   const main = h('main', { id: 'main' });
   const brand = h(
     'a',
@@ -57,6 +64,24 @@ export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame 
       connection.dataset.state = state;
       connection.textContent = CONNECTION_LABELS[state];
       connection.title = detail;
+    },
+    setAway(away) {
+      if (away && before === null) {
+        before = {
+          state: (connection.dataset.state ?? 'connecting') as ConnectionState,
+          detail: connection.title,
+          hidden: connection.hidden,
+        };
+      }
+      if (away) {
+        this.setConnection('reconnecting', 'cannot reach jumpseat; trying again');
+        connection.hidden = false;
+        return;
+      }
+      if (before === null) return;
+      this.setConnection(before.state, before.detail);
+      connection.hidden = before.hidden;
+      before = null;
     },
     unlinkHome() {
       brand.removeAttribute('href');
@@ -132,6 +157,7 @@ function explain(problem: AccessProblem): Node[] {
       ];
     case 'refused':
     case 'failed':
+    case 'unreachable':
       return [h('h1', {}, 'Something went wrong'), h('p', {}, problem.message)];
   }
 }

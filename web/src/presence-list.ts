@@ -24,6 +24,17 @@ export class PresenceList {
     this.render();
   }
 
+  /** Someone came: added once (a repeat of a known connection replaces it). */
+  joined(viewer: Viewer): void {
+    this.viewers = [...this.viewers.filter((known) => known.id !== viewer.id), viewer];
+    this.render();
+  }
+
+  left(id: string): void {
+    this.viewers = this.viewers.filter((known) => known.id !== id);
+    this.render();
+  }
+
   setYou(id: string | null): void {
     this.you = id;
     this.render();

@@ -154,6 +154,7 @@ function isFinal(code: number): boolean {
     code === LIVE_CLOSE.gone ||
     code === LIVE_CLOSE.revoked ||
     code === LIVE_CLOSE.disconnected ||
+    code === LIVE_CLOSE.tooMany ||
     code === CLOSE_POLICY
   );
 }
@@ -161,5 +162,6 @@ function isFinal(code: number): boolean {
 function closeReason(code: number): string {
   if (code === LIVE_CLOSE.gone) return 'this shell is gone';
   if (code === LIVE_CLOSE.revoked) return 'your access was revoked';
+  if (code === LIVE_CLOSE.tooMany) return 'too many live connections: close another tab';
   return 'the server refused the connection';
 }

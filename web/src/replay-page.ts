@@ -6,10 +6,11 @@
  * watchers saw, and the page needs no second terminal emulator.
  */
 import type { ControlEvent, SessionInfo } from '../../shared/src/api.ts';
-import { fetchSettings } from './api-client.ts';
+import { fetchSettings, unreachable } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
+import { loadWhenReachable } from './reachability.ts';
 import { callStarts, parseReplayCast, type ReplayCast } from './replay-cast.ts';
 import { fetchReplayData } from './replay-data.ts';
 import { replayKeys, SHORTCUTS_TEXT } from './replay-keys.ts';
@@ -44,7 +45,11 @@ export async function showReplay(
   // Nothing here is live: the connection indicator would only mislead.
   root.querySelector<HTMLElement>('[data-testid="connection"]')?.setAttribute('hidden', '');
   document.title = 'Replay · jumpseat';
-  const [loaded, settings] = await Promise.all([fetchReplayData(sessionId), fetchSettings()]);
+  const [loaded, settings] = await loadWhenReachable(
+    frame,
+    () => Promise.all([fetchReplayData(sessionId), fetchSettings()]),
+    (results) => unreachable(...results),
+  );
   if (!loaded.ok) {
     showAccessProblem(frame.main, loaded.problem);
     return undefined;

@@ -21,7 +21,8 @@ const ENDINGS: Record<NonNullable<SessionInfo['ending']>['kind'], string> = {
   server_stopped: 'server stopped',
 };
 
-export function pastShellsSection(): HTMLElement {
+/** The section, and a way to load the list again (the dashboard does after an outage). */
+export function pastShellsSection(): { readonly element: HTMLElement; refresh(): void } {
   const body = h('tbody');
   const search = h('input', {
     type: 'search',
@@ -100,15 +101,18 @@ export function pastShellsSection(): HTMLElement {
     page += 1;
     render();
   });
-  void fetchEndedSessions().then((reply) => {
-    if (!reply.ok) return;
-    past = reply.value
-      .filter((session) => session.state === 'ended')
-      .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
-    section.hidden = past.length === 0;
-    render();
-  });
-  return section;
+  const refresh = (): void => {
+    void fetchEndedSessions().then((reply) => {
+      if (!reply.ok) return;
+      past = reply.value
+        .filter((session) => session.state === 'ended')
+        .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+      section.hidden = past.length === 0;
+      render();
+    });
+  };
+  refresh();
+  return { element: section, refresh };
 }
 
 function endingText(session: SessionInfo): string {

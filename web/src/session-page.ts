@@ -20,6 +20,7 @@ import {
   fetchMe,
   fetchSession,
   ticketedSocketUrl,
+  unreachable,
 } from './api-client.ts';
 import { CallTimeline } from './call-timeline.ts';
 import { h, replaceChildren } from './dom.ts';
@@ -29,6 +30,7 @@ import { NeedsHuman } from './needs-human.ts';
 import { NoticeLine, type NoticeTone } from './notice-line.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { PresenceList } from './presence-list.ts';
+import { loadWhenReachable } from './reachability.ts';
 import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { ShellControls } from './shell-controls.ts';
@@ -39,6 +41,8 @@ import { isDark, onThemeChange } from './theme.ts';
 import { tickElapsedClocks } from './time-format.ts';
 import { zoomControl } from './zoom-control.ts';
 
+/** Why the live connection stopped when the server came back without the shell. */
+const SHELL_ENDED = 'the shell ended';
 /** How often the running call's output tail is read from the terminal. */
 const TAIL_REFRESH_MS = 400;
 /** Lines of the running call's output the timeline shows. */
@@ -58,13 +62,18 @@ export async function showSession(
     title,
     badge,
   );
-  const [me, initialCalls, known, initialEvents, needsHuman] = await Promise.all([
-    fetchMe(),
-    fetchCalls(sessionId),
-    fetchSession(sessionId),
-    fetchControlEvents(sessionId),
-    NeedsHuman.load(),
-  ]);
+  const [me, initialCalls, known, initialEvents, needsHuman] = await loadWhenReachable(
+    frame,
+    () =>
+      Promise.all([
+        fetchMe(),
+        fetchCalls(sessionId),
+        fetchSession(sessionId),
+        fetchControlEvents(sessionId),
+        NeedsHuman.load(),
+      ]),
+    ([me, calls, known, events]) => unreachable(me, calls, known, events),
+  );
   if (!initialCalls.ok) {
     frame.setConnection('closed', 'not connected');
     showAccessProblem(frame.main, initialCalls.problem);
@@ -96,6 +105,18 @@ export async function showSession(
     role: 'alert',
     hidden: true,
   });
+  /** The server came back without this shell (a restart ends live shells): where it went. */
+  const endedNote = h(
+    'p',
+    { class: 'notice-line', 'data-testid': 'shell-ended', role: 'status', hidden: true },
+    'This shell ended while jumpseat was away (live shells end when it restarts). ',
+    h(
+      'a',
+      { href: `/sessions/${encodeURIComponent(sessionId)}/replay` },
+      'Its replay has everything it showed',
+    ),
+    '.',
+  );
   let youId: string | null = null;
   const search = h('input', {
     type: 'search',
@@ -184,6 +205,7 @@ export async function showSession(
         controls.requests.element,
         notice.element,
         idleWarning,
+        endedNote,
         successor,
         terminalHost,
         controls.hint,
@@ -342,8 +364,23 @@ export async function showSession(
         break;
       case 'presence':
         presence.setViewers(message.viewers);
-        // Someone came or went: a share's holder may just have opened their link.
         ownerTools.refresh();
+        break;
+      case 'viewer_joined':
+        presence.joined(message.viewer);
+        // A share's holder may just have opened their link.
+        ownerTools.refresh();
+        break;
+      case 'viewer_left':
+        presence.left(message.id);
+        ownerTools.refresh();
+        break;
+      case 'input_dropped':
+        showNotice(
+          `The shell is not reading what you type: ${message.pendingBytes} bytes wait for it, so your last ${message.droppedBytes} were dropped (at most ${message.limitBytes} may wait). Ctrl-C still goes through.`,
+          'warning',
+          true,
+        );
         break;
       case 'control_requested':
         controls.requests.requested(message.from);
@@ -390,7 +427,10 @@ export async function showSession(
       if (state === 'reconnecting') controls.requests.clear();
       if (state === 'live') {
         // Calls that finished while the page was away arrive with the list, not as events.
-        if (connectedOnce) refreshCalls();
+        if (connectedOnce) {
+          refreshCalls();
+          refreshEvents();
+        }
         connectedOnce = true;
       }
       if (state === 'closed') {
@@ -400,7 +440,7 @@ export async function showSession(
         if (code === LIVE_CLOSE.revoked) revoked(/expired/.test(detail));
         else if (code === LIVE_CLOSE.disconnected)
           showNotice(`${detail}. Reload the page to join again.`, 'warning', true);
-        else if (detail !== 'closed')
+        else if (detail !== 'closed' && detail !== SHELL_ENDED)
           showNotice(
             scoped
               ? `Disconnected: ${detail}.`
@@ -411,12 +451,23 @@ export async function showSession(
       }
     },
     async onRepeatedFailure() {
-      const check = await fetchCalls(sessionId);
+      const check = await fetchSession(sessionId);
+      // Away (a restart, the network): keep trying; the socket's pauses are capped.
+      if (!check.ok && check.problem.kind === 'unreachable') return;
       if (!check.ok) {
         socket.stop('not connected');
         // A share link's token that stopped working was revoked or expired.
         if (scoped && check.problem.kind === 'login') revoked(false);
         else showAccessProblem(frame.main, check.problem);
+        return;
+      }
+      // Back, but the shell is not: live shells end with the server. Its story is kept.
+      if (check.value.state === 'ended') {
+        socket.stop(SHELL_ENDED);
+        session = check.value;
+        renderSession();
+        refreshCalls();
+        endedNote.hidden = false;
       }
     },
   });

@@ -5,9 +5,10 @@
  * disconnected at once, and every browser signed in with it is signed out).
  */
 import type { TokenInfo } from '../../shared/src/api.ts';
-import { fetchTokens, problemText, renameToken, revokeToken } from './api-client.ts';
+import { fetchTokens, problemText, renameToken, revokeToken, unreachable } from './api-client.ts';
 import { h, replaceChildren } from './dom.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
+import { loadWhenReachable } from './reachability.ts';
 
 export async function showTokens(root: HTMLElement): Promise<void> {
   const frame = pageFrame(root);
@@ -32,7 +33,7 @@ export async function showTokens(root: HTMLElement): Promise<void> {
   );
 
   const load = async (): Promise<boolean> => {
-    const tokens = await fetchTokens();
+    const tokens = await loadWhenReachable(frame, fetchTokens, (result) => unreachable(result));
     if (!tokens.ok) {
       showAccessProblem(frame.main, tokens.problem);
       return false;

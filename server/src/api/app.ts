@@ -58,6 +58,8 @@ export interface AppOptions {
   readonly mcpProgressIntervalMs?: number;
   /** Whether the data dir takes writes; created when not given (warnings go to stderr). */
   readonly health?: StorageHealth;
+  /** How long a viewer past its buffer bound may stay unread before it is closed (tests shorten it). */
+  readonly liveStallCloseMs?: number;
 }
 
 /**
@@ -141,11 +143,21 @@ export function buildApp(options: AppOptions) {
     ...(options.mcpProgressIntervalMs === undefined
       ? {}
       : { progressIntervalMs: options.mcpProgressIntervalMs }),
+    sessionsPerToken: config.limits.mcpSessionsPerToken,
   });
   app.register(supervisorApi, { tools, history });
   app.register(historyApi, { history });
   app.register(fullOutputApi, { history, dir: join(config.dataDir, SPILL_DIR_NAME) });
-  const hub = new LiveHub(tools.registry, metrics, { controlIdleMs: config.controlIdleMs });
+  const hub = new LiveHub(
+    tools.registry,
+    metrics,
+    {
+      controlIdleMs: config.controlIdleMs,
+      inputPendingMaxBytes: config.limits.inputPendingMaxBytes,
+      ...(options.liveStallCloseMs === undefined ? {} : { stallCloseMs: options.liveStallCloseMs }),
+    },
+    { perToken: config.limits.livePerToken, perShell: config.limits.livePerShell },
+  );
   // A revoked token's holder is disconnected at once, wherever they watch; every browser
   // signed in with it stands for the revoked token, so it stops working too.
   const revocations = tokens.onAuthEvent.on((event) => {

@@ -19,6 +19,7 @@ import {
 import { canControl, canSeeSession, type Principal } from '../auth/principal.ts';
 import { JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
 import type { LiveHub } from '../live/live-hub.ts';
+import { closeWithReason } from '../live/viewer-connection.ts';
 import { noSuchSession, refuseUnlessSupervisor, SessionParams } from './supervisor-api.ts';
 
 export interface LiveApiOptions {
@@ -134,6 +135,10 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       });
       if (!joined) {
         socket.close(4404, 'no such session');
+        return;
+      }
+      if ('refused' in joined) {
+        closeWithReason(socket, LIVE_CLOSE.tooMany, joined.refused);
         return;
       }
       const { channel, connection } = joined;

@@ -9,10 +9,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AGENT_ID_REGEX } from '../../../shared/src/api.ts';
 import type { Principal } from '../auth/principal.ts';
+import { DEFAULT_MCP_SESSIONS_PER_TOKEN } from '../config/connection-limits.ts';
 import {
   JUMPSEAT_ERR_BAD_REQUEST,
   JUMPSEAT_ERR_FORBIDDEN,
   JUMPSEAT_ERR_NOT_FOUND,
+  JUMPSEAT_ERR_TOO_MANY_MCP_SESSIONS,
   JumpseatError,
 } from '../errors.ts';
 import type { ToolService } from '../tool/tool-service.ts';
@@ -26,6 +28,8 @@ export interface McpApiOptions {
   readonly tools: ToolService;
   /** How often a running call with a progress token reports progress (PROGRESS_INTERVAL_MS). */
   readonly progressIntervalMs?: number;
+  /** Open sessions one token may have (`--mcp-sessions-per-token`). */
+  readonly sessionsPerToken?: number;
 }
 
 /** The header an admin token names its agent with. */
@@ -36,7 +40,10 @@ const SESSION_HEADER = 'mcp-session-id';
 const SESSION_IDLE_MS = 60 * 60 * 1000;
 /** How often idle sessions are looked for. */
 const SESSION_SWEEP_MS = 60 * 1000;
-/** Open sessions kept at most; past it the least recently used idle one is closed. */
+/**
+ * Open sessions kept at most in all. Past it, or past the caller's own cap, the caller's own
+ * least recently used idle session is closed: never another token's.
+ */
 const MAX_SESSIONS = 1000;
 
 /** The MCP SDK (with zod) takes about half a second to load: only the first MCP request pays. */
@@ -126,7 +133,7 @@ export const mcpOriginCheck = fp(
 );
 
 export const mcpApi = fp<McpApiOptions>(
-  async (app, { tools, progressIntervalMs }) => {
+  async (app, { tools, progressIntervalMs, sessionsPerToken = DEFAULT_MCP_SESSIONS_PER_TOKEN }) => {
     const sessions = new Map<string, McpSession>();
     const interval = progressIntervalMs ?? PROGRESS_INTERVAL_MS;
     /** The calls of the 2026-07-28 exchanges (sessions keep their own). */
@@ -169,12 +176,23 @@ export const mcpApi = fp<McpApiOptions>(
       void session.close();
     }
 
-    function makeRoom(): void {
-      if (sessions.size < MAX_SESSIONS) return;
-      const idle = [...sessions].filter(([, session]) => !session.busy);
+    /**
+     * Room for one more session of this caller's token, made only from its own sessions (the
+     * least recently used idle one); a message saying why when there is none to end.
+     */
+    function makeRoom(caller: McpCaller): string | null {
+      const own = [...sessions].filter(([, session]) => session.caller.tokenId === caller.tokenId);
+      if (own.length < sessionsPerToken && sessions.size < MAX_SESSIONS) return null;
+      const idle = own.filter(([, session]) => !session.busy);
       idle.sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
       const oldest = idle[0];
-      if (oldest !== undefined) drop(oldest[0], oldest[1]);
+      if (oldest !== undefined) {
+        drop(oldest[0], oldest[1]);
+        return null;
+      }
+      return own.length >= sessionsPerToken
+        ? `this token has ${own.length} MCP sessions open, each with a call running (--mcp-sessions-per-token ${sessionsPerToken}); end one (DELETE /mcp) or wait`
+        : `the server holds ${sessions.size} MCP sessions, the most it keeps, and this token has none idle to end; try again later`;
     }
 
     /** The session a request names, if it belongs to this caller. */
@@ -231,7 +249,11 @@ export const mcpApi = fp<McpApiOptions>(
 
       const id = session.id;
       if (id !== undefined && !sessions.has(id) && request.headers[SESSION_HEADER] === undefined) {
-        makeRoom();
+        const full = makeRoom(caller);
+        if (full !== null) {
+          await session.close();
+          throw new JumpseatError(JUMPSEAT_ERR_TOO_MANY_MCP_SESSIONS, full);
+        }
         sessions.set(id, session);
       } else if (id === undefined) {
         await session.close();

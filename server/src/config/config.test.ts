@@ -192,7 +192,38 @@ describe('flags and variables', () => {
     ['--max-processes', 'JUMPSEAT_MAX_PROCESSES', '64', (c) => c.maxProcesses, 64],
     ['--max-memory', 'JUMPSEAT_MAX_MEMORY', '512M', (c) => c.maxMemoryBytes, 512 * 1024 ** 2],
     ['--max-memory', 'JUMPSEAT_MAX_MEMORY', '2GiB', (c) => c.maxMemoryBytes, 2 * 1024 ** 3],
+    ['--live-per-token', 'JUMPSEAT_LIVE_PER_TOKEN', '5', (c) => c.limits.livePerToken, 5],
+    ['--live-per-shell', 'JUMPSEAT_LIVE_PER_SHELL', '6', (c) => c.limits.livePerShell, 6],
+    [
+      '--input-pending-max-bytes',
+      'JUMPSEAT_INPUT_PENDING_MAX_BYTES',
+      '4096',
+      (c) => c.limits.inputPendingMaxBytes,
+      4096,
+    ],
+    [
+      '--mcp-sessions-per-token',
+      'JUMPSEAT_MCP_SESSIONS_PER_TOKEN',
+      '7',
+      (c) => c.limits.mcpSessionsPerToken,
+      7,
+    ],
   ];
+
+  it('bounds live connections, pending keys and MCP sessions by default, and refuses nonsense', () => {
+    expect(load().limits).toEqual({
+      livePerToken: 32,
+      livePerShell: 64,
+      inputPendingMaxBytes: 262_144,
+      mcpSessionsPerToken: 64,
+    });
+    expect(() => load(['--live-per-token', '0'])).toThrow(
+      '--live-per-token must be a positive integer (got "0")',
+    );
+    expect(() => load(['--input-pending-max-bytes', '100'])).toThrow(
+      '--input-pending-max-bytes must be at least 1024 (got "100")',
+    );
+  });
 
   it.each(cases)('%s sets the value', (flag, _env, value, read, want) => {
     expect(read(load([flag, value]))).toEqual(want);

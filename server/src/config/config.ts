@@ -15,6 +15,7 @@ import {
   storedAdminToken,
 } from './admin-token.ts';
 import { ConfigError, HelpRequested } from './config-error.ts';
+import { type ConnectionLimits, readConnectionLimits } from './connection-limits.ts';
 import { envNameOf, type FlagName, parseArgsOptions, usage } from './flags.ts';
 import { parseFlagError } from './parse-flag-error.ts';
 import { readPublicUrl } from './public-url.ts';
@@ -109,6 +110,8 @@ export interface Config {
   /** A shell waiting for input this long (ms) is marked "needs a human" in the web app. */
   readonly needsHumanAfterMs: number;
   readonly spill: SpillSettings;
+  /** Live sockets and MCP sessions per token and shell, typed keys waiting per shell. */
+  readonly limits: ConnectionLimits;
 }
 
 export const DEFAULT_DATA_DIR = './.jumpseat';
@@ -190,6 +193,7 @@ export function loadConfig(
     DEFAULT_NEEDS_HUMAN_AFTER_MS,
     MAX_NEEDS_HUMAN_AFTER_MS,
   );
+  const limits = readConnectionLimits(read);
   const pwshSetting = read('pwsh');
   const pwshPath = pwshSetting === undefined ? undefined : executableFile(pwshSetting, cwd);
   // A per-dialect value is the more specific statement, so it wins whatever its source.
@@ -256,6 +260,7 @@ export function loadConfig(
     publicUrl,
     needsHumanAfterMs,
     spill: readSpillSettings(read),
+    limits,
   };
 }
 

@@ -128,6 +128,26 @@ export const FLAGS = {
     value: 'LEVEL',
     help: 'off | fatal | error | warn | info | debug | trace (off)',
   },
+  'live-per-token': {
+    env: 'JUMPSEAT_LIVE_PER_TOKEN',
+    value: 'N',
+    help: 'live connections (shell streams, dashboards) one token may have open (32)',
+  },
+  'live-per-shell': {
+    env: 'JUMPSEAT_LIVE_PER_SHELL',
+    value: 'N',
+    help: 'viewers one shell may have at once (64)',
+  },
+  'input-pending-max-bytes': {
+    env: 'JUMPSEAT_INPUT_PENDING_MAX_BYTES',
+    value: 'N',
+    help: 'typed keys waiting for a shell past which more are dropped; Ctrl-C never is (262144)',
+  },
+  'mcp-sessions-per-token': {
+    env: 'JUMPSEAT_MCP_SESSIONS_PER_TOKEN',
+    value: 'N',
+    help: "MCP sessions one token may have open; past it the token's own oldest idle one ends (64)",
+  },
   help: { short: 'h', help: 'print this help and exit' },
   'audit-max-rows': {
     env: 'JUMPSEAT_AUDIT_MAX_ROWS',

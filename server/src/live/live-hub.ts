@@ -6,6 +6,7 @@
 import type { WebSocket } from 'ws';
 import type { SessionInfo } from '../../../shared/src/api.ts';
 import { type DashboardMessage, LIVE_CLOSE } from '../../../shared/src/live.ts';
+import { DEFAULT_LIVE_PER_SHELL, DEFAULT_LIVE_PER_TOKEN } from '../config/connection-limits.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
 import type { ShellRegistry } from '../session/shell-registry.ts';
@@ -16,12 +17,25 @@ import {
   ShellChannel,
 } from './shell-channel.ts';
 import type { ViewerConnection } from './viewer-connection.ts';
-import { VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
+import { closeWithReason, VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
 
 /** A shell nobody watches keeps its recent output this long, for viewers reconnecting. */
 const UNWATCHED_CHANNEL_GRACE_MS = 60_000;
 /** Dashboard updates per shell are sent at most this often. */
 const DASHBOARD_UPDATE_MS = 50;
+
+/** How many live connections are let in (`--live-per-token`, `--live-per-shell`). */
+export interface LiveLimits {
+  /** Open live sockets (shell streams and dashboards) one token may hold at once. */
+  readonly perToken: number;
+  /** Viewers one shell may have at once. */
+  readonly perShell: number;
+}
+
+export const DEFAULT_LIVE_LIMITS: LiveLimits = {
+  perToken: DEFAULT_LIVE_PER_TOKEN,
+  perShell: DEFAULT_LIVE_PER_SHELL,
+};
 
 /** Who watches a dashboard: their token, and which shells they may see. */
 export interface DashboardViewer {
@@ -37,11 +51,15 @@ export class LiveHub {
   private readonly dirty = new Set<Shell>();
   private dashboardTimer: NodeJS.Timeout | undefined;
   private readonly idleTimers = new Map<string, NodeJS.Timeout>();
+  /** Open live sockets per token id, and the shell viewers counted in it (each once). */
+  private readonly perToken = new Map<string, number>();
+  private readonly counted = new Set<ViewerConnection>();
 
   constructor(
     private readonly registry: ShellRegistry,
     private readonly observer?: LiveObserver,
     private readonly settings?: ChannelSettings,
+    private readonly limits: LiveLimits = DEFAULT_LIVE_LIMITS,
   ) {
     for (const shell of registry.shells()) this.watchShell(shell);
     this.disposables.add(registry.onShellAdded.on((shell) => this.watchShell(shell)));
@@ -58,14 +76,26 @@ export class LiveHub {
     return shell?.agent === null ? shell.owner?.tokenId : undefined;
   }
 
-  /** Adds a viewer to a shell's live stream; null when the shell is unknown. */
+  /**
+   * Adds a viewer to a shell's live stream; null when the shell is unknown, `refused` (the
+   * reason) past a cap: the caller closes the socket with it.
+   */
   async join(
     shellId: string,
     socket: WebSocket,
     request: JoinRequest,
-  ): Promise<{ channel: ShellChannel; connection: ViewerConnection } | null> {
+  ): Promise<{ channel: ShellChannel; connection: ViewerConnection } | { refused: string } | null> {
     const shell = this.registry.find(shellId);
     if (!shell) return null;
+    const viewers = this.channels.get(shellId)?.viewerCount ?? 0;
+    if (viewers >= this.limits.perShell) {
+      return {
+        refused: `this shell has ${viewers} viewers, the most it takes (--live-per-shell)`,
+      };
+    }
+    const tooMany = this.tokenRefusal(request.tokenId);
+    if (tooMany !== null) return { refused: tooMany };
+    this.count(request.tokenId, 1);
     let channel = this.channels.get(shellId);
     if (!channel) {
       channel = new ShellChannel(shell, this.observer, this.settings);
@@ -73,14 +103,39 @@ export class LiveHub {
     }
     clearTimeout(this.idleTimers.get(shellId));
     this.idleTimers.delete(shellId);
-    const connection = await channel.join(socket, request);
+    let connection: ViewerConnection;
+    try {
+      connection = await channel.join(socket, request);
+    } catch (error) {
+      this.count(request.tokenId, -1);
+      throw error;
+    }
+    this.counted.add(connection);
     return { channel, connection };
   }
 
   /** Removes a viewer; a channel nobody watches is let go after a grace for reconnects. */
   leave(channel: ShellChannel, connection: ViewerConnection): void {
+    if (this.counted.delete(connection)) this.count(connection.tokenId, -1);
     channel.leave(connection);
     this.leaveEmpty(channel);
+  }
+
+  /** Open live sockets of this token (shell streams and dashboards). */
+  connectionsOf(tokenId: string): number {
+    return this.perToken.get(tokenId) ?? 0;
+  }
+
+  private tokenRefusal(tokenId: string): string | null {
+    const open = this.connectionsOf(tokenId);
+    if (open < this.limits.perToken) return null;
+    return `this token has ${open} live connections open, the most it may (--live-per-token); close a tab`;
+  }
+
+  private count(tokenId: string, change: 1 | -1): void {
+    const open = this.connectionsOf(tokenId) + change;
+    if (open > 0) this.perToken.set(tokenId, open);
+    else this.perToken.delete(tokenId);
   }
 
   private leaveEmpty(channel: ShellChannel): void {
@@ -101,7 +156,7 @@ export class LiveHub {
   disconnectToken(tokenId: string, reason: string): void {
     for (const [socket, viewer] of this.dashboards) {
       if (viewer.tokenId !== tokenId) continue;
-      this.dashboards.delete(socket);
+      this.forgetDashboard(socket);
       socket.close(LIVE_CLOSE.revoked, reason);
     }
     for (const channel of [...this.channels.values()]) {
@@ -111,11 +166,28 @@ export class LiveHub {
     }
   }
 
-  /** Adds a dashboard: every shell it may see now, then each change. */
-  addDashboard(socket: WebSocket, viewer: DashboardViewer): void {
+  /**
+   * Adds a dashboard: every shell it may see now, then each change. Past the token's cap it
+   * is refused: the socket is closed with the reason, which is returned.
+   */
+  addDashboard(socket: WebSocket, viewer: DashboardViewer): string | null {
+    const tooMany = this.tokenRefusal(viewer.tokenId);
+    if (tooMany !== null) {
+      closeWithReason(socket, LIVE_CLOSE.tooMany, tooMany);
+      return tooMany;
+    }
     this.dashboards.set(socket, viewer);
-    socket.on('close', () => this.dashboards.delete(socket));
+    this.count(viewer.tokenId, 1);
+    socket.on('close', () => this.forgetDashboard(socket));
     sendTo(socket, { type: 'sessions', sessions: this.registry.sessions().filter(viewer.canSee) });
+    return null;
+  }
+
+  private forgetDashboard(socket: WebSocket): void {
+    const viewer = this.dashboards.get(socket);
+    if (viewer === undefined) return;
+    this.dashboards.delete(socket);
+    this.count(viewer.tokenId, -1);
   }
 
   close(): void {
@@ -131,6 +203,8 @@ export class LiveHub {
       socket.close(LIVE_CLOSE.gone, 'the server is closing');
     }
     this.dashboards.clear();
+    this.perToken.clear();
+    this.counted.clear();
   }
 
   private watchShell(shell: Shell): void {
@@ -171,11 +245,19 @@ export class LiveHub {
   }
 }
 
-/** Dashboard messages are small; a dashboard that stops reading is dropped, not buffered. */
+/**
+ * Dashboard messages are small; a dashboard that stops reading is closed with the reason once
+ * its send buffer passes the viewers' bound, not buffered further (it reconnects and gets the
+ * whole list again).
+ */
 function sendTo(socket: WebSocket, message: DashboardMessage): void {
   if (socket.readyState !== socket.OPEN) return;
   if (socket.bufferedAmount > VIEWER_MAX_BUFFERED_BYTES) {
-    socket.terminate();
+    closeWithReason(
+      socket,
+      LIVE_CLOSE.tooSlow,
+      `this dashboard stopped reading: over ${VIEWER_MAX_BUFFERED_BYTES} bytes waited unread`,
+    );
     return;
   }
   socket.send(JSON.stringify(message));

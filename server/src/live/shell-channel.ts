@@ -57,6 +57,10 @@ export interface JoinRequest {
 export interface ChannelSettings {
   /** A controller who types nothing this long hands an agent's shell back (ms). */
   readonly controlIdleMs: number;
+  /** Keys waiting for the shell past which the controller's next keys are dropped (bytes). */
+  readonly inputPendingMaxBytes?: number;
+  /** A viewer behind its buffer bound this long is closed (ms; VIEWER_STALL_CLOSE_MS). */
+  readonly stallCloseMs?: number;
 }
 
 export class ShellChannel {
@@ -72,11 +76,13 @@ export class ShellChannel {
   private flushTimer: NodeJS.Timeout | undefined;
   private sessionTimer: NodeJS.Timeout | undefined;
   private disposed = false;
+  /** The controller was told its keys are being dropped; told again after keys go through. */
+  private toldDropped = false;
 
   constructor(
     readonly shell: Shell,
     private readonly observer?: LiveObserver,
-    settings: ChannelSettings = { controlIdleMs: DEFAULT_CONTROL_IDLE_MS },
+    private readonly settings: ChannelSettings = { controlIdleMs: DEFAULT_CONTROL_IDLE_MS },
   ) {
     this.pendingStart = shell.displayOffset;
     this.idle = new ControlIdleWatch(settings.controlIdleMs, {
@@ -97,6 +103,7 @@ export class ShellChannel {
       shell.human.onControl.on((controller) => {
         const { takenFrom, reason } = shell.human.changeCause;
         this.idle.held(controller, shell.agent !== null);
+        this.toldDropped = false; // a new controller is told of their own dropped keys
         this.broadcast({
           type: 'control',
           controller,
@@ -133,6 +140,7 @@ export class ShellChannel {
         void this.resync(connection, 'resync');
       },
       request.inCharge === true,
+      this.settings.stallCloseMs,
     );
     this.viewers.add(connection);
     this.shell.viewers = this.viewers.size;
@@ -145,7 +153,9 @@ export class ShellChannel {
       session: this.shell.info(),
     });
     this.sendControl(connection);
-    this.broadcastPresence();
+    // Everyone once to the joiner; the others hear of this one only (not the whole list).
+    connection.send({ type: 'presence', viewers: this.presence() });
+    this.broadcast({ type: 'viewer_joined', viewer: request.viewer }, connection);
     this.flush();
     if (request.from !== undefined && this.ring.holds(request.from)) {
       connection.send({ type: 'resumed', offset: request.from });
@@ -183,7 +193,7 @@ export class ShellChannel {
         outcome: 'withdrawn',
       });
     }
-    this.broadcastPresence();
+    this.broadcast({ type: 'viewer_left', id: connection.viewer.id });
   }
 
   /** Acts on one validated client message; refusals go back to that viewer as errors. */
@@ -209,8 +219,7 @@ export class ShellChannel {
           await this.shell.human.release(id);
           break;
         case 'input':
-          await this.shell.human.input(id, message.data);
-          this.idle.typed();
+          await this.input(connection, message.data);
           break;
         case 'resize':
           this.shell.human.resize(id, message.cols, message.rows);
@@ -234,6 +243,27 @@ export class ShellChannel {
       if (error instanceof JumpseatError) connection.send(errorMessage(error.code, error.message));
       else throw error;
     }
+  }
+
+  /**
+   * The controller's keys: dropped past the pending bound (the controller is told once per
+   * run of drops), written otherwise. Ctrl-C always goes, first (see HumanControl.input).
+   */
+  private async input(connection: ViewerConnection, data: string): Promise<void> {
+    const typed = this.shell.human.input(
+      connection.viewer.id,
+      data,
+      this.settings.inputPendingMaxBytes,
+    );
+    this.idle.typed();
+    if (typed.dropped === null) {
+      this.toldDropped = false;
+      await typed.written;
+      return;
+    }
+    if (this.toldDropped) return;
+    this.toldDropped = true;
+    connection.send({ type: 'input_dropped', ...typed.dropped });
   }
 
   /**
@@ -396,17 +426,22 @@ export class ShellChannel {
     return [...this.viewers].map((connection) => connection.viewer);
   }
 
-  private broadcastPresence(): void {
-    this.broadcast({ type: 'presence', viewers: this.presence() });
-  }
-
-  private broadcast(message: ServerMessage): void {
+  /** To every viewer (but `except`); events follow the output that came before them. */
+  private broadcast(message: ServerMessage, except?: ViewerConnection): void {
     if (this.disposed) return;
-    // Events follow the output that came before them.
-    if (message.type !== 'presence') this.flush();
-    for (const connection of this.viewers) connection.send(message);
+    if (!PRESENCE_TYPES.has(message.type)) this.flush();
+    for (const connection of this.viewers) {
+      if (connection !== except) connection.send(message);
+    }
   }
 }
+
+/** Who watches is not part of the display stream: no flush before it. */
+const PRESENCE_TYPES: ReadonlySet<ServerMessage['type']> = new Set([
+  'presence',
+  'viewer_joined',
+  'viewer_left',
+]);
 
 function errorMessage(code: string, message: string): ServerMessage {
   return { type: 'error', code, message };

@@ -1,12 +1,18 @@
 /**
  * One WebSocket watching one shell: what it has been sent (its position in the display
- * stream), and a bound on what may wait in its send buffer. Past the bound the viewer is
- * `behind`: nothing more is queued for it, and once its buffer drains it is resynced from a
- * snapshot. A stalled viewer therefore costs at most the bound in memory, and never slows
+ * stream), and a bound on what may wait in its send buffer, for every message type. Past the
+ * bound the viewer is `behind`: nothing more is queued for it, and once its buffer drains it
+ * is resynced from a snapshot; one that does not drain within the stall limit is closed with
+ * a reason. A stalled viewer therefore costs at most the bound in memory, and never slows
  * the shell, the agent or anyone else.
  */
 import type { WebSocket } from 'ws';
-import { encodeOutputFrame, type ServerMessage, type Viewer } from '../../../shared/src/live.ts';
+import {
+  encodeOutputFrame,
+  LIVE_CLOSE,
+  type ServerMessage,
+  type Viewer,
+} from '../../../shared/src/live.ts';
 
 /** Send buffer past which a viewer stops being fed (VS Code pauses at ~100 K characters;
  *  output frames are raw bytes and a browser drains MBs quickly, so allow more). */
@@ -17,6 +23,11 @@ export const VIEWER_RESUME_BUFFERED_BYTES = 64 * 1024;
 export const VIEWER_DRAIN_CHECK_MS = 50;
 /** Largest output frame sent at once (catch-ups are cut to this). */
 export const MAX_OUTPUT_FRAME_BYTES = 256 * 1024;
+/** A behind viewer whose buffer has not drained for this long has stopped reading: it is
+ *  closed (a browser on a slow link drains 2 MiB in well under this). */
+export const VIEWER_STALL_CLOSE_MS = 30_000;
+/** A closed viewer that does not answer the close handshake (it does not read) is cut then. */
+const VIEWER_CLOSE_GRACE_MS = 1000;
 
 export type ViewerMode = 'syncing' | 'live' | 'behind';
 
@@ -37,6 +48,7 @@ export class ViewerConnection {
     private readonly drained: () => void,
     /** The admin or the shell's owner (see JoinRequest.inCharge). */
     readonly inCharge = false,
+    private readonly stallCloseMs = VIEWER_STALL_CLOSE_MS,
   ) {}
 
   get open(): boolean {
@@ -47,10 +59,14 @@ export class ViewerConnection {
     return this.socket.bufferedAmount;
   }
 
-  /** Sends a message unless the viewer is behind (it gets the state again on resync). */
+  /**
+   * Sends a message unless the viewer is behind (it gets the state again on resync); like
+   * output, every message counts toward the bound.
+   */
   send(message: ServerMessage): void {
     if (this.mode === 'behind' || !this.open) return;
     this.socket.send(JSON.stringify(message));
+    this.checkBehind();
   }
 
   /**
@@ -87,25 +103,41 @@ export class ViewerConnection {
     if (this.mode === 'behind') return true;
     if (this.buffered <= VIEWER_MAX_BUFFERED_BYTES) return false;
     this.mode = 'behind';
+    const since = Date.now();
     this.drainTimer = setInterval(() => {
       if (!this.open) {
         clearInterval(this.drainTimer);
         return;
       }
-      if (this.buffered > VIEWER_RESUME_BUFFERED_BYTES) return;
+      if (this.buffered > VIEWER_RESUME_BUFFERED_BYTES) {
+        if (Date.now() - since < this.stallCloseMs) return;
+        this.close(
+          LIVE_CLOSE.tooSlow,
+          `this viewer stopped reading: ${VIEWER_MAX_BUFFERED_BYTES} bytes waited unread for ${this.stallCloseMs} ms`,
+        );
+        return;
+      }
       clearInterval(this.drainTimer);
       this.drained();
     }, VIEWER_DRAIN_CHECK_MS);
     return true;
   }
 
+  /** Closes with a reason; a peer that does not answer (it stopped reading) is cut after a grace. */
   close(code: number, reason: string): void {
     this.dispose();
-    if (this.socket.readyState === this.socket.OPEN) this.socket.close(code, reason);
+    closeWithReason(this.socket, code, reason);
   }
 
   dispose(): void {
     this.closed = true;
     clearInterval(this.drainTimer);
   }
+}
+
+/** Closes `socket` with a code and reason; cut after a grace if the peer never answers. */
+export function closeWithReason(socket: WebSocket, code: number, reason: string): void {
+  if (socket.readyState !== socket.OPEN) return;
+  socket.close(code, reason);
+  setTimeout(() => socket.terminate(), VIEWER_CLOSE_GRACE_MS).unref();
 }

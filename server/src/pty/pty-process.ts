@@ -21,6 +21,10 @@ export interface PtyProcess {
   onExit(listener: (exit: PtyExit) => void): Disposable;
   /** Sends a signal to the process itself (not its group). */
   kill(signal?: NodeJS.Signals): void;
+  /** Bytes given to `write` that the terminal has not taken yet (it takes them as read). */
+  unwrittenBytes(): number;
+  /** Forgets what `write` holds that has not begun going to the terminal. */
+  dropUnwritten(): void;
 }
 
 export interface PtySpawnOptions {
@@ -61,12 +65,54 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
         const name = signal ? signalName(signal) : null;
         listener(name ? { code: null, signal: name } : { code: exitCode, signal: null });
       }),
+    unwrittenBytes: () =>
+      writeStreamOf(pty).queue.reduce((sum, task) => sum + task.buffer.byteLength - task.offset, 0),
+    dropUnwritten: () => writeStreamOf(pty).drop(),
     kill: (signal) => {
       try {
         process.kill(pty.pid, signal ?? 'SIGHUP');
       } catch {
         // Already gone: nothing to end.
       }
+    },
+  };
+}
+
+/** One entry of node-pty's (1.1) write queue: a buffer and how much of it was written. */
+interface WriteTask {
+  readonly buffer: Buffer;
+  readonly offset: number;
+}
+
+/** node-pty's (1.1) private write stream: its queue, and the retry set while the terminal is full. */
+interface WriteStream {
+  _writeQueue?: unknown;
+  _writeImmediate?: NodeJS.Immediate;
+}
+
+/**
+ * node-pty queues what the terminal does not take at once (a program that does not read its
+ * input) without bound and without telling; bounding human input needs to see that queue.
+ * It is private, so its shape is checked, and an unknown shape reads as empty (the pending
+ * bound test then fails, which is how an upgrade of node-pty that moves it is noticed).
+ */
+function writeStreamOf(pty: unknown): { queue: WriteTask[]; drop(): void } {
+  const stream = (pty as { _writeStream?: WriteStream })._writeStream;
+  const queue = Array.isArray(stream?._writeQueue) ? (stream._writeQueue as WriteTask[]) : [];
+  return {
+    queue,
+    drop() {
+      if (stream === undefined) return;
+      if (stream._writeImmediate === undefined) {
+        // The first entry is being written (a write is in flight): it stays, the rest go.
+        queue.splice(1);
+        return;
+      }
+      // Waiting for room: nothing is in flight. The retry goes too, or a later write would
+      // run beside it and send its bytes twice.
+      clearImmediate(stream._writeImmediate);
+      stream._writeImmediate = undefined;
+      queue.length = 0;
     },
   };
 }

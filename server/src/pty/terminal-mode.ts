@@ -35,6 +35,8 @@ export interface LineMode {
   readonly canonical: boolean;
   /** The kernel echoes what is typed. */
   readonly echo: boolean;
+  /** Ctrl-C makes the kernel send SIGINT (`isig`); off when a program takes it as a key. */
+  readonly interrupts: boolean;
 }
 
 /** Reads the terminal's mode; undefined when it cannot be read (the terminal is gone). */
@@ -44,6 +46,7 @@ export async function readLineMode(ttyPath: string): Promise<LineMode | undefine
     const { stdout } = await run('stty', ['-F', ttyPath, '-a'], { timeout: STTY_TIMEOUT_MS });
     return {
       canonical: /(^|\s)icanon(\s|$)/.test(stdout),
+      interrupts: /(^|\s)isig(\s|$)/.test(stdout),
       echo: /(^|\s)echo(\s|$)/.test(stdout),
     };
   } catch {

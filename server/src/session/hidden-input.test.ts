@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { isHiddenInput } from './hidden-input.ts';
 import { HIDDEN_ANSWER, HumanUse } from './human-use.ts';
 
-const LINE = { canonical: true, echo: true };
-const LINE_NO_ECHO = { canonical: true, echo: false };
-const RAW = { canonical: false, echo: false };
+const LINE = { canonical: true, echo: true, interrupts: true };
+const LINE_NO_ECHO = { canonical: true, echo: false, interrupts: true };
+const RAW = { canonical: false, echo: false, interrupts: false };
 
 describe('hidden input', () => {
   it('is a line read with the echo off (read -s, sudo, ssh, passwd)', () => {

@@ -6,6 +6,7 @@
  */
 
 import type { Viewer } from '../../../shared/src/live.ts';
+import { DEFAULT_INPUT_PENDING_MAX_BYTES } from '../config/connection-limits.ts';
 import {
   JUMPSEAT_ERR_CONTROLLED,
   JUMPSEAT_ERR_HUMAN_CONTROL,
@@ -40,6 +41,10 @@ export interface ControlledShell {
   /** Line editing on or off, as `controlled` calls for, when the shell is at its prompt. */
   switchEditing(): Promise<void>;
   write(keys: string): void;
+  /** Written keys the terminal has not taken yet (its program does not read). */
+  unwrittenBytes(): number;
+  /** Forgets written keys that have not begun going to the terminal. */
+  dropUnwritten(): void;
   pauseCall(): void;
   resumeCall(): void;
   /** The controller's size, or the agent's when called without one. */
@@ -60,6 +65,18 @@ const SECRET_PROMPT = /\b(password|passphrase|passcode|pin|secret|token|credenti
 const KILL_LINE = '\x15';
 /** A terminal's answer to a cursor-position query (`ESC [ row ; col R`). */
 const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
+/** Ctrl-C: the interrupt key, never dropped and never queued behind other keys. */
+const INTERRUPT_KEY = '\x03';
+
+/** What became of one frame of keys: written in turn, or dropped at once (and why). */
+export interface TypedKeys {
+  readonly written: Promise<void>;
+  readonly dropped: {
+    readonly droppedBytes: number;
+    readonly pendingBytes: number;
+    readonly limitBytes: number;
+  } | null;
+}
 
 /** What a change of controller came from, beyond who holds them now. */
 export interface ControlChangeCause {
@@ -97,6 +114,10 @@ export class HumanControl {
     null;
   /** Batches given to `typing` and not written yet: a frame that comes meanwhile waits. */
   private batchesInFlight = 0;
+  /** Bytes of keys accepted and not yet given to the terminal. */
+  private waitingBytes = 0;
+  /** Bumped by Ctrl-C: batches accepted before it are dropped, not written. */
+  private generation = 0;
   /** Why the controls changed hands, while `onControl` fires for that change. */
   private cause: ControlChangeCause = {};
   /** A release in progress: agent calls wait for the shell to be theirs again. */
@@ -197,17 +218,43 @@ export class HumanControl {
    * Keystrokes from the human at the controls, in the order they came. Before each batch is
    * written, the terminal's mode says whether it is a hidden answer (see hidden-input.ts):
    * looked at first, so the Enter that ends a password read still counts as hidden.
+   *
+   * Bounded: while more than `maxPendingBytes` wait for the shell (a program that does not
+   * read its input), a frame is dropped whole, never queued. Ctrl-C jumps the queue: what
+   * waits before it is dropped (ours and node-pty's), as a terminal's interrupt flushes its
+   * input, and it goes next, after at most the look at the terminal of a batch in flight.
    */
-  input(id: string, data: string): Promise<void> {
+  input(id: string, data: string, maxPendingBytes = DEFAULT_INPUT_PENDING_MAX_BYTES): TypedKeys {
     this.requireController(id);
     // The engine answers a dialect's cursor queries itself; the controller's terminal answers
     // them too (it sees them in the stream), and a second answer would arrive as typed keys.
-    const keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
-    if (keys === '') return Promise.resolve();
+    let keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
+    const interrupt = keys.lastIndexOf(INTERRUPT_KEY);
+    if (interrupt >= 0) {
+      // A full terminal (its program does not read) takes no key, the Ctrl-C neither, for as
+      // long as that lasts: the interrupt it stands for is sent as the terminal would.
+      if (this.shell.unwrittenBytes() > 0) void this.interruptFullTerminal();
+      // From the Ctrl-C on, ahead of everything that waited (dropped): it waits at most for
+      // the look at the terminal of a batch already being written.
+      this.dropPending();
+      keys = keys.slice(interrupt);
+    } else {
+      const pendingBytes = this.waitingBytes + this.shell.unwrittenBytes();
+      const droppedBytes = Buffer.byteLength(keys);
+      if (pendingBytes + droppedBytes > maxPendingBytes) {
+        return {
+          written: Promise.resolve(),
+          dropped: { droppedBytes, pendingBytes, limitBytes: maxPendingBytes },
+        };
+      }
+    }
+    if (keys === '') return { written: Promise.resolve(), dropped: null };
+    this.waitingBytes += Buffer.byteLength(keys);
     if (this.queued?.id === id) {
       this.queued.keys += keys;
-      return this.queued.written;
+      return { written: this.queued.written, dropped: null };
     }
+    const generation = this.generation;
     const batch: { id: string; keys: string; written: Promise<void> } = {
       id,
       keys,
@@ -219,17 +266,35 @@ export class HumanControl {
     batch.written = this.typing
       .then(() => {
         if (this.queued === batch) this.queued = null;
-        return this.writeBatch(id, batch.keys);
+        if (generation !== this.generation) return; // dropped by a Ctrl-C
+        this.waitingBytes -= Buffer.byteLength(batch.keys);
+        return this.writeBatch(id, batch.keys, generation);
       })
       .finally(() => {
         this.batchesInFlight--;
       });
     this.typing = batch.written.catch(() => undefined);
-    return batch.written;
+    return { written: batch.written, dropped: null };
+  }
+
+  /** SIGINT to the foreground job, when the terminal's Ctrl-C means one (`isig`). */
+  private async interruptFullTerminal(): Promise<void> {
+    const by = this.control;
+    if (by === null) return;
+    const mode = await readLineMode(this.shell.ttyPath);
+    if (mode?.interrupts === true && this.control === by) await this.interrupt(by);
+  }
+
+  /** Forgets every key still waiting for the shell, ours and the terminal's queue (Ctrl-C). */
+  private dropPending(): void {
+    this.generation++;
+    this.queued = null;
+    this.waitingBytes = 0;
+    this.shell.dropUnwritten();
   }
 
   /** Writes one batch, hidden or not as the terminal's mode says just before. */
-  private async writeBatch(id: string, keys: string): Promise<void> {
+  private async writeBatch(id: string, keys: string, generation: number): Promise<void> {
     const by = this.control;
     if (by?.id !== id || !this.shell.alive) return;
     const hidden = isHiddenInput(
@@ -237,7 +302,7 @@ export class HumanControl {
       await this.shell.cursorLineText(),
       this.use.typedLine,
     );
-    if (this.control !== by) return;
+    if (this.control !== by || generation !== this.generation) return;
     this.use.typed(keys, hidden);
     this.shell.write(keys);
     this.onInput.fire({ by, keys, hidden });

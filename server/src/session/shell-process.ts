@@ -58,6 +58,16 @@ export class ShellProcess {
     this.pty.write(data);
   }
 
+  /** Written bytes the terminal has not taken yet. */
+  unwrittenBytes(): number {
+    return this.pty.unwrittenBytes();
+  }
+
+  /** Forgets written bytes that have not begun going to the terminal. */
+  dropUnwritten(): void {
+    this.pty.dropUnwritten();
+  }
+
   resize(cols: number, rows: number): void {
     this.pty.resize(cols, rows);
   }

@@ -405,6 +405,8 @@ export class Shell {
       cursorLineText: () => this.output.cursorLineText(),
       switchEditing: () => this.switchEditing(),
       write: (keys) => this.pty.write(keys),
+      unwrittenBytes: () => this.pty.unwrittenBytes(),
+      dropUnwritten: () => this.pty.dropUnwritten(),
       pauseCall: () => this.run?.pause(),
       resumeCall: () => this.run?.resume(),
       resize: (size) => this.resizeTo(size ?? { cols: this.options.cols, rows: this.options.rows }),

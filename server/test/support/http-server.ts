@@ -45,6 +45,8 @@ export interface TestServerOptions {
   readonly mcpProgressIntervalMs?: number;
   /** The storage health (to read its warnings); a stderr-writing one otherwise. */
   readonly health?: StorageHealth;
+  /** How long a viewer past its buffer bound stays unread before it is closed (AppOptions). */
+  readonly liveStallCloseMs?: number;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -79,6 +81,9 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       ? {}
       : { mcpProgressIntervalMs: options.mcpProgressIntervalMs }),
     ...(options.health === undefined ? {} : { health: options.health }),
+    ...(options.liveStallCloseMs === undefined
+      ? {}
+      : { liveStallCloseMs: options.liveStallCloseMs }),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

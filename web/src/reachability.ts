@@ -1,0 +1,34 @@
+/**
+ * A page's loads while the server cannot be reached (it restarts, the network dropped): the
+ * page says "Reconnecting…" and tries again with growing pauses, capped, for as long as it
+ * takes, then carries on as if the first try had worked. Refusals (not logged in, no such
+ * shell) are answers, not outages: they end the waiting at once.
+ */
+import type { PageFrame } from './page-frame.ts';
+
+/** Pauses between tries; the last repeats. Short first: most outages are a restart. */
+export const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 5000] as const;
+
+export function retryDelay(failures: number): number {
+  return RETRY_DELAYS_MS[Math.min(failures, RETRY_DELAYS_MS.length - 1)] ?? 0;
+}
+
+/**
+ * Runs `load` until `away(result)` is false, showing the outage on the page's frame
+ * meanwhile (what the frame showed before comes back after it).
+ */
+export async function loadWhenReachable<T>(
+  frame: PageFrame,
+  load: () => Promise<T>,
+  away: (result: T) => boolean,
+): Promise<T> {
+  for (let failures = 0; ; failures++) {
+    const result = await load();
+    if (!away(result)) {
+      frame.setAway(false);
+      return result;
+    }
+    frame.setAway(true);
+    await new Promise((resolve) => setTimeout(resolve, retryDelay(failures)));
+  }
+}
