@@ -2,6 +2,7 @@
  * The whole contract the engine has with a pseudo-terminal process, kept as small as
  * node-pty's own typings so that node-pty lives behind one adapter.
  */
+import { readSync } from 'node:fs';
 import { constants } from 'node:os';
 import * as nodePty from 'node-pty';
 import type { Disposable } from './disposable.ts';
@@ -55,6 +56,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     // Raw bytes: offsets for viewers count bytes, and our decoders handle UTF-8 streams.
     encoding: null,
   });
+  keepTailOnExit(pty);
   return {
     pid: pty.pid,
     write: (data) => pty.write(data),
@@ -114,6 +116,45 @@ function writeStreamOf(pty: unknown): { queue: WriteTask[]; drop(): void } {
       stream._writeImmediate = undefined;
       queue.length = 0;
     },
+  };
+}
+
+/** node-pty's (1.1) private terminal socket and master descriptor. */
+interface TerminalInternals {
+  _socket?: { destroy?: (...args: unknown[]) => unknown; emit?: (...args: unknown[]) => boolean };
+  _fd?: number;
+}
+
+/** The most read from a dead terminal before its socket goes: 64 MiB, in 64 KiB reads. */
+const TAIL_READS = 1024;
+
+/**
+ * node-pty (1.1) destroys the terminal's socket 200 ms after its process exits when the socket
+ * has not closed by then, and what the kernel still holds for it is lost. On a busy event loop
+ * that timer runs before the pending reads: the last lines of a command that ended its shell
+ * went missing from its result and its screen. Before the socket is destroyed, what is left is
+ * read straight from the master descriptor (non-blocking: it stops at EAGAIN, or EIO once the
+ * terminal is gone) and delivered as data. A private shape, checked: unknown, nothing changes.
+ */
+function keepTailOnExit(pty: unknown): void {
+  const { _socket: socket, _fd: fd } = pty as TerminalInternals;
+  if (typeof socket?.destroy !== 'function' || typeof socket.emit !== 'function') return;
+  if (typeof fd !== 'number') return;
+  const destroy = socket.destroy.bind(socket);
+  const emit = socket.emit.bind(socket);
+  socket.destroy = (...args: unknown[]) => {
+    const buffer = Buffer.alloc(64 * 1024);
+    for (let i = 0; i < TAIL_READS; i++) {
+      let read = 0;
+      try {
+        read = readSync(fd, buffer, 0, buffer.length, null);
+      } catch {
+        break; // EAGAIN: nothing left; EIO or EBADF: the terminal is gone
+      }
+      if (read <= 0) break;
+      emit('data', Buffer.from(buffer.subarray(0, read)));
+    }
+    return destroy(...args);
   };
 }
 

@@ -155,8 +155,10 @@ export class ScreenModel {
   screenText(): string {
     const buffer = this.terminal.buffer.active;
     const lines: string[] = [];
+    // The bottom of the buffer (baseY), not the viewport: nobody scrolls this terminal, and
+    // once the scrollback is full xterm.js can leave the viewport behind as lines are trimmed.
     for (let y = 0; y < this.terminal.rows; y++) {
-      const line = buffer.getLine(buffer.viewportY + y);
+      const line = buffer.getLine(buffer.baseY + y);
       // Full-screen programs paint blanks to the line's end; they are not text for a reader.
       lines.push(line ? line.translateToString(true).trimEnd() : '');
     }

@@ -134,7 +134,7 @@ export class LiveClient {
     for (let y = 0; y < terminal.rows; y++) {
       lines.push(
         buffer
-          .getLine(buffer.viewportY + y)
+          .getLine(buffer.baseY + y)
           ?.translateToString(true)
           .trimEnd() ?? '',
       );

@@ -1,0 +1,34 @@
+/**
+ * What a process printed just before it exited reaches its listeners, even when the event
+ * loop is too busy to read it within node-pty's grace period after the exit.
+ */
+import { expect, it } from 'vitest';
+import { spawnPty } from './pty-process.ts';
+
+/** Holds the event loop, as a busy server would. */
+function busy(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+it('delivers the last output of a process that exits while the loop is busy', async () => {
+  const lines = 4000;
+  const pty = spawnPty({
+    file: '/bin/sh',
+    // The background sleep keeps the terminal open past the exit, as a sandbox's last
+    // processes can: node-pty then destroys its socket after 200 ms instead of reading on.
+    args: ['-c', `seq 1 ${lines}; echo last-line; sleep 1 &`],
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    cols: 80,
+    rows: 24,
+  });
+  const chunks: Buffer[] = [];
+  pty.onData((chunk) => chunks.push(chunk));
+  // Busy for 300 ms in every 310: past node-pty's 200 ms wait after the exit, every time.
+  const hold = setInterval(() => busy(300), 10);
+  const exited = new Promise<void>((resolve) => pty.onExit(() => resolve()));
+  await exited;
+  clearInterval(hold);
+  const text = Buffer.concat(chunks).toString('latin1');
+  expect(text).toContain(`${lines}\r\nlast-line`);
+});
