@@ -39,7 +39,9 @@ function namesOf(context: DialectContext): string {
  * - **set -e, -u, ERR traps.** pre and post run as `f || x=`, where errexit and the ERR
  *   trap do not apply to anything in them; every expansion has a default. The command runs
  *   as `! eval …`: errexit does not end the interactive shell on a failing command (a
- *   terminal would close), and PIPESTATUS keeps the exact status.
+ *   terminal would close), and PIPESTATUS keeps the exact status. Plain `eval`, a special
+ *   builtin: through `builtin eval` bash applies errexit whatever the `!` (a function named
+ *   `eval`, like one named `builtin`, is removed by pre and post).
  * - **set -x, DEBUG and RETURN traps.** pre and post switch xtrace off inside `{ …; }
  *   2>/dev/null` and the command switches it back on first; PS4 gets an invisible first
  *   character for the command, so the trace shows one `+` as at a terminal, not eval's two.
@@ -84,7 +86,7 @@ function integrationScript(context: DialectContext): string {
     builtin trap -- ${dispatcher} ${signal}
   fi`;
   return `# jumpseat shell integration for bash; sourced at start, and again if a command broke it.
-\\unset -f builtin 2>/dev/null
+\\unset -f builtin eval 2>/dev/null
 builtin enable builtin printf read history set eval trap return unset enable bind 2>/dev/null
 ${T}_n=${context.nonce}
 ${T}_f=${shellQuote(context.commandFile)}
@@ -119,7 +121,7 @@ ${T}_r() {
   builtin eval -- "\${${T}_ret-}"
 }
 ${T}_pre() {
-  \\unset -f builtin
+  \\unset -f builtin eval
   ${T}_x=\${-//[^x]/}
   builtin set +x
   if [[ -n \${${T}_k@a}\${${T}_c@a}\${${T}_s@a}\${${T}_x@a}\${${T}_n@a}\${${T}_f@a} ]]; then
@@ -148,7 +150,7 @@ ${T}_pre() {
   [[ -n $${T}_x ]] && ${T}_c="{ builtin set -x; } 2>/dev/null;$${T}_c"
 }
 ${T}_post() {
-  \\unset -f builtin
+  \\unset -f builtin eval
   ${T}_x=\${-//[^x]/}
   builtin set +x
   ${T}_c=
@@ -208,7 +210,7 @@ export const bashDialect: ShellDialect = {
   callLine(context: DialectContext): string {
     const T = namesOf(context);
     return (
-      ` ${T}_s=I;{ \\${T}_pre||${T}_y=;} 2>/dev/null;! \\builtin eval -- "\${${T}_c-}";` +
+      ` ${T}_s=I;{ \\${T}_pre||${T}_y=;} 2>/dev/null;! \\eval -- "\${${T}_c-}";` +
       `{ ${T}_s=\${PIPESTATUS[0]};\\builtin trap -p DEBUG >|"$${T}_t"DEBUG;` +
       `\\builtin trap -p RETURN >|"$${T}_t"RETURN;\\${T}_post||${T}_y=;} 2>/dev/null\n`
     );
