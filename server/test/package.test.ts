@@ -70,6 +70,9 @@ function startServing(): Promise<string> {
     cwd: app,
     env: cleanEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: npx runs the server as a child and does not pass SIGTERM on, so
+    // the whole group is signalled at the end (otherwise every run left a server behind).
+    detached: true,
   });
   serving = child;
   return new Promise((resolve, reject) => {
@@ -114,7 +117,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (serving?.exitCode === null) {
     const exited = new Promise((resolve) => serving?.once('exit', resolve));
-    serving.kill('SIGTERM');
+    if (serving.pid !== undefined) process.kill(-serving.pid, 'SIGTERM');
     await exited;
   }
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
