@@ -300,7 +300,11 @@ export class Shell {
     await this.human.handedBack();
     // Editing left on (the human released with a program running): off before the agent types.
     await this.switchEditing();
+    // Typed to a waiting program only if it still waits: it may have just ended (a person
+    // answered it), its end mark still unread; what the terminal holds is read first.
+    if (this.stateValue === 'waiting_input' && this.foreground) await this.pty.quiet();
     this.human.refuseAgent();
+    if (this.run) throw new Error('a call is already running on this shell');
     const run = new CallRun({
       capture: this.options.newCapture(this.agentId ?? ''),
       timeoutMs: Math.max(0, deadlineAt - Date.now()),
