@@ -23,6 +23,8 @@ test('a password typed at read -s reaches neither the agent nor the stored calls
   await page.getByTestId('terminal').click();
   await page.keyboard.type(SECRET);
   await page.keyboard.press('Enter');
+  // An agent's shell: asked first (secret-warning.spec.ts), the person sends it anyway.
+  await page.getByTestId('secret-question').getByRole('button', { name: 'Send anyway' }).click();
   await expect.poll(() => screenOf(page)).toMatch(/^Password: got 13 chars$/m);
   expect(await screenOf(page)).not.toContain(SECRET);
   await page.getByRole('button', { name: 'Release' }).click();

@@ -1,8 +1,8 @@
 // jumpseat/playwright's fixtures as a test author uses them, on the run's server: the exact
 // tool result of `run`, typing as a person into a prompt and a TUI, the retrying matchers,
 // a screen snapshot, several shells kept apart, and the shell live in the test's browser.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { attachShell } from '../playwright/src/failure-attachments.ts';
 import { expect, test } from '../playwright/src/index.ts';
 import { processesRunning } from '../server/test/support/host-processes.ts';
@@ -38,7 +38,7 @@ test('press drives a full-screen program (less) with its keys', async ({ shell }
   await expect(shell).not.toShowText(/^1$/m);
   await shell.press('q');
   // Back at the prompt (as a person waits to see it before the agent goes on).
-  await expect(shell).toShowText(/less numbers\.txt\n.*#$/);
+  await expect(shell).toShowText(/less numbers\.txt\n.*[#$]$/);
   expect(await shell.run('echo back')).toMatch(/back$/);
 });
 
@@ -47,10 +47,10 @@ test('Control+C stops what the shell runs, typed as a person', async ({ shell })
   await shell.type('sleep 600; echo not-interrupted\n');
   await expect(shell).toShowText('sleep 600; echo not-interrupted');
   await shell.press('Control+C');
-  await expect(shell).toShowText(/\^C\n.*#$/);
+  await expect(shell).toShowText(/\^C\n.*[#$]$/);
   await shell.type('echo after-$((40+2))\n');
   // The line typed after the interrupt is echoed as at a terminal, then its output.
-  await expect(shell).toShowText(/# echo after-\$\(\(40\+2\)\)\nafter-42$/m);
+  await expect(shell).toShowText(/[#$] echo after-\$\(\(40\+2\)\)\nafter-42$/m);
   await expect(shell).not.toShowText(/^not-interrupted$/m);
 });
 
@@ -129,9 +129,16 @@ test('what a failed test attaches, with the replay link of a named server', asyn
     'probe-screen.txt',
     'probe-replay',
   ]);
-  expect(readFileSync(attached.get('probe-screen.txt')?.path ?? '', 'utf8')).toMatch(
-    /^for-the-report$/m,
+  // The stable prompt, and the screen cleared before the test's first call.
+  expect(readFileSync(attached.get('probe-screen.txt')?.path ?? '', 'utf8')).toBe(
+    '$ echo for-the-report\nfor-the-report\n$',
   );
+  // Written once: Playwright's copy under attachments/, nothing beside it.
+  expect(readdirSync(info.outputDir)).toEqual(['attachments']);
+  expect(readdirSync(join(info.outputDir, 'attachments'))).toHaveLength(3);
+  // The fixture's prompt call is its own, not the test's.
+  const calls = JSON.parse(readFileSync(attached.get('probe-calls.json')?.path ?? '', 'utf8'));
+  expect(calls.map((call: { command: string }) => call.command)).toEqual(['echo for-the-report']);
   const replay = attached.get('probe-replay')?.body?.toString() ?? '';
   expect(replay).toBe(`${jumpseat.url}/sessions/${shell.sessionId}/replay`);
   await page.goto(jumpseat.loginUrl());

@@ -33,9 +33,10 @@ test('an operator link asks for control, the owner hands over, the holder types'
     'You asked Ann for the controls',
   );
 
-  await expect(prompt).toHaveText(/Cleo asks for the controls/);
+  // Cleo came by link and named herself: shown as a link holder wherever her name is.
+  await expect(prompt).toHaveText(/^Cleo \(link\) asks for the controls/);
   // The tab says so too, for an owner looking at another tab.
-  await expect(page).toHaveTitle('(Cleo asks for control) Ann (person) · bash — jumpseat');
+  await expect(page).toHaveTitle('(Cleo (link) asks for control) Ann (person) · bash — jumpseat');
   // By keyboard, as Ann types: F6 leaves the terminal for the prompt's "Hand over".
   await page.getByTestId('terminal').click();
   await page.keyboard.press('F6');
@@ -46,8 +47,14 @@ test('an operator link asks for control, the owner hands over, the holder types'
   await expect(cleo.getByTestId('controller')).toHaveText(
     'You have control — type in the terminal',
   );
-  // Cleo came by link and named herself: shown as a link holder.
-  await expect(page.getByTestId('controller')).toHaveText('Cleo (link holder) has control');
+  await expect(page.getByTestId('controller')).toHaveText('Cleo (link) has control');
+  // The timeline too: Ann let go and Cleo took them (the link's token, not a name, decides).
+  await expect(
+    page.getByTestId('control-event').filter({ hasText: 'Cleo (link) took the controls' }),
+  ).toHaveCount(1);
+  await expect(
+    page.getByTestId('control-event').filter({ hasText: 'Ann handed the controls back' }),
+  ).toHaveCount(1);
   await expect(page).toHaveTitle('Ann (person) · bash — jumpseat');
   // Ann owns the shell: she has the last word, and takes it back without asking.
   await expect(page.getByRole('button', { name: 'Take over' })).toBeEnabled();

@@ -7,6 +7,7 @@ import type {
   CallInfo,
   ControlEvent,
   Dialect,
+  HostInfo,
   RoleName,
   SessionInfo,
   SessionListState,
@@ -40,6 +41,7 @@ export type {
   CallInfo,
   ControlEvent,
   Dialect,
+  HostInfo,
   RoleName,
   SessionInfo,
   SessionListState,
@@ -216,6 +218,11 @@ export class JumpseatClient {
   /** Mints a token (admin only); the reply holds the token, shown this once. */
   createToken(options: TokenOptions): Promise<TokenReply> {
     return this.#request('POST', '/api/tokens', options);
+  }
+
+  /** The shell hosts joined to this control plane (admin only). */
+  hosts(): Promise<HostInfo[]> {
+    return this.#request('GET', '/api/hosts');
   }
 
   /** Every minted token and share link, without secrets (admin only). */

@@ -4,6 +4,7 @@
  * trimmed), and reconnection from the last offset after a dropped connection.
  */
 import WebSocket from 'ws';
+import { jitteredPauseMs } from '../../shared/src/backoff.ts';
 import {
   type ClientMessage,
   decodeOutputFrame,
@@ -35,9 +36,12 @@ export interface WatchOptions {
   readonly reconnect?: boolean;
 }
 
-/** First reconnection delay, doubled per failed attempt up to the maximum. */
-const RECONNECT_FIRST_MS = 250;
-const RECONNECT_MAX_MS = 5000;
+/**
+ * Ceilings of the reconnection pauses, doubling per failed attempt up to the last (which
+ * repeats); each pause is jittered under its ceiling, so the watchers dropped by one restart
+ * do not all come back in the same instant.
+ */
+const RECONNECT_CEILINGS_MS = [250, 500, 1000, 2000, 4000, 5000] as const;
 const NORMAL_CLOSURE = 1000;
 /** Closed by the client itself to resume after missing bytes (4000–4999: application's). */
 const OUTPUT_GAP = 4000;
@@ -47,7 +51,8 @@ export class LiveWatch {
   private readonly cursor = new OutputCursor();
   private socket: WebSocket | null = null;
   private stopped = false;
-  private delayMs = RECONNECT_FIRST_MS;
+  /** Failed attempts in a row since the last open connection. */
+  private failures = 0;
   private finished = false;
   private markClosed!: () => void;
 
@@ -106,7 +111,7 @@ export class LiveWatch {
       else this.retry();
     });
     socket.on('open', () => {
-      this.delayMs = RECONNECT_FIRST_MS;
+      this.failures = 0;
       this.onEvent({ type: 'connection', state: 'open' });
       opened?.();
     });
@@ -131,8 +136,8 @@ export class LiveWatch {
   private retry(): void {
     if (this.stopped) return;
     this.onEvent({ type: 'connection', state: 'reconnecting' });
-    const delay = this.delayMs;
-    this.delayMs = Math.min(RECONNECT_MAX_MS, this.delayMs * 2);
+    const delay = jitteredPauseMs(RECONNECT_CEILINGS_MS, this.failures);
+    this.failures += 1;
     setTimeout(() => {
       if (!this.stopped) this.connect();
     }, delay);

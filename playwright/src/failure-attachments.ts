@@ -3,7 +3,7 @@
  * v2, plays in asciinema), the calls with their exact results (JSON), the screen as text, and
  * with a server that outlives the run, the link to its replay page.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import type { TestInfo } from '@playwright/test';
 import type { JumpseatShell } from './test-shell.ts';
 
@@ -18,10 +18,16 @@ export async function attachShell(
 ): Promise<void> {
   const id = shell.sessionId;
   if (id === undefined) return; // never started: nothing to show
+  // Playwright keeps its own copy of an attached file (under the test's `attachments/`), which
+  // reporters link to: the file written for it goes once that copy exists.
   const file = async (name: string, contentType: string, body: string): Promise<void> => {
     const path = testInfo.outputPath(name);
     writeFileSync(path, body);
-    await testInfo.attach(name, { path, contentType });
+    try {
+      await testInfo.attach(name, { path, contentType });
+    } finally {
+      rmSync(path, { force: true });
+    }
   };
   // Each piece on its own: a shell that died still has its recording and calls.
   const pieces: [string, string, () => Promise<string>][] = [

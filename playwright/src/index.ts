@@ -6,31 +6,34 @@
  * `toShowText` and `toMatchScreenSnapshot`. A failed test gets each shell's recording, calls
  * and screen attached to its report.
  */
-import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
-import {
-  test as base,
-  expect as baseExpect,
-  type FullConfig,
-  type TestInfo,
-} from '@playwright/test';
+import { test as base, expect as baseExpect, type FullConfig } from '@playwright/test';
 import { JumpseatClient } from '../../client/src/index.ts';
+import { fixtureAgentId } from './agent-name.ts';
 import type { Dialect } from './client-types.ts';
 import { attachShell } from './failure-attachments.ts';
+import { FIXTURE_PROMPT } from './fixture-prompt.ts';
 import { toMatchScreenSnapshot, toShowText } from './screen-matchers.ts';
 import { JumpseatShell } from './test-shell.ts';
 import { startWorkerServer } from './worker-server.ts';
 
 export type { CallInfo, Dialect, SessionInfo } from './client-types.ts';
+export { FIXTURE_PROMPT } from './fixture-prompt.ts';
 export { terminalText } from './page-screen.ts';
-export type { ScreenMatchOptions } from './screen-matchers.ts';
+export type { ScreenMask, ScreenRegion } from './screen-mask.ts';
+export type { ScreenMatchOptions, ScreenSnapshotOptions } from './screen-matchers.ts';
 export {
   CHROMIUM_ARGS,
   findChromium,
   type SystemChromiumUse,
   systemChromium,
 } from './system-browser.ts';
-export { JumpseatShell, type RunOptions, type WatchOptions } from './test-shell.ts';
+export {
+  JumpseatShell,
+  type RunOptions,
+  type ShellOptions,
+  type WatchOptions,
+} from './test-shell.ts';
 
 /** The server the worker's tests use. */
 export interface JumpseatServer {
@@ -52,6 +55,12 @@ export interface OpenShellOptions {
 export interface JumpseatTestFixtures {
   /** `bash` (default) or `pwsh`, for `shell` and `openShell()`: `test.use({ dialect: 'pwsh' })`. */
   dialect: Dialect;
+  /**
+   * The prompt fixture shells show (`$ ` by default), set with a cleared screen before the
+   * test's first call, so a screen snapshot is the same in every run; null keeps the shell's
+   * own prompt (its working directory): `test.use({ shellPrompt: null })`.
+   */
+  shellPrompt: string | null;
   /** A fresh persistent shell of its own agent, started on first use, ended after the test. */
   shell: JumpseatShell;
   /** Another fresh shell (its own agent) for this test, ended after it. */
@@ -72,10 +81,6 @@ export interface JumpseatWorkerFixtures {
 
 /** Starting a server (and stopping one) may take a while on a loaded machine. */
 const SERVER_FIXTURE_TIMEOUT_MS = 120_000;
-
-function agentId(testInfo: TestInfo, index: number): string {
-  return `pw-w${testInfo.workerIndex}-${randomBytes(4).toString('hex')}-${index + 1}`;
-}
 
 /** The folder of `playwright.config.ts` (else the test directory, without a config file). */
 function projectDir(config: FullConfig): string {
@@ -126,13 +131,15 @@ export const test = base.extend<JumpseatTestFixtures, JumpseatWorkerFixtures>({
     { scope: 'worker', timeout: SERVER_FIXTURE_TIMEOUT_MS },
   ],
   dialect: ['bash', { option: true }],
-  openShell: async ({ jumpseat, dialect }, use, testInfo) => {
+  shellPrompt: [FIXTURE_PROMPT, { option: true }],
+  openShell: async ({ jumpseat, dialect, shellPrompt }, use, testInfo) => {
     const shells: JumpseatShell[] = [];
     await use(async (options = {}) => {
       const shell = new JumpseatShell(
         jumpseat,
-        agentId(testInfo, shells.length),
+        fixtureAgentId(testInfo, shells.length, jumpseat.persistent),
         options.dialect ?? dialect,
+        { prompt: shellPrompt },
       );
       shells.push(shell);
       return shell;

@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type ExpectMatcherState, type MatcherReturnType, test } from '@playwright/test';
+import { checkMasks, maskScreen, type ScreenMask } from './screen-mask.ts';
 
 /** What the matchers need of a shell: its screen and a name for messages. */
 export interface ScreenSource {
@@ -19,6 +20,14 @@ export interface ScreenSource {
 export interface ScreenMatchOptions {
   /** How long to keep reading the screen (ms); default the expect timeout, 0 for no limit. */
   readonly timeout?: number;
+}
+
+export interface ScreenSnapshotOptions extends ScreenMatchOptions {
+  /**
+   * What differs between runs, covered before comparing and in the snapshot file: patterns
+   * (`/\d\d:\d\d:\d\d/`) and regions (`{ row: 0 }`, `{ row: 2, column: 10, width: 8 }`).
+   */
+  readonly mask?: readonly ScreenMask[];
 }
 
 /** Between reads of the screen, growing to the last value (Playwright's own poll steps). */
@@ -116,11 +125,11 @@ function snapshotName(name: string | undefined): string {
 }
 
 /** The screen once two reads in a row agree (a program still drawing has not finished). */
-async function settledScreen(shell: ScreenSource, timeoutMs: number): Promise<string> {
-  let last = await shell.screen();
+async function settledScreen(read: () => Promise<string>, timeoutMs: number): Promise<string> {
+  let last = await read();
   const { value } = await poll(timeoutMs, async () => {
     await new Promise((resolve) => setTimeout(resolve, SETTLED_MS));
-    const now = await shell.screen();
+    const now = await read();
     const done = now === last;
     last = now;
     return { done, value: now };
@@ -136,11 +145,15 @@ function write(path: string, screen: string): void {
 export async function toMatchScreenSnapshot(
   this: ExpectMatcherState,
   received: unknown,
-  name?: string,
-  options: ScreenMatchOptions = {},
+  nameOrOptions?: string | ScreenSnapshotOptions,
+  maybeOptions: ScreenSnapshotOptions = {},
 ): Promise<MatcherReturnType> {
   const shell = checkReceiver('toMatchScreenSnapshot', received);
   if (this.isNot) throw new Error('expect(shell).not.toMatchScreenSnapshot() is not supported');
+  const name = typeof nameOrOptions === 'string' ? nameOrOptions : undefined;
+  const options = typeof nameOrOptions === 'object' ? nameOrOptions : maybeOptions;
+  const masks = checkMasks(options.mask ?? []);
+  const read = async (): Promise<string> => maskScreen(await shell.screen(), masks);
   const info = test.info();
   const file = snapshotName(name);
   const path = info.snapshotPath(file);
@@ -154,7 +167,7 @@ export async function toMatchScreenSnapshot(
   });
 
   if (!existsSync(path)) {
-    const screen = await settledScreen(shell, timeout);
+    const screen = await settledScreen(read, timeout);
     if (mode === 'none') return result(false, `A screen snapshot doesn't exist at ${path}.`);
     write(path, screen);
     const message = `A screen snapshot doesn't exist at ${path}, writing actual.`;
@@ -167,12 +180,12 @@ export async function toMatchScreenSnapshot(
 
   const expected = readFileSync(path, 'utf8').replace(/\n$/, '');
   const { done, value: screen } = await poll(timeout, async () => {
-    const value = await shell.screen();
+    const value = await read();
     return { done: value === expected, value };
   });
   if (done) return result(true, `${nameOf(shell)} matches ${path}`);
   if (mode === 'all' || mode === 'changed') {
-    const settled = await settledScreen(shell, timeout);
+    const settled = await settledScreen(read, timeout);
     write(path, settled);
     process.stdout.write(`${path} does not match, writing actual.\n`);
     return result(true, `${path} rewritten`);

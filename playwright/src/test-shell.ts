@@ -5,7 +5,7 @@
  * controls, send the keys; the next `run` hands them back); `screen` reads the screen from
  * the live stream; `watch` opens the shell's page in the test's browser.
  */
-import type { Page } from '@playwright/test';
+import { type Page, test } from '@playwright/test';
 import { NotFoundError } from '../../client/src/index.ts';
 import type {
   CallInfo,
@@ -16,6 +16,7 @@ import type {
   SessionInfo,
   Viewer,
 } from './client-types.ts';
+import { promptCommand } from './fixture-prompt.ts';
 import { keyBytes } from './keys.ts';
 import { ScreenMirror } from './screen-mirror.ts';
 
@@ -29,6 +30,16 @@ const FIND_SESSION_EVERY_MS = 50;
 const CONTROL_ANSWER_MS = 30_000;
 /** Input frames stay well under the live protocol's 64 KiB message limit. */
 const INPUT_CHUNK_CHARS = 16 * 1024;
+/** A step's title shows this much of a command or typed text. */
+const STEP_TITLE_CHARS = 80;
+/** A result that says the shell ended: the next call starts its successor. */
+const SHELL_EXITED = /\[shell exited[:\]]/;
+
+/** `text` as one short line for a step's title. */
+function stepText(text: string): string {
+  const line = JSON.stringify(text);
+  return line.length <= STEP_TITLE_CHARS ? line : `${line.slice(0, STEP_TITLE_CHARS - 1)}…`;
+}
 
 export interface RunOptions {
   /**
@@ -42,6 +53,14 @@ export interface ShellTarget {
   readonly client: JumpseatClient;
   readonly url: string;
   loginUrl(token?: string): string;
+}
+
+export interface ShellOptions {
+  /**
+   * The prompt the shell shows, set (and the screen cleared) before the test's first call and
+   * in a successor shell; null keeps the shell's own (its working directory). Default `$ `.
+   */
+  readonly prompt?: string | null;
 }
 
 export interface WatchOptions {
@@ -65,13 +84,21 @@ export class JumpseatShell {
   readonly #wakers = new Set<() => void>();
   readonly #calls = new AbortController();
   #disposed = false;
+  /** The prompt call is due before the next call (a new shell, or the last one exited). */
+  #promptDue = true;
+  /** The prompt calls made, left out of `calls()`: they are the fixture's, not the test's. */
+  readonly #promptCalls = new Set<string>();
+  readonly #prompt: string | null;
 
   constructor(
     private readonly target: ShellTarget,
-    /** The agent id this shell belongs to (unique per test). */
+    /** The agent id this shell belongs to, named after its test; also its workspace's name. */
     readonly agent: string,
     readonly dialect: Dialect,
-  ) {}
+    options: ShellOptions = {},
+  ) {
+    this.#prompt = options.prompt === undefined ? '$ ' : options.prompt;
+  }
 
   /** The shell's session id once it has started (`GET /api/sessions/:id`…). */
   get sessionId(): string | undefined {
@@ -79,16 +106,38 @@ export class JumpseatShell {
   }
 
   /** Runs `command` as the agent's tool call; resolves with the exact result text. */
-  async run(command: string, options: RunOptions = {}): Promise<string> {
+  run(command: string, options: RunOptions = {}): Promise<string> {
+    return test.step(`shell.run(${stepText(command)})`, () => this.#run(command, options), {
+      box: true,
+    });
+  }
+
+  async #run(command: string, options: RunOptions = {}): Promise<string> {
     this.#alive();
     await this.#handBack();
+    await this.#setPrompt();
+    return this.#call(command, options);
+  }
+
+  /** Sets the fixture's prompt when it is due: before the first call of each shell. */
+  async #setPrompt(): Promise<void> {
+    if (!this.#promptDue || this.#prompt === null) return;
+    this.#promptDue = false;
+    const command = promptCommand(this.dialect, this.#prompt);
+    this.#promptCalls.add(command);
+    await this.#call(command);
+  }
+
+  async #call(command: string, options: RunOptions = {}): Promise<string> {
     const signals = [this.#calls.signal];
     if (options.timeout !== undefined) signals.push(AbortSignal.timeout(options.timeout));
     this.#inFlight += 1;
     try {
-      return await this.target.client.call(this.agent, this.dialect, command, {
+      const result = await this.target.client.call(this.agent, this.dialect, command, {
         signal: AbortSignal.any(signals),
       });
+      if (SHELL_EXITED.test(result)) this.#promptDue = true;
+      return result;
     } finally {
       this.#inFlight -= 1;
       // The call may have started the shell, or a successor if the last one had exited.
@@ -97,7 +146,11 @@ export class JumpseatShell {
   }
 
   /** Types `text` as a person would (for prompts and TUIs); `\n` is Enter (sent as `\r`). */
-  async type(text: string): Promise<void> {
+  type(text: string): Promise<void> {
+    return test.step(`shell.type(${stepText(text)})`, () => this.#type(text), { box: true });
+  }
+
+  async #type(text: string): Promise<void> {
     const keys = text.replace(/\r?\n/g, '\r');
     await this.#takeControls();
     for (let at = 0; at < keys.length; at += INPUT_CHUNK_CHARS) {
@@ -106,7 +159,11 @@ export class JumpseatShell {
   }
 
   /** Presses one key: `Enter`, `Escape`, `ArrowDown`, `Control+C`, `q`, … */
-  async press(key: string): Promise<void> {
+  press(key: string): Promise<void> {
+    return test.step(`shell.press(${stepText(key)})`, () => this.#press(key), { box: true });
+  }
+
+  async #press(key: string): Promise<void> {
     await this.#takeControls();
     const mirror = this.#mirror;
     this.#send({ type: 'input', data: keyBytes(key, mirror?.applicationCursorKeys ?? false) });
@@ -132,7 +189,9 @@ export class JumpseatShell {
 
   /** The calls so far, with the result text exactly as the agent got each. */
   async calls(): Promise<CallInfo[]> {
-    return this.#id === undefined ? [] : this.target.client.calls(this.#id);
+    if (this.#id === undefined) return [];
+    const calls = await this.target.client.calls(this.#id);
+    return calls.filter((call) => !this.#promptCalls.has(call.command));
   }
 
   /** Everything the shell showed, as asciicast v2. */
@@ -179,7 +238,9 @@ export class JumpseatShell {
           throw new Error(`the shell of ${this.agent} did not appear in GET /api/sessions`);
         }
         started += 1;
-        await this.run(NO_OP[this.dialect]);
+        this.#alive();
+        if (this.#promptDue && this.#prompt !== null) await this.#setPrompt();
+        else await this.#call(NO_OP[this.dialect]);
       }
       const found = await this.#find();
       if (found !== undefined) {

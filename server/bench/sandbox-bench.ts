@@ -32,7 +32,7 @@ async function measure(sandbox: 'bwrap' | 'off'): Promise<Figures> {
 
 export async function sandboxBenchmarks(): Promise<boolean[]> {
   const bwrap = findBwrap(process.env);
-  const why = bwrap === null ? 'bubblewrap is not installed' : probeBwrap(bwrap, true);
+  const why = bwrap === null ? 'bubblewrap is not installed' : probeBwrap(bwrap, 'on');
   if (why !== null) {
     console.log(`sandbox figures not measured: ${why}`);
     return [];

@@ -226,6 +226,9 @@ export async function runSoak(size: SoakSize, log: (line: string) => void): Prom
     let faults: SoakFigures['faults'] = { notRun: noMount ?? 'no tmpfs could be mounted' };
     if (mounted) {
       log(`soak: disk full (${size.faultCalls} calls)`);
+      // The shell is started first: a new shell on a full disk takes a slice of the data
+      // dir's reserve (session/space-reserve.ts), whose rest would let other writes land.
+      await expect('soak-fault', 'echo warm', (o) => o === 'warm');
       const filler = join(dataDir, 'soak-filler');
       try {
         execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M'], { stdio: 'ignore' });

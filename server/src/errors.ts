@@ -31,6 +31,8 @@ export const JUMPSEAT_ERR_TOO_MANY_MCP_SESSIONS: ErrorSpec = {
 };
 export const JUMPSEAT_ERR_BODY_TOO_LARGE: ErrorSpec = { code: 'BODY_TOO_LARGE', status: 413 };
 export const JUMPSEAT_ERR_SHELL_UNAVAILABLE: ErrorSpec = { code: 'SHELL_UNAVAILABLE', status: 503 };
+/** As many shells run as the server's open-file limit allows (ops/descriptor-limit.ts). */
+export const JUMPSEAT_ERR_SHELL_CAPACITY: ErrorSpec = { code: 'SHELL_CAPACITY', status: 503 };
 export const JUMPSEAT_ERR_SHUTTING_DOWN: ErrorSpec = { code: 'SHUTTING_DOWN', status: 503 };
 /** The caller went away before the result (nginx's 499: client closed request). */
 export const JUMPSEAT_ERR_CANCELLED: ErrorSpec = { code: 'CANCELLED', status: 499 };

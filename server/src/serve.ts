@@ -4,12 +4,19 @@
  * requests, in-flight calls cancelled (their callers told so), every shell's process tree
  * ended, then exit 0.
  */
+
+import type { Server as HttpsServer } from 'node:https';
 import { networkInterfaces } from 'node:os';
 import { buildApp, type JumpseatApp } from './api/app.ts';
 import { loginUrl, reachableUrls, serverUrl } from './api/urls.ts';
 import { TokenStore } from './auth/token-store.ts';
 import { type Config, loadConfig } from './config/config.ts';
 import { ConfigError, HelpRequested } from './config/config-error.ts';
+import { placementLines } from './launch/placement-banner.ts';
+import { capacityLine, raiseDescriptorLimit } from './ops/descriptor-limit.ts';
+import { dialectsLine, pwshVersion } from './ops/dialect-banner.ts';
+import { reloadTlsOnHangup } from './ops/tls-reload.ts';
+import { locatePwsh } from './pty/pwsh-executable.ts';
 
 /** A configuration the user must fix, like a usage error of any command-line tool. */
 const EXIT_CONFIG = 2;
@@ -74,37 +81,68 @@ function closeOnSignals(app: JumpseatApp): void {
 export async function serve(argv: readonly string[], usageName = 'jumpseat'): Promise<void> {
   const config = readConfig(argv, usageName);
   const tokens = openTokens(config);
+  // Before any shell: the shells that fit are counted from the raised limit.
+  const descriptors = raiseDescriptorLimit();
   // Loaded only once the configuration is valid: it brings the native PTY addon with it.
   const { createToolService } = await import('./tool/create-tool-service.ts');
-  const tools = createToolService(config);
+  // A pure control plane runs no shell of its own: every shell runs on a joined host.
+  const local = createToolService(config, config.localShells ? {} : { maxShells: 0 });
+  const control = config.localShells
+    ? undefined
+    : (await import('./control/control-plane.ts')).createControlPlane(config, local);
+  const tools = control?.tools ?? local;
+  // Asked while the server starts, for the banner's dialects line.
+  const pwshPath = tools.dialects().includes('pwsh')
+    ? locatePwsh(config.pwshPath, process.env)
+    : null;
+  const pwshVersionRead = pwshPath === null ? Promise.resolve(null) : pwshVersion(pwshPath);
   // A run killed without shutting down may have left unsandboxed shells' daemons behind.
   const swept = await tools.placement.launcher.sweepLeftovers();
-  const app = buildApp({ config, tools, tokens });
+  // Their private dirs too (under the data dir), once nothing of them runs any more.
+  const sweptDirs = tools.privateDirs.sweep();
+  const app = buildApp({ config, tools, tokens, ...(control === undefined ? {} : { control }) });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await app.close().catch(() => undefined);
     fail(`cannot listen on ${config.host}:${config.port}: ${reasonOf(error)}`, EXIT_FAILURE);
   }
+  // Before the banner: whoever reads it may stop the server at once, and must get a graceful
+  // stop (exit 0), not the default end by signal.
+  closeOnSignals(app);
+  // With --tls-cert the server is an https.Server (app.ts): renewed files load on SIGHUP.
+  if (config.tls !== null) reloadTlsOnHangup(app.server as unknown as HttpsServer, config.tls);
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  const listening = serverUrl(config.host, port);
+  const scheme = config.tls === null ? 'http' : 'https';
+  const listening = serverUrl(config.host, port, { scheme, basePath: '/' });
   process.stdout.write(`jumpseat listening on ${listening}\n`);
-  // Where people reach it: the public URL, or on 0.0.0.0 this machine's addresses.
-  const reachable = reachableUrls(config.host, port, config.publicUrl, networkInterfaces());
+  // Where people reach it: the public URL, or on 0.0.0.0 this machine's addresses, under the
+  // base path.
+  const reachable = reachableUrls(config.host, port, config.publicUrl, networkInterfaces(), {
+    scheme,
+    basePath: config.basePath,
+  });
   const base = reachable[0] ?? listening;
   if (reachable.length > 1 || base !== listening) {
     process.stdout.write(`open: ${reachable.join('  ')}\n`);
   }
   process.stdout.write(`${loginLine(config, base)}\n`);
-  const { launcher, limits, warning } = tools.placement;
-  process.stdout.write(
-    `shells: ${launcher.kind === 'bwrap' ? 'sandboxed (bubblewrap)' : 'unsandboxed'}, ${config.network || launcher.kind === 'off' ? 'network on' : 'loopback only'}, process limit ${limits === 'none' ? 'not enforced' : `by ${limits}`}\n`,
-  );
-  if (warning !== null) process.stdout.write(`warning: ${warning}\n`);
+  if (control !== undefined) {
+    process.stdout.write(
+      `shells: on joined hosts only (--local-shells off); a host joins with: JUMPSEAT_TOKEN=<host token> jumpseat host --join ${base}\n`,
+    );
+  } else {
+    for (const line of placementLines(tools.placement, config)) process.stdout.write(`${line}\n`);
+  }
+  process.stdout.write(`${capacityLine(descriptors)}\n`);
+  if (tools.placement.walls !== null) process.stdout.write(`${tools.placement.walls}\n`);
   if (swept > 0)
     process.stdout.write(`ended ${swept} processes an earlier run's shells left running\n`);
-  closeOnSignals(app);
+  if (sweptDirs > 0)
+    process.stdout.write(`removed ${sweptDirs} private dirs an earlier run's shells left\n`);
+  // Last: the lines above keep their places for whoever reads them by position.
+  process.stdout.write(`${dialectsLine(tools.dialects(), await pwshVersionRead)}\n`);
 }
 
 /**

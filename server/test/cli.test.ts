@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, jumpseat, type Serving, serve } from './support/cli-process.ts';
+import { cleanEnv, jumpseat, REPO, type Serving, serve } from './support/cli-process.ts';
 
 /** Each CLI run starts node with tsx (1–5 s on a busy two-core machine); tests run several. */
 const CLI_TEST_TIMEOUT_MS = 120_000;
@@ -100,7 +100,8 @@ describe('jumpseat exec', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const read = await jumpseat(['exec', '--agent', 'cli-read', 'echo "$n"; exit 3'], adminEnv);
     expect(read.status).toBe(3);
     expect(read.stdout).toMatch(
-      /^Ada\nexit\n\[shell exited: code 3\]\nThe persistent bash shell was reset;/,
+      // No `exit` line: the command runs from a sourced file (bash-errexit.ts), as in a script.
+      /^Ada\n\[shell exited: code 3\]\nThe persistent bash shell was reset;/,
     );
   });
 
@@ -131,6 +132,38 @@ describe('jumpseat exec', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     });
   });
 
+  it('prints {output, exitCode, ending, durationMs} with --json, with the same exit status', async () => {
+    const done = await jumpseat(
+      ['exec', '--json', '--agent', 'cli-json', '--', 'echo hi; (exit 3)'],
+      adminEnv,
+    );
+    expect([done.status, done.stderr]).toEqual([3, '']);
+    const parsed: unknown = JSON.parse(done.stdout);
+    expect(parsed).toEqual({
+      output: 'hi\n[exit code: 3]',
+      exitCode: 3,
+      ending: 'completed',
+      durationMs: expect.any(Number),
+    });
+    expect(Object.keys(parsed as object)).toEqual(['output', 'exitCode', 'ending', 'durationMs']);
+
+    const waiting = await jumpseat(
+      ['exec', '--json', '--agent', 'cli-json', '--', 'read -p "Name? " n'],
+      adminEnv,
+    );
+    expect(waiting.status).toBe(125);
+    expect(JSON.parse(waiting.stdout)).toMatchObject({
+      output: 'Name? \n[waiting for input: bash]',
+      exitCode: null,
+      ending: 'waiting_input',
+    });
+    const exited = await jumpseat(['exec', '--json', '--agent', 'cli-json', 'Ada'], adminEnv);
+    expect(JSON.parse(exited.stdout)).toMatchObject({ output: '', exitCode: 0 });
+    const shell = await jumpseat(['exec', '--json', '--agent', 'cli-json', 'exit 4'], adminEnv);
+    expect(shell.status).toBe(4);
+    expect(JSON.parse(shell.stdout)).toMatchObject({ exitCode: 4, ending: 'shell_exit' });
+  });
+
   it('refuses a token on the command line and a missing agent, with status 2', async () => {
     const token = await jumpseat(['exec', '--token', 'js_x', '--agent', 'a', 'true'], adminEnv);
     expect(token.status).toBe(2);
@@ -144,6 +177,20 @@ describe('jumpseat exec', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       stderr: 'jumpseat: --agent is required (see jumpseat exec --help)\n',
     });
   });
+
+  it('refuses token create --role agent without --agent with status 2, before any request', async () => {
+    const minted = await jumpseat(['token', 'create', '--role', 'agent'], adminEnv);
+    expect(minted.status).toBe(2);
+    expect(minted.stderr).toMatch(
+      /^jumpseat: --role agent needs --agent AGENT: the agent the token may call/,
+    );
+    const stray = await jumpseat(
+      ['token', 'create', '--role', 'viewer', '--agent', 'a1'],
+      adminEnv,
+    );
+    expect(stray.status).toBe(2);
+    expect(stray.stderr).toMatch(/^jumpseat: --agent is for --role agent only, not --role viewer/);
+  });
 });
 
 describe('jumpseat sessions and --help', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
@@ -154,6 +201,19 @@ describe('jumpseat sessions and --help', { timeout: CLI_TEST_TIMEOUT_MS }, () =>
     const [header, ...rows] = run.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID\s+AGENT\s+DIALECT\s+STATE\s+PID\s+COMMAND$/);
     expect(rows.some((row) => /^\S+\s+cli-list\s+bash\s+idle\s+\d+$/.test(row))).toBe(true);
+  });
+
+  it('prints the package version with --version and -V', async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-V']) {
+      expect(await jumpseat([flag], cleanEnv())).toEqual({
+        status: 0,
+        stdout: `${version}\n`,
+        stderr: '',
+      });
+    }
   });
 
   it('prints help for each command and exits 0', async () => {
@@ -282,5 +342,35 @@ describe('CLI output safety', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(table).toContain('sleep 3 # \\x1b]52;c;aGk=\\x07');
     expect(table).not.toContain('\x1b');
     await running;
+  });
+});
+
+describe('CLI start cost', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it("exec loads no package and none of the server's configuration, only the client", async () => {
+    // A module hook records every module the command loads, in the hook's own thread.
+    const loaded = join(root, 'loaded-modules.txt');
+    const hooks = join(root, 'record-loads.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(loaded)}, url + '\\n');\n  return next(url, context);\n}\n`,
+    );
+    const register = join(root, 'register-hooks.mjs');
+    writeFileSync(
+      register,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
+    );
+    const run = await jumpseat(['exec', '--agent', 'cli-lazy', 'echo lean'], {
+      ...adminEnv,
+      NODE_OPTIONS: `--import=${register}`,
+    });
+    expect(run).toEqual({ status: 0, stdout: 'lean\n', stderr: '' });
+    const urls = readFileSync(loaded, 'utf8').trim().split('\n');
+    expect(urls).toContain(`file://${join(REPO, 'dist', 'client', 'src', 'index.js')}`);
+    const heavy = urls.filter((url) =>
+      /\/node_modules\/|\/config\/(config|flags|setting-values)\.js$|\/shared\/src\/api\.js$/.test(
+        url,
+      ),
+    );
+    expect(heavy).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  * events, nor the recording — with `--record-keystrokes on`, in bash and in pwsh.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionInfo } from '../../shared/src/api.ts';
+import type { ControlEvent, SessionInfo } from '../../shared/src/api.ts';
 import { errorOf, startServer, type TestServer } from './support/http-server.ts';
 import { LiveClient } from './support/live-client.ts';
 import { PWSH } from './support/pwsh.ts';
@@ -57,9 +57,26 @@ async function kept(id: string): Promise<string> {
   return parts.join('\n');
 }
 
+async function eventsOf(id: string): Promise<ControlEvent[]> {
+  const response = await server.request(`/api/sessions/${id}/events`, { token: server.adminToken });
+  return (await response.json()) as ControlEvent[];
+}
+
 /** Types `keys` one key at a time, as a person does. */
 function typeKeys(client: LiveClient, keys: string): void {
   for (const key of keys) client.send({ type: 'input', data: key });
+}
+
+/**
+ * Types a hidden answer into an agent's shell: the server asks first (the shell is the
+ * agent's, see secret-warning.ts) and the person says "send anyway".
+ */
+async function typeSecret(client: LiveClient, keys: string): Promise<void> {
+  const after = client.messages.length;
+  typeKeys(client, keys);
+  await client.next('secret_warning', (m) => m.open, after);
+  client.send({ type: 'secret_answer', send: true });
+  await client.next('secret_warning', (m) => !m.open, after);
 }
 
 describe('hidden input', () => {
@@ -69,7 +86,7 @@ describe('hidden input', () => {
       'Password: \n[waiting for input: bash]',
     );
     const { session, client } = await takeOver('pw-agent');
-    typeKeys(client, `${SECRET}\r`);
+    await typeSecret(client, `${SECRET}\r`);
     await client.until(() => client.outputText().includes('got 13 chars'), 'the read to end');
     client.send({ type: 'release_control' });
     await client.next('control', (m) => m.controller === null);
@@ -80,6 +97,11 @@ describe('hidden input', () => {
     expect(everything).toContain('a hidden answer was typed');
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain('hunter');
+    expect((await eventsOf(session.id)).map((e) => [e.kind, e.name])).toEqual([
+      ['take', 'admin'],
+      ['secret_sent', 'admin'],
+      ['release', 'admin'],
+    ]);
   });
 
   it('keeps visible keys in the recording and the summary, and only the hidden line out', async () => {
@@ -88,7 +110,7 @@ describe('hidden input', () => {
     typeKeys(client, "read -s -p 'Secret? ' pw\r");
     // The prompt itself, after the echo of the typed command (which holds the same words).
     await client.until(() => client.outputText().endsWith('Secret? '), 'the prompt');
-    typeKeys(client, `${SECRET}\r`);
+    await typeSecret(client, `${SECRET}\r`);
     // Typed only once the read is over and the prompt is back, as a person would: keys sent
     // while the terminal still hides them count as hidden (see hidden-input.ts).
     await client.until(
@@ -119,7 +141,7 @@ describe('hidden input', () => {
       );
       expect(waiting).toMatch(/Password: \n\[waiting for input: pwsh\]$/);
       const { session, client } = await takeOver('pw-ps', 'pwsh');
-      typeKeys(client, `${SECRET}\r`);
+      await typeSecret(client, `${SECRET}\r`);
       await client.until(() => client.outputText().includes('got 13 chars'), 'the read to end');
       client.send({ type: 'release_control' });
       await client.next('control', (m) => m.controller === null);
@@ -130,4 +152,61 @@ describe('hidden input', () => {
       expect(await kept(session.id)).not.toContain(SECRET);
     },
   );
+});
+
+describe("the warning before a hidden answer goes into an agent's shell", () => {
+  it('holds a password typed into the agent\'s own sudo, drops it on "don\'t send", and records that', async () => {
+    // The trojan: the agent defines `sudo` as a function that keeps what is typed at it.
+    await call(
+      'pw-trojan',
+      `sudo() { read -s -p "[sudo] password for $USER: " p; printf '%s' "$p" > "$PWD/stolen"; echo; }`,
+    );
+    const { session, client } = await takeOver('pw-trojan');
+    typeKeys(client, 'sudo true\r');
+    await client.until(() => /password for [^:]+: $/.test(client.outputText()), 'the prompt');
+    const after = client.messages.length;
+    typeKeys(client, `${SECRET}\r`);
+    await client.next('secret_warning', (m) => m.open, after);
+    client.send({ type: 'secret_answer', send: false });
+    await client.next('secret_warning', (m) => !m.open, after);
+    // Nothing reached the function: it still reads. A Ctrl-C (no secret in it) goes at once.
+    client.send({ type: 'input', data: '\x03' });
+    await client.until(
+      () => /password for [^:]+: [\s\S]*[$#] $/.test(client.outputText()),
+      'the prompt again',
+    );
+    client.send({ type: 'release_control' });
+    await client.next('control', (m) => m.controller === null);
+    await client.close();
+    const next = await call('pw-trojan', 'ls stolen 2>&1 | sed "s/^ls: //"');
+    expect(next).toMatch(/cannot access 'stolen': No such file or directory(\n\[exit code: 0\])?$/);
+    expect(await kept(session.id)).not.toContain(SECRET);
+    expect((await eventsOf(session.id)).map((e) => [e.kind, e.name])).toEqual([
+      ['take', 'admin'],
+      ['secret_withheld', 'admin'],
+      ['release', 'admin'],
+    ]);
+  });
+
+  it("asks nothing in a person's own shell, never an agent's", async () => {
+    const opened = await server.post('/api/sessions', { dialect: 'bash' });
+    const session = (await opened.json()) as SessionInfo;
+    const client = await LiveClient.connect(
+      `${server.origin.replace('http', 'ws')}/api/sessions/${session.id}/live`,
+      { token: server.adminToken },
+    );
+    await client.next('snapshot');
+    client.send({ type: 'take_control' });
+    await client.next('control', (m) => m.controller !== null);
+    typeKeys(client, 'read -s -p \'Password: \' pw; echo "len=${#pw}"\r');
+    await client.until(() => client.outputText().endsWith('Password: '), 'the prompt');
+    typeKeys(client, `${SECRET}\r`);
+    await client.until(() => client.outputText().includes('len=13'), 'the read to end');
+    expect(client.messages.some((m) => m.type === 'secret_warning')).toBe(false);
+    await client.close();
+    await server.request(`/api/sessions/${session.id}`, {
+      method: 'DELETE',
+      token: server.adminToken,
+    });
+  });
 });

@@ -341,7 +341,8 @@ describe('take-over', () => {
     await client.until(() => client.outputText().includes('hi Bob'), 'the answer');
     client.send({ type: 'release_control' });
     await client.next('control', (m) => m.controller === null);
-    expect((await sessionOf('answer')).state).toBe('idle');
+    // The end mark follows the answer's output, and may be read a moment after it.
+    await expect.poll(async () => (await sessionOf('answer')).state).toBe('idle');
     expect((await call('answer', 'echo "n=$n"')).output).toBe(
       '[a human used this shell: Bob]\nn=Bob',
     );
@@ -379,6 +380,9 @@ describe('take-over', () => {
     client.send({ type: 'take_control' });
     await client.next('control', (m) => m.controller !== null);
     client.send({ type: 'input', data: 'hunter2\r' });
+    // An agent's shell: the keys wait for the person's "send anyway" (secret-warning.ts).
+    await client.next('secret_warning', (m) => m.open);
+    client.send({ type: 'secret_answer', send: true });
     await client.until(() => client.outputText().includes('got 7 chars'), 'the command to finish');
     expect(client.outputText()).not.toContain('hunter2');
     expect(await client.screenText()).not.toContain('hunter2');

@@ -19,11 +19,14 @@ const PROGRESS_MS = 300;
 /** The client timeout the tests set in place of the SDK's default 60 s. */
 const CLIENT_TIMEOUT_MS = 1200;
 
+/** Keep-alive comments every second here (15 s in production), so a 4 s call shows them. */
+const KEEP_ALIVE_MS = 1000;
+
 let server: TestServer;
 const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  server = await startServer({ mcpProgressIntervalMs: PROGRESS_MS });
+  server = await startServer({ mcpProgressIntervalMs: PROGRESS_MS, mcpKeepAliveMs: KEEP_ALIVE_MS });
 });
 afterAll(async () => {
   await Promise.all(closers.map((close) => close()));
@@ -140,6 +143,64 @@ describe('long calls over MCP', () => {
     expect(progress.length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('keep-alive on the 2026-07-28 revision', () => {
+  it('a call without progress gets its headers at once and keep-alive bytes before the result (SDK 2.x)', async () => {
+    // What the client's fetch sees, in order: the response's headers, then each chunk of its
+    // body, named by what it carries.
+    const seen: string[] = [];
+    let watching = false;
+    const watchingFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+      const response = await fetch(input, init);
+      if (!watching || response.body === null) return response;
+      seen.push('headers');
+      const decoder = new TextDecoder();
+      const tap = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          const text = decoder.decode(chunk, { stream: true });
+          if (text.includes(': keepalive')) seen.push('keepalive');
+          if (text.includes('event: message')) seen.push('result');
+          controller.enqueue(chunk);
+        },
+      });
+      return new Response(response.body.pipeThrough(tap), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    };
+    const transport = new ModernTransport(new URL(`${server.origin}/mcp`), {
+      requestInit: { headers: headersFor('mcp-keepalive') },
+      fetch: watchingFetch,
+    });
+    const client = new ModernClient(
+      { name: 'jumpseat-test', version: '2.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(transport);
+    closers.push(() => client.close());
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+
+    watching = true;
+    const call = client.callTool({ name: 'bash', arguments: { command: 'sleep 4; echo done' } });
+    // The headers came while the command still ran: the shell is busy with it.
+    await untilRunning('mcp-keepalive');
+    await until(() => seen.includes('headers'));
+    expect((await listSessions()).find((s) => s.agent === 'mcp-keepalive')?.state).toBe('running');
+    const result = await call;
+    watching = false;
+    expect(textOf(result)).toBe('done');
+    expect(seen[0]).toBe('headers');
+    expect(seen.at(-1)).toBe('result');
+    expect(seen.filter((event) => event === 'result')).toHaveLength(1);
+    expect(seen.slice(1, -1).length).toBeGreaterThanOrEqual(1);
+    expect(seen.slice(1, -1).every((event) => event === 'keepalive')).toBe(true);
+  });
+});
+
+async function until(probe: () => boolean): Promise<void> {
+  while (!probe()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 describe('cancelling over MCP', () => {
   it('aborting a 2026-07-28 call cancels it: the shell is reset (SDK 2.x)', async () => {

@@ -73,6 +73,45 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
+  it("gives /mcp's refusals both shapes and /metrics its text, as the server answers them", async () => {
+    const refusal = doc.paths['/mcp']?.post?.responses['4XX']?.content?.['application/json'] as {
+      schema: { anyOf: { properties: Record<string, unknown> }[] };
+    };
+    expect(refusal.schema.anyOf.map((shape) => Object.keys(shape.properties).sort())).toEqual([
+      ['error'],
+      ['error', 'id', 'jsonrpc'],
+    ]);
+    const unknownSession = await server.request('/mcp', {
+      method: 'POST',
+      token: await server.mint({ role: 'agent', agent: 'openapi' }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'no-such-session',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect([unknownSession.status, await unknownSession.json()]).toEqual([
+      404,
+      { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
+    ]);
+    const foreign = await server.request('/mcp', {
+      method: 'POST',
+      headers: { origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect([
+      foreign.status,
+      ((await foreign.json()) as { error: { code: string } }).error.code,
+    ]).toEqual([403, 'FORBIDDEN']);
+    expect(Object.keys(doc.paths['/metrics']?.get?.responses['200']?.content ?? {})).toEqual([
+      'text/plain',
+    ]);
+    const metrics = await server.request('/metrics', { token: server.adminToken });
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
   it('says which credential each route takes; pages, login and health are public', () => {
     const security = Object.fromEntries(operations().map(([key, op]) => [key, op.security]));
     for (const page of ['GET /', 'GET /sessions/{id}', 'GET /sessions/{id}/replay', 'GET /login']) {

@@ -3,6 +3,7 @@
  * the tool definitions in each model API's shape, and logs without secrets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageHealth } from '../src/ops/storage-health.ts';
 import { errorOf, startServer, type TestServer } from './support/http-server.ts';
 
 let server: TestServer;
@@ -61,6 +62,31 @@ describe('GET /metrics', () => {
     expect(response.status).toBe(403);
     const viewer = await server.mint({ role: 'viewer' });
     expect(await metrics(viewer)).toContain('# TYPE jumpseat_calls_total counter');
+  });
+});
+
+describe('GET /readyz', () => {
+  it('is 200 without a token while the data dir takes writes', async () => {
+    const response = await fetch(`${server.origin}/readyz`);
+    expect([response.status, await response.json()]).toEqual([200, { ready: true }]);
+  });
+
+  it('is 503 with the failing areas while the history cannot be written', async () => {
+    const health = new StorageHealth(() => undefined);
+    const failing = await startServer({ health });
+    try {
+      const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      health.failed('history', full, 'saving a call');
+      const response = await fetch(`${failing.origin}/readyz`);
+      expect([response.status, await response.json()]).toEqual([
+        503,
+        { ready: false, reason: 'the data dir cannot be written (history)' },
+      ]);
+      health.recovered('history');
+      expect((await fetch(`${failing.origin}/readyz`)).status).toBe(200);
+    } finally {
+      await failing.close();
+    }
   });
 });
 

@@ -170,6 +170,8 @@ describe('honest names', () => {
     ['an escape', 'Ann\x1b[31m'],
     ['a bidi isolate', '\u2066Ann'],
     ['a Hangul filler', '\u3164'],
+    ['the braille blank', 'Ann\u2800'],
+    ['a variation selector (default-ignorable)', 'Ann\ufe0f'],
   ])('refuses %s in a name, everywhere a name is given', async (_what, name) => {
     const minted = await send('/api/tokens', 'POST', { role: 'viewer', name });
     expect(minted.status).toBe(400);
@@ -209,6 +211,35 @@ describe('honest names', () => {
     const hello = await guest.next('hello');
     expect(hello.you).toMatchObject({ name: 'Zoë', link: true, tokenId: link.share.id });
     await guest.close();
+    await server.request(`/api/sessions/${opened.id}`, {
+      method: 'DELETE',
+      token: server.adminToken,
+    });
+  });
+
+  it("refuses a name that looks like another person's, everywhere a name is given", async () => {
+    await server.mint({ role: 'operator', name: 'Dorothy' });
+    const expected = 'a name may not look like another person\'s name ("Dorothy")';
+    // Cyrillic о and у in place of the Latin letters.
+    const minted = await send('/api/tokens', 'POST', { role: 'viewer', name: 'Dоrothу' });
+    expect(minted.status).toBe(400);
+    expect((await errorOf(minted)).message).toBe(expected);
+    const other = await idOf(await server.mint({ role: 'viewer', name: 'Ruth' }));
+    const renamed = await send(`/api/tokens/${other}`, 'PATCH', { name: 'D0ROTHY' });
+    expect(renamed.status).toBe(400);
+    expect((await errorOf(renamed)).message).toBe(expected);
+    const opened = await json<SessionInfo>(
+      await server.post('/api/sessions', { dialect: 'bash' }),
+      201,
+    );
+    const link = await json<ShareCreated>(
+      await server.post(`/api/sessions/${opened.id}/shares`, { role: 'viewer' }),
+      201,
+    );
+    const named = await send('/api/me/name', 'PUT', { name: 'Ｄorothy' }, link.token);
+    expect(named.status).toBe(400);
+    expect((await errorOf(named)).message).toBe(expected);
+    expect((await send('/api/me/name', 'PUT', { name: 'Dot' }, link.token)).status).toBe(200);
     await server.request(`/api/sessions/${opened.id}`, {
       method: 'DELETE',
       token: server.adminToken,

@@ -21,7 +21,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from './support/cli-process.ts';
-import { processesRunning } from './support/host-processes.ts';
 
 /** Packing (a stale build included) and installing from the npm cache. */
 const INSTALL_DEADLINE_MS = 240_000;
@@ -99,11 +98,11 @@ function serversOfApp(): number[] {
   return found;
 }
 
-/** The test the README shows under `tests/hello.spec.ts`. */
+/** The test docs/playwright.md shows under `tests/hello.spec.ts` (it was the README's). */
 function readmeTest(): string {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const readme = readFileSync(join(REPO, 'docs', 'playwright.md'), 'utf8');
   const block = /`tests\/hello\.spec\.ts`:\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (block === undefined) throw new Error('README.md has no tests/hello.spec.ts block');
+  if (block === undefined) throw new Error('docs/playwright.md has no tests/hello.spec.ts block');
   return block;
 }
 

@@ -309,7 +309,10 @@ describe('share links', () => {
     });
     expect(revoked.status).toBe(204);
     await guest.until(() => guest.closed, 'the revoked socket to close', 2000);
-    expect(guest.closed).toEqual({ code: LIVE_CLOSE.revoked, reason: 'access was revoked' });
+    expect(guest.closed).toEqual({
+      code: LIVE_CLOSE.revoked,
+      reason: 'the share link was revoked by Olive',
+    });
     const after = await server.request('/api/me', { token: link.token });
     expect(after.status).toBe(401);
     expect(await errorOf(after)).toEqual({

@@ -83,8 +83,8 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
   it('keeps the shell when a command fails under set -e, set -u or pipefail', async () => {
     const agent = await shellWithState();
     await engine.call('set -euo pipefail', agent);
-    // A terminal would close; the shell stays, and the call's list runs on.
-    expect(await engine.call('false; echo after', agent)).toBe('after');
+    // A terminal would close; the shell stays, and the call stops as a script would.
+    expect(await engine.call('false; echo after', agent)).toBe('[exit code: 1]');
     expect(await engine.call('false | true', agent)).toBe('[exit code: 1]');
     expect(await engine.call('echo "$NOT_SET_ANYWHERE"', agent)).toBe(
       'bash: NOT_SET_ANYWHERE: unbound variable\n[exit code: 1]',
@@ -98,7 +98,8 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
   it('is not hijacked by a function named eval', async () => {
     const agent = await shellWithState();
     await engine.call('eval() { echo HIJACKED; }; set -e', agent);
-    expect(await engine.call('false; echo ok', agent)).toBe('ok');
+    expect(await engine.call('false; echo no', agent)).toBe('[exit code: 1]');
+    expect(await engine.call('echo ok', agent)).toBe('ok');
     await expectStateKept(agent);
   });
 

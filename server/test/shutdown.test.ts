@@ -1,7 +1,8 @@
 /**
  * Graceful shutdown of a real server process: on SIGTERM it stops accepting, tells the
  * callers of in-flight calls (HTTP and MCP) that it is shutting down, ends every shell's
- * whole process tree (background jobs included) and exits 0.
+ * whole process tree (background jobs included), records each shell as closed, and exits 0,
+ * with many shells as with few.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,5 +103,59 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
     expect(pids.filter(running)).toEqual([]);
     await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
     await mcp.close();
+  });
+
+  it('ends 60 live shells, answers every call in flight 503 and records each shell closed', async () => {
+    const data = join(root, 'data');
+    // No network: 60 pastas are not what this test is about.
+    const flags = ['--data-dir', data, '--network', 'off'];
+    server = await serve(flags, cleanEnv());
+    const { origin } = server;
+    const token = readFileSync(join(data, 'admin-token'), 'utf8').trim();
+    const client = new JumpseatClient({ url: origin, token });
+    const SHELLS = 60;
+    const BUSY = 20;
+    const agents = Array.from({ length: SHELLS }, (_, i) => `many-${i}`);
+    // Started a few at a time: the point is how many are alive at the stop, not a start rush.
+    for (let i = 0; i < SHELLS; i += 10) {
+      await Promise.all(agents.slice(i, i + 10).map((agent) => client.bash(agent, 'true')));
+    }
+    const inFlight = agents.slice(0, BUSY).map((agent) =>
+      fetch(`${origin}/api/agents/${agent}/bash`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ command: 'sleep 1003' }),
+      }),
+    );
+    await until(async () => {
+      const busy = (await client.sessions()).filter((s) => s.state === 'running');
+      return busy.length === BUSY ? true : undefined;
+    });
+    const before = await client.sessions();
+    expect(before.filter((s) => s.state !== 'exited')).toHaveLength(SHELLS);
+    const pids = before.map((s) => s.pid ?? 0);
+    expect(pids.every(running)).toBe(true);
+
+    const stoppedAt = Date.now();
+    server.process.kill('SIGTERM');
+    const replies = await Promise.all(inFlight);
+    expect(replies.map((reply) => reply.status)).toEqual(Array(BUSY).fill(503));
+    for (const reply of replies) {
+      expect(((await reply.json()) as { error: { code: string } }).error.code).toBe(
+        'SHUTTING_DOWN',
+      );
+    }
+    expect(await server.exited).toBe(0);
+    expect(server.stderr()).toBe('');
+    expect(pids.filter(running)).toEqual([]);
+
+    // The next run on the same data dir marks whatever the stop left unrecorded as
+    // `server_stopped`: every shell must already be `closed`, ended at the stop.
+    server = await serve(flags, cleanEnv());
+    const again = new JumpseatClient({ url: server.origin, token });
+    const all = (await again.sessions('all')).filter((s) => s.agent?.startsWith('many-'));
+    expect(all).toHaveLength(SHELLS);
+    expect(all.filter((s) => s.ending?.kind !== 'closed')).toEqual([]);
+    expect(all.filter((s) => Date.parse(s.endedAt ?? '') < stoppedAt)).toEqual([]);
   });
 });

@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** Starting node with tsx and the engine takes about a second; leave room for slow machines. */
 const START_DEADLINE_MS = 20_000;
+/** The start with --log info under load (two CPU hogs beside other test runs). */
+const LOGGED_START_DEADLINE_MS = 60_000;
 
 let root: string;
 let child: ChildProcess | undefined;
@@ -78,6 +80,9 @@ async function bannerLines(started: Started, count: number): Promise<string[]> {
   return started.lines.slice(0, count);
 }
 
+/** A server from source and pwsh --version, side by side on a loaded machine. */
+const DIALECTS_TEST_TIMEOUT_MS = 120_000;
+
 async function until(ready: () => boolean): Promise<void> {
   const deadline = Date.now() + START_DEADLINE_MS;
   while (!ready()) {
@@ -117,6 +122,34 @@ describe('npm start', () => {
     started.process.kill('SIGTERM');
     expect(await started.exited).toBe(0);
     expect(started.stderr()).toBe('');
+  });
+
+  it('writes the JSON log to stderr with --log, and keeps stdout for the banner alone', {
+    timeout: 90_000,
+  }, async () => {
+    const started = start(['--port', '0', '--data-dir', join(root, 'data'), '--log', 'info']);
+    // More room than the banner's usual 20 s: started from source under tsx, a loaded machine took longer.
+    const startBy = Date.now() + LOGGED_START_DEADLINE_MS;
+    while (started.lines.length === 0 && started.process.exitCode === null) {
+      if (Date.now() > startBy) throw new Error(`no banner; stderr: ${started.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const listening = started.lines[0] ?? '';
+    const base = /^jumpseat listening on (\S+)$/.exec(listening)?.[1] ?? '';
+    expect((await fetch(`${base}readyz`)).status).toBe(200);
+    await until(() => started.stderr().includes('"url":"/readyz"'));
+    started.process.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+    // Records are JSON lines (a warning line of the server's own may stand between them).
+    const records = started
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { req?: { url?: string } });
+    expect(records.some((record) => record.req?.url === '/readyz')).toBe(true);
+    // The banner's lines on stdout, and never a log record among them.
+    expect(started.lines[0]).toMatch(/^jumpseat listening on /);
+    expect(started.lines.filter((line) => line.startsWith('{'))).toEqual([]);
   });
 
   it('uses JUMPSEAT_TOKEN and keeps it from the shells it starts', async () => {
@@ -174,10 +207,20 @@ describe('npm start', () => {
   it('says on the banner how shells run, and warns when auto finds no sandbox', async () => {
     const sandboxed = start(['--port', '0', '--data-dir', join(root, 'one')]);
     await banner(sandboxed);
-    await until(() => sandboxed.lines.length >= 3);
+    await until(() => sandboxed.lines.length >= 7);
     expect(sandboxed.lines[2]).toMatch(
-      /^shells: (sandboxed \(bubblewrap\)|unsandboxed), network on, process limit (by cgroup|by rlimit|not enforced)$/,
+      /^shells: (sandboxed \(bubblewrap\), network on \(own namespace, egress only\)|unsandboxed, host network \(the host's loopback included\)), process limit (by cgroup|by rlimit|not enforced)$/,
     );
+    expect(sandboxed.lines.slice(3, 7)).toEqual([
+      expect.stringMatching(
+        /^memory: 4 GiB per (shell by cgroup, tmpfs files included, no swap|process by rlimit \(RLIMIT_AS; no memory cgroup can be made here\))$/,
+      ),
+      'tmpfs: 1 GiB each (/tmp, /dev/shm, hidden dirs)',
+      expect.stringMatching(/^cpu: (weight 100 per shell by cgroup|weight not enforced .*)$/),
+      expect.stringMatching(
+        /^(workspace quota: 10 GiB per workspace \(a loop-mounted ext4 of its own\)|workspace quota not enforced)$/,
+      ),
+    ]);
     sandboxed.process.kill('SIGTERM');
     expect(await sandboxed.exited).toBe(0);
 
@@ -187,14 +230,32 @@ describe('npm start', () => {
       cleanEnv({ PATH: '/nonexistent' }),
     );
     await banner(bare);
-    await until(() => bare.lines.length >= 4);
-    expect(bare.lines.slice(2, 4)).toEqual([
-      expect.stringMatching(/^shells: unsandboxed, network on, process limit /),
+    await until(() => bare.lines.length >= 7);
+    expect(bare.lines[2]).toMatch(
+      /^shells: unsandboxed, host network \(the host's loopback included\), process limit /,
+    );
+    expect(bare.lines[6]).toBe(
       'warning: shells run UNSANDBOXED (--sandbox auto): bubblewrap (bwrap) is not installed; install bubblewrap or pass --sandbox off to silence this',
-    ]);
+    );
     bare.process.kill('SIGTERM');
     expect(await bare.exited).toBe(0);
   });
+
+  it(
+    'names the dialects it found on the banner, pwsh with its version',
+    async () => {
+      const started = start(['--port', '0', '--data-dir', join(root, 'dialects')]);
+      await banner(started);
+      // Last: pwsh --version (a .NET start) may take long on a loaded machine.
+      await until(() => started.lines.some((line) => line.startsWith('dialects: ')));
+      expect(started.lines.find((line) => line.startsWith('dialects: '))).toMatch(
+        /^dialects: bash(, pwsh \d+\.\d+\.\d+\S*)?$/,
+      );
+      started.process.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+    },
+    DIALECTS_TEST_TIMEOUT_MS,
+  );
 
   it('refuses to start with --sandbox bwrap where bubblewrap cannot run', async () => {
     const started = start(
@@ -231,16 +292,21 @@ describe('npm start', () => {
     expect(started.lines[0]).toBe('Usage: jumpseat [flags]');
   });
 
-  it('exits 1 with one line when the port is taken', async () => {
-    const first = start(['--port', '0', '--data-dir', join(root, 'one')]);
-    const [listening] = await banner(first);
-    const port = /:(\d+)\/$/.exec(listening)?.[1] ?? '';
-    const second = start(['--port', port, '--data-dir', join(root, 'two')]);
-    expect(await second.exited).toBe(1);
-    expect(second.stderr()).toMatch(
-      new RegExp(`^jumpseat: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\\n$`),
-    );
-    first.process.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
-  });
+  it(
+    'exits 1 with one line when the port is taken',
+    async () => {
+      const first = start(['--port', '0', '--data-dir', join(root, 'one')]);
+      const [listening] = await banner(first);
+      const port = /:(\d+)\/$/.exec(listening)?.[1] ?? '';
+      const second = start(['--port', port, '--data-dir', join(root, 'two')]);
+      expect(await second.exited).toBe(1);
+      expect(second.stderr()).toMatch(
+        new RegExp(`^jumpseat: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\\n$`),
+      );
+      first.process.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      // Two starts from source one after the other: each may take its whole start deadline.
+    },
+    3 * START_DEADLINE_MS,
+  );
 });

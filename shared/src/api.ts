@@ -64,6 +64,8 @@ export const SESSION_ENDING_KINDS = [
   'closed',
   /** It was still running when the server stopped without closing it (a crash, `kill -9`). */
   'server_stopped',
+  /** Its host stopped answering for longer than the grace period (or died). */
+  'host_lost',
 ] as const;
 export type SessionEndingKind = (typeof SESSION_ENDING_KINDS)[number];
 
@@ -74,6 +76,7 @@ export const SessionEnding = Type.Object({
     Type.Literal('reset'),
     Type.Literal('closed'),
     Type.Literal('server_stopped'),
+    Type.Literal('host_lost'),
   ]),
   exitCode: Nullable(Type.Integer()),
   signal: Nullable(Type.String()),
@@ -116,6 +119,8 @@ export const SessionInfo = Type.Object({
   endedAt: Nullable(Type.String()),
   /** How the shell ended; null while it runs. */
   ending: Nullable(SessionEnding),
+  /** The joined host the shell runs on; absent for a shell of the server's own. */
+  host: Type.Optional(Type.String()),
 });
 export type SessionInfo = Static<typeof SessionInfo>;
 
@@ -159,11 +164,17 @@ export const ControlEvent = Type.Object({
     Type.Literal('release'),
     Type.Literal('interrupt'),
     Type.Literal('hand_off'),
+    /** Warned that the shell is the agent's, the person sent a hidden answer anyway. */
+    Type.Literal('secret_sent'),
+    /** Warned, the person did not send it (or it went moot: nothing was sent). */
+    Type.Literal('secret_withheld'),
   ]),
   /** The person's display name (for `hand_off`, the agent's id). */
   name: Type.String(),
   /** The id of the token they held the controls with; null in history from before it was kept. */
   tokenId: Type.Optional(Nullable(Type.String())),
+  /** That token is a share link: the name is the one its holder gave (shown with "(link)"). */
+  link: Type.Optional(Type.Boolean()),
   /** Their keystrokes went into the recording (the server records them only when configured). */
   keysRecorded: Type.Boolean(),
 });
@@ -234,9 +245,13 @@ export const TokenRequest = Type.Object(
       Type.Literal('operator'),
       Type.Literal('viewer'),
       Type.Literal('agent'),
+      Type.Literal('host'),
     ]),
     agent: Type.Optional(Type.String({ pattern: AGENT_ID_PATTERN })),
+    /** Role host: the host's name, bound to the token (required). */
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    /** Role agent: placement labels; the agent's shells go only to hosts with all of them. */
+    labels: Type.Optional(Type.Record(Type.String(), Type.String())),
   },
   { additionalProperties: false },
 );
@@ -247,6 +262,7 @@ export const TokenReply = Type.Object({
   role: Type.String(),
   agent: Type.Optional(Type.String()),
   name: Type.String(),
+  labels: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 export type TokenReply = Static<typeof TokenReply>;
 
@@ -363,3 +379,27 @@ export const TokenRename = Type.Object(
   { additionalProperties: false },
 );
 export type TokenRename = Static<typeof TokenRename>;
+
+/** `GET /api/hosts` (admin): the shell hosts that joined this control plane. */
+export const HostInfo = Type.Object({
+  name: Type.String(),
+  labels: Type.Record(Type.String(), Type.String()),
+  state: Type.Union([
+    Type.Literal('connected'),
+    Type.Literal('unreachable'),
+    Type.Literal('draining'),
+  ]),
+  /** Live shells on it. */
+  shells: Type.Integer(),
+  /** Live shells it takes at most (`--max-shells`). */
+  capacity: Type.Integer(),
+  /** shells / capacity, 0..1. */
+  load: Type.Number(),
+  dialects: Type.Array(Type.String()),
+  /** The link protocol version in use, and the jumpseat version the host runs. */
+  protocol: Type.Integer(),
+  engineVersion: Type.String(),
+  /** ISO time of the last message from it. */
+  lastSeen: Type.String(),
+});
+export type HostInfo = Static<typeof HostInfo>;

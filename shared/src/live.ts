@@ -176,6 +176,19 @@ export const ControlRequestClosedMessage = Type.Object({
   ]),
 });
 
+/**
+ * What the person at the controls is told before a hidden answer (a password) they typed goes
+ * into an agent's shell; the keys wait for their `secret_answer` (server/src/session/secret-warning.ts).
+ */
+export const SECRET_WARNING_TEXT =
+  "This shell is the agent's: a program it started can read what you type. Use your own shell for secrets.";
+
+/** Sent to the controller only: the question is open (keys held) or over (answered or moot). */
+export const SecretWarningMessage = Type.Object({
+  type: Type.Literal('secret_warning'),
+  open: Type.Boolean(),
+});
+
 export const ErrorMessage = Type.Object({
   type: Type.Literal('error'),
   code: Type.String(),
@@ -195,6 +208,7 @@ export const ServerMessage = Type.Union([
   ControlRequestedMessage,
   ControlRequestClosedMessage,
   ControlIdleMessage,
+  SecretWarningMessage,
   ErrorMessage,
   ViewerJoinedMessage,
   ViewerLeftMessage,
@@ -253,6 +267,12 @@ export const DisconnectViewerMessage = Type.Object(
   { additionalProperties: false },
 );
 
+/** The controller's answer to `secret_warning`: send the hidden answer anyway, or drop it. */
+export const SecretAnswerMessage = Type.Object(
+  { type: Type.Literal('secret_answer'), send: Type.Boolean() },
+  { additionalProperties: false },
+);
+
 export const ClientMessage = Type.Union([
   TakeControlMessage,
   ReleaseControlMessage,
@@ -263,6 +283,7 @@ export const ClientMessage = Type.Union([
   GrantControlMessage,
   DeclineControlMessage,
   DisconnectViewerMessage,
+  SecretAnswerMessage,
 ]);
 export type ClientMessage = Static<typeof ClientMessage>;
 
@@ -276,6 +297,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'grant_control',
   'decline_control',
   'disconnect_viewer',
+  'secret_answer',
 ] as const;
 
 const serverMessageCheck = Compile(ServerMessage);
@@ -290,6 +312,7 @@ const clientMessageChecks = {
   grant_control: Compile(GrantControlMessage),
   decline_control: Compile(DeclineControlMessage),
   disconnect_viewer: Compile(DisconnectViewerMessage),
+  secret_answer: Compile(SecretAnswerMessage),
 } as const;
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };

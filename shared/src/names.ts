@@ -2,15 +2,16 @@
  * Display names people see next to each other's actions (issue 13): a name may not hold
  * characters that act instead of showing — control characters, bidi overrides and isolates
  * (U+202E reversed a page's text), zero-width and other invisible format characters, line
- * and paragraph separators, and the Hangul fillers that render as blanks — so a name is what
- * it looks like, and every viewer sees the same thing.
+ * and paragraph separators, every Default_Ignorable_Code_Point (the Hangul fillers, variation
+ * selectors, U+115F…) and the braille blank U+2800, which render as nothing or as a blank — so
+ * a name is what it looks like, and every viewer sees the same thing.
  */
 
 /** The longest display name, in characters (UTF-16 units, as the schema counts). */
 export const MAX_DISPLAY_NAME_CHARS = 60;
 
-/** Cc, Cf (bidi, zero-width, soft hyphen…), Zl, Zp, and the invisible Hangul fillers. */
-const REFUSED_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/u;
+/** Cc, Cf (bidi, zero-width, soft hyphen…), Zl, Zp, the default-ignorables, the braille blank. */
+const REFUSED_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u;
 
 /**
  * The name as kept (trimmed, NFC), or why it is refused: a message naming the first refused

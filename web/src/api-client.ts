@@ -12,10 +12,13 @@ import type {
   ShareInfo,
   ShareRequest,
   TokenInfo,
+  TokenReply,
+  TokenRequest,
   WebSettings,
   WhoAmI,
 } from '../../shared/src/api.ts';
 import { DIALECTS } from '../../shared/src/api.ts';
+import { appUrl } from './app-path.ts';
 import { authorization } from './credential.ts';
 import { socketUrl } from './reconnecting-socket.ts';
 
@@ -25,8 +28,11 @@ export type AccessProblem =
   /** Logged in, but this token's role may not watch shells. */
   | { readonly kind: 'forbidden'; readonly message: string }
   | { readonly kind: 'not_found'; readonly message: string }
-  /** A share link's access was revoked by the owner. */
-  | { readonly kind: 'revoked' }
+  /**
+   * The credential this page used was revoked: a share link (by the person who shared it) or
+   * a minted token (by an admin). `detail` says which and by whom, when the server said so.
+   */
+  | { readonly kind: 'revoked'; readonly credential: 'link' | 'token'; readonly detail?: string }
   /** A share link's time ran out. */
   | { readonly kind: 'expired' }
   /** The server refused the request for what it asked (a 409 conflict, a bad value). */
@@ -175,6 +181,11 @@ export function fetchTokens(): Promise<Fetched<TokenInfo[]>> {
   return requestJson<TokenInfo[]>('GET', '/api/tokens');
 }
 
+/** Mints a token (admin): the reply holds its secret, shown this once. */
+export function mintToken(request: TokenRequest): Promise<Fetched<TokenReply>> {
+  return requestJson<TokenReply>('POST', '/api/tokens', request);
+}
+
 export function renameToken(id: string, name: string): Promise<Fetched<TokenInfo>> {
   return requestJson<TokenInfo>('PATCH', `/api/tokens/${encodeURIComponent(id)}`, { name });
 }
@@ -244,7 +255,7 @@ async function request(
   let response: Response;
   const auth = authorization(secret);
   try {
-    response = await fetch(path, {
+    response = await fetch(appUrl(path), {
       method,
       // Nothing ambient: the credential travels in the header alone.
       credentials: 'omit',
@@ -271,7 +282,7 @@ async function problemOf(response: Response): Promise<AccessProblem> {
     case HTTP_UNAUTHORIZED:
       // A share link that was revoked or expired, as opposed to no login at all.
       if (code !== LINK_ENDED) return { kind: 'login' };
-      return { kind: /expired/.test(message) ? 'expired' : 'revoked' };
+      return endedAccess(message, false);
     case HTTP_FORBIDDEN:
       return { kind: 'forbidden', message };
     case HTTP_NOT_FOUND:
@@ -301,6 +312,17 @@ async function errorOf(response: Response): Promise<{ code: string; message: str
   return { code: '', message: `${response.status} ${response.statusText}` };
 }
 
+/**
+ * Why a credential stopped working, from the server's words: a live socket's close reason
+ * (`the token "ci" was revoked by admin`, `the share link expired`) or a 401's message
+ * (`this token was revoked; …`). `live`: the words are a close reason, shown as they are.
+ */
+export function endedAccess(words: string, live: boolean): AccessProblem {
+  if (/expired/.test(words)) return { kind: 'expired' };
+  const credential = /\btoken\b/.test(words) && !/share link/.test(words) ? 'token' : 'link';
+  return live ? { kind: 'revoked', credential, detail: words } : { kind: 'revoked', credential };
+}
+
 /** Whether any of these loads failed only because the server could not be reached. */
 export function unreachable(...results: readonly Fetched<unknown>[]): boolean {
   return results.some((result) => !result.ok && result.problem.kind === 'unreachable');
@@ -312,7 +334,9 @@ export function problemText(problem: AccessProblem): string {
     case 'login':
       return 'You are no longer logged in.';
     case 'revoked':
-      return 'Your access was revoked.';
+      return problem.credential === 'token'
+        ? 'Your token was revoked.'
+        : 'Your share link was revoked.';
     case 'expired':
       return 'Your share link expired.';
     default:

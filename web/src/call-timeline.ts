@@ -6,6 +6,7 @@
  */
 import type { CallInfo, ControlEvent } from '../../shared/src/api.ts';
 import { downloadFullOutput } from './api-client.ts';
+import { appUrl } from './app-path.ts';
 import { h, replaceChildren } from './dom.ts';
 import { commandPreview, controlWords, OUTCOME_LABELS } from './session-labels.ts';
 import { formatClock, formatDuration, formatElapsed } from './time-format.ts';
@@ -189,7 +190,9 @@ export function fullOutputName(call: CallInfo): string {
 
 /** The web app's page for a clipped call's whole output. */
 export function fullOutputPage(call: CallInfo): string {
-  return `/sessions/${encodeURIComponent(call.sessionId)}/calls/${encodeURIComponent(call.id)}/output`;
+  return appUrl(
+    `/sessions/${encodeURIComponent(call.sessionId)}/calls/${encodeURIComponent(call.id)}/output`,
+  );
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { ClientMessage, Viewer } from '../../shared/src/live.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { NoticeTone } from './notice-line.ts';
+import { shownName } from './sharing-rules.ts';
 
 export interface ControlState {
   readonly you: Viewer | null;
@@ -67,11 +68,11 @@ export class ControlRequests {
     this.open.delete(from);
     if (from === this.state.you?.id && outcome === 'declined') {
       this.notify(
-        `${this.state.controller?.name ?? 'The person typing'} kept the controls.`,
+        `${this.state.controller ? shownName(this.state.controller) : 'The person typing'} kept the controls.`,
         'warning',
       );
     } else if (asker !== undefined && outcome === 'granted' && !this.mine(from)) {
-      this.notify(`${asker.name} has the controls now.`, 'info');
+      this.notify(`${shownName(asker)} has the controls now.`, 'info');
     }
     this.render();
   }
@@ -104,17 +105,17 @@ export class ControlRequests {
         return h(
           'p',
           { class: 'control-request', 'data-from': asker.name },
-          `You asked ${controller?.name ?? 'the person typing'} for the controls — waiting for an answer.`,
+          `You asked ${controller ? shownName(controller) : 'the person typing'} for the controls — waiting for an answer.`,
         );
       }
       return h(
         'p',
         { class: 'control-request muted', 'data-from': asker.name },
-        `${asker.name} asked for control.`,
+        `${shownName(asker)} asked for control.`,
       );
     });
     replaceChildren(this.element, ...items);
-    this.asked(youHold ? [...this.open.values()].map((asker) => asker.name) : []);
+    this.asked(youHold ? [...this.open.values()].map(shownName) : []);
     this.element.hidden = items.length === 0;
   }
 
@@ -130,9 +131,9 @@ export class ControlRequests {
         'data-testid': 'control-request',
         'data-from': asker.name,
         role: 'group',
-        'aria-label': `${asker.name} asks for the controls`,
+        'aria-label': `${shownName(asker)} asks for the controls`,
       },
-      h('span', {}, h('strong', {}, asker.name), ' asks for the controls'),
+      h('span', {}, h('strong', {}, shownName(asker)), ' asks for the controls'),
       h('span', { class: 'spacer' }),
       handOver,
       keep,

@@ -6,8 +6,10 @@
  * the top links to it. The view (filter, sort, grouping) is kept in the address.
  */
 import type { SessionInfo, WebSettings } from '../../shared/src/api.ts';
-import { parseDashboardMessage } from '../../shared/src/live.ts';
+import { LIVE_CLOSE, parseDashboardMessage } from '../../shared/src/live.ts';
+import type { AccessProblem } from './api-client.ts';
 import {
+  endedAccess,
   fetchMe,
   fetchSessions,
   fetchSettings,
@@ -15,6 +17,7 @@ import {
   ticketedSocketUrl,
   unreachable,
 } from './api-client.ts';
+import { appOrigin, appUrl } from './app-path.ts';
 import { forgetCredential } from './credential.ts';
 import {
   arrange,
@@ -30,6 +33,7 @@ import {
 } from './dashboard-order.ts';
 import { COLUMNS, type SessionRow, sessionRow } from './dashboard-row.ts';
 import { h, replaceChildren } from './dom.ts';
+import { HumanAlerts } from './human-alerts.ts';
 import { NeedsHuman } from './needs-human.ts';
 import { newShellControl } from './new-shell.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
@@ -75,7 +79,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   );
   // A share link reaches one shell only: its holder belongs on that shell's page.
   if (me.ok && me.value.scope !== null) {
-    location.replace(`/sessions/${encodeURIComponent(me.value.scope)}`);
+    location.replace(appUrl(`/sessions/${encodeURIComponent(me.value.scope)}`));
     return;
   }
   const who = me.ok ? me.value : null;
@@ -91,6 +95,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   const sessions = new Map<string, SessionInfo>();
   const rows = new Map<string, SessionRow>();
   let view = readView();
+  const alerts = new HumanAlerts();
 
   const body = h('tbody');
   const attention = h('section', { class: 'attention', 'aria-live': 'polite', hidden: true });
@@ -138,7 +143,12 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       else if (view.direction === 'ascending') setView({ direction: 'descending' });
       else setView({ sort: 'attention', direction: 'ascending' });
     });
-    return h('th', { scope: 'col', 'data-sort': column.sort }, button);
+    const cell = h('th', { scope: 'col', 'data-sort': column.sort, class: 'sorts' }, button);
+    // Anywhere in the header cell sorts, not only its words (the button stays the keyboard's).
+    cell.addEventListener('click', (event) => {
+      if (event.target === cell) button.click();
+    });
+    return cell;
   });
   const table = h(
     'table',
@@ -179,9 +189,10 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       { class: 'page-head' },
       h('h1', { class: 'page-title' }, 'Shells'),
       counts,
+      alerts.element,
       mayOpenShells && newShellControl(),
       who?.role === 'admin' &&
-        h('a', { href: '/tokens', class: 'quiet', 'data-testid': 'tokens-link' }, 'Tokens'),
+        h('a', { href: appUrl('/tokens'), class: 'quiet', 'data-testid': 'tokens-link' }, 'Tokens'),
       who !== null && signOutButton(),
     ),
     attention,
@@ -259,12 +270,11 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       if (focused !== undefined)
         counts.querySelector<HTMLElement>(`[data-state="${focused}"]`)?.focus();
     }
-    renderAttention(
-      attention,
-      [...sessions.values()]
-        .filter(needs)
-        .sort((a, b) => shellOwnerLabel(a).localeCompare(shellOwnerLabel(b))),
-    );
+    const needing = [...sessions.values()]
+      .filter(needs)
+      .sort((a, b) => shellOwnerLabel(a).localeCompare(shellOwnerLabel(b)));
+    renderAttention(attention, needing);
+    alerts.update(needing);
     // A waiting shell starts to need a human without any message: redraw then.
     clearTimeout(flipTimer);
     const flip = needsHuman.nextChangeIn(sessions.values(), now);
@@ -301,8 +311,13 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       schedule();
     },
     onBinary() {},
-    onState: (state, detail) => {
+    onState: (state, detail, code) => {
       frame.setConnection(state, detail);
+      // The credential was revoked (or its time ran out): what it showed goes at once.
+      if (state === 'closed' && code === LIVE_CLOSE.revoked) {
+        endAccess(endedAccess(detail, true));
+        return;
+      }
       // Back after an outage: shells may have ended meanwhile (a restart ends them all).
       if (state === 'live' && wasAway) {
         wasAway = false;
@@ -315,17 +330,30 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       // Away (a restart, the network): keep trying; the socket's pauses are capped.
       if (!check.ok && check.problem.kind !== 'unreachable') {
         socket.stop('not connected');
-        showAccessProblem(frame.main, check.problem);
+        if (check.problem.kind === 'revoked' || check.problem.kind === 'expired')
+          endAccess(check.problem);
+        else showAccessProblem(frame.main, check.problem);
       }
     },
   });
+  /** Clears every shell from the page and says which credential ended and why. */
+  function endAccess(problem: AccessProblem): void {
+    clearTimeout(flipTimer);
+    sessions.clear();
+    rows.clear();
+    frame.setConnection('closed', problem.kind === 'expired' ? 'link expired' : 'access revoked');
+    // The notice says what ended; a red pill beside it would only repeat it.
+    frame.hideConnection();
+    showAccessProblem(frame.main, problem);
+    document.title = 'jumpseat';
+  }
   socket.start();
   tickElapsedClocks(frame.main);
 }
 
 /** Where the API is reached, for the example: the public URL when the server has one. */
 function apiBase(settings: WebSettings | null): string {
-  return settings?.publicUrl ?? `${location.origin}/`;
+  return settings?.publicUrl ?? appOrigin();
 }
 
 /** Puts `wanted` in `body` in order, moving only rows that are out of place. */
@@ -394,7 +422,7 @@ function renderAttention(section: HTMLElement, waiting: readonly SessionInfo[]):
       index > 0 ? ', ' : '',
       h(
         'a',
-        { href: `/sessions/${encodeURIComponent(session.id)}` },
+        { href: appUrl(`/sessions/${encodeURIComponent(session.id)}`) },
         `${shellOwnerLabel(session)} (${session.dialect})`,
       ),
     ]),
@@ -432,7 +460,7 @@ function signOutButton(): HTMLElement {
   button.addEventListener('click', () => {
     void signOut().finally(() => {
       forgetCredential();
-      location.replace('/');
+      location.replace(appUrl('/'));
     });
   });
   return button;

@@ -3,6 +3,7 @@
  * names its column for the card, `data-label`). The whole row opens the shell.
  */
 import type { SessionInfo, WhoAmI } from '../../shared/src/api.ts';
+import { appUrl } from './app-path.ts';
 import { h, replaceChildren } from './dom.ts';
 import { commandPreview, isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
 import { opened } from './sharing-rules.ts';
@@ -68,7 +69,7 @@ export function sessionRow(who: WhoAmI | null): SessionRow {
       element.dataset.needsHuman = String(needsHuman);
       element.classList.toggle('needs-human', needsHuman);
       element.classList.toggle('gone', isOver(session.state));
-      agentLink.href = `/sessions/${encodeURIComponent(session.id)}`;
+      agentLink.href = appUrl(`/sessions/${encodeURIComponent(session.id)}`);
       agentLink.textContent = shellOwnerLabel(session);
       const mine = session.agent === null && opened(who, session);
       yours.hidden = !mine;

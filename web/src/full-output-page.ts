@@ -11,6 +11,7 @@ import {
   problemText,
   unreachable,
 } from './api-client.ts';
+import { appUrl } from './app-path.ts';
 import { fullOutputName } from './call-timeline.ts';
 import { h, replaceChildren } from './dom.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
@@ -32,7 +33,7 @@ export async function showFullOutput(
   const frame = pageFrame(
     root,
     h('span', { class: 'crumb', 'aria-hidden': 'true' }, '/'),
-    h('a', { href: `/sessions/${encodeURIComponent(sessionId)}` }, 'Shell'),
+    h('a', { href: appUrl(`/sessions/${encodeURIComponent(sessionId)}`) }, 'Shell'),
     h('span', { class: 'crumb', 'aria-hidden': 'true' }, '/'),
     title,
   );
@@ -87,6 +88,19 @@ export async function showFullOutput(
       },
     );
   });
+  const scroller = h('div', { class: 'numbered-output', 'data-testid': 'output-scroller' });
+  const tools = h(
+    'div',
+    { class: 'list-controls output-tools', role: 'search', 'data-testid': 'output-tools' },
+    h('label', { for: 'output-find' }, 'Find'),
+    search,
+    previous,
+    next,
+    count,
+    h('span', { class: 'spacer' }),
+    download,
+    error,
+  );
   replaceChildren(
     frame.main,
     h(
@@ -102,22 +116,21 @@ export async function showFullOutput(
           : `${formatBytes(totalBytes)}, ${lineCount(text)} lines.`,
       ),
     ),
+    tools,
+    scroller,
+  );
+  // Numbered as `grep -n` counts (the agent is told to use it): one number per line.
+  scroller.append(
     h(
-      'div',
-      { class: 'list-controls output-tools', role: 'search' },
-      h('label', { for: 'output-find' }, 'Find'),
-      search,
-      previous,
-      next,
-      count,
-      h('span', { class: 'spacer' }),
-      download,
-      error,
+      'pre',
+      { class: 'line-numbers', 'aria-hidden': 'true', 'data-testid': 'line-numbers' },
+      lineNumbers(lineCount(text)),
     ),
     output,
   );
+  fitToWindow(scroller);
 
-  const finder = new OutputFinder(output, text);
+  const finder = new OutputFinder(output, scroller, text);
   const update = (): void => {
     const { index, total, capped } = finder.state;
     count.textContent =
@@ -170,6 +183,8 @@ class OutputFinder {
 
   constructor(
     private readonly element: HTMLElement,
+    /** The box the output scrolls in (up and down; the output itself scrolls sideways). */
+    private readonly scroller: HTMLElement,
     text: string,
   ) {
     this.node = element.firstChild instanceof Text ? element.firstChild : null;
@@ -229,7 +244,8 @@ class OutputFinder {
     if (active === null) return;
     const box = active.getBoundingClientRect();
     const frame = this.element.getBoundingClientRect();
-    window.scrollBy({ top: box.top - window.innerHeight / 3, behavior: 'instant' });
+    const view = this.scroller.getBoundingClientRect();
+    this.scroller.scrollTop += box.top - view.top - view.height / 3;
     this.element.scrollLeft += box.left - frame.left - frame.width / 3;
   }
 }
@@ -238,6 +254,27 @@ function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** `1\n2\n…\nN`: the gutter beside the output, one text node however long. */
+function lineNumbers(count: number): string {
+  return Array.from({ length: count }, (_, index) => String(index + 1)).join('\n');
+}
+
+/** Below this the box keeps its CSS minimum and the page scrolls instead. */
+const BOTTOM_MARGIN_PX = 16;
+
+/**
+ * The output's box takes the window's height below the find bar, so the bar and its count
+ * stay in view however far the output is scrolled.
+ */
+function fitToWindow(box: HTMLElement): void {
+  const resize = (): void => {
+    const top = box.getBoundingClientRect().top + window.scrollY;
+    box.style.maxHeight = `${Math.max(0, window.innerHeight - top - BOTTOM_MARGIN_PX)}px`;
+  };
+  resize();
+  window.addEventListener('resize', resize);
 }
 
 function lineCount(text: string): number {

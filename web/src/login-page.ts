@@ -7,6 +7,7 @@
  */
 import type { WhoAmI } from '../../shared/src/api.ts';
 import { fetchMeWith, problemText, tradeToken } from './api-client.ts';
+import { appUrl } from './app-path.ts';
 import { keepCredential, storedCredential } from './credential.ts';
 import { h, replaceChildren } from './dom.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
@@ -16,7 +17,7 @@ export async function showLogin(root: HTMLElement): Promise<void> {
   frame.setConnection('closed', 'signing in');
   const token = new URLSearchParams(location.search).get('token');
   // The token leaves the address bar (and this history entry) at once.
-  history.replaceState(null, '', '/login');
+  history.replaceState(null, '', appUrl('/login'));
   if (token === null || token === '') {
     showAccessProblem(frame.main, { kind: 'login' });
     return;
@@ -50,7 +51,7 @@ function ask(main: HTMLElement, token: string, target: WhoAmI, current: WhoAmI |
     current === null ? 'Cancel' : `Stay as ${current.name}`,
   );
   become.addEventListener('click', () => void signIn(main, token, target));
-  stay.addEventListener('click', () => location.replace('/'));
+  stay.addEventListener('click', () => location.replace(appUrl('/')));
   replaceChildren(
     main,
     h(
@@ -90,7 +91,7 @@ async function signIn(main: HTMLElement, token: string, target: WhoAmI): Promise
     return;
   }
   keepCredential(traded.value.credential);
-  location.replace(landingOf(target));
+  location.replace(appUrl(landingOf(target)));
 }
 
 /** A share link lands on its shell: the dashboard is not for it. */

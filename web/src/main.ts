@@ -5,6 +5,7 @@
  * Playwright users rely on.
  */
 import './style.css';
+import { appRoute } from './app-path.ts';
 import { showDashboard } from './dashboard-page.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { initTheme } from './theme.ts';
@@ -21,13 +22,14 @@ async function start(): Promise<void> {
   window.jumpseat = { ...NO_TERMINAL };
   const root = document.getElementById('app');
   if (root === null) return;
-  const match = /^\/sessions\/([^/]+)\/?$/.exec(location.pathname);
-  const replay = /^\/sessions\/([^/]+)\/replay\/?$/.exec(location.pathname);
-  const output = /^\/sessions\/([^/]+)\/calls\/([^/]+)\/output\/?$/.exec(location.pathname);
-  if (/^\/login\/?$/.test(location.pathname)) {
+  const route = appRoute();
+  const match = /^\/sessions\/([^/]+)\/?$/.exec(route);
+  const replay = /^\/sessions\/([^/]+)\/replay\/?$/.exec(route);
+  const output = /^\/sessions\/([^/]+)\/calls\/([^/]+)\/output\/?$/.exec(route);
+  if (/^\/login\/?$/.test(route)) {
     const { showLogin } = await import('./login-page.ts');
     await showLogin(root);
-  } else if (/^\/tokens\/?$/.test(location.pathname)) {
+  } else if (/^\/tokens\/?$/.test(route)) {
     const { showTokens } = await import('./tokens-page.ts');
     await showTokens(root);
   } else if (output?.[1] !== undefined && output[2] !== undefined) {

@@ -4,6 +4,7 @@
  */
 import type { Dialect } from '../../shared/src/api.ts';
 import { fetchDialects, openShell, problemText } from './api-client.ts';
+import { appUrl } from './app-path.ts';
 import { h } from './dom.ts';
 
 export function newShellControl(): HTMLElement {
@@ -27,7 +28,7 @@ export function newShellControl(): HTMLElement {
     const chosen: Dialect = dialect.value === 'pwsh' ? 'pwsh' : 'bash';
     void openShell(chosen).then((reply) => {
       open.disabled = false;
-      if (reply.ok) location.assign(`/sessions/${encodeURIComponent(reply.value.id)}`);
+      if (reply.ok) location.assign(appUrl(`/sessions/${encodeURIComponent(reply.value.id)}`));
       else error.textContent = `Could not open a shell: ${problemText(reply.problem)}`;
     });
   });

@@ -3,6 +3,7 @@
  * explanations shown instead of data when the browser is not logged in or may not watch.
  */
 import type { AccessProblem } from './api-client.ts';
+import { appUrl } from './app-path.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { ConnectionState } from './reconnecting-socket.ts';
 import { themeButton } from './theme.ts';
@@ -24,6 +25,11 @@ export interface PageFrame {
   setAway(away: boolean): void;
   /** A share link reaches one shell only: the name stops linking to the dashboard. */
   unlinkHome(): void;
+  /**
+   * The page has no live stream (the Tokens page), or its stream has nothing live left (an
+   * ended shell): no pill, rather than a red "Disconnected" or a green "Live" that mislead.
+   */
+  hideConnection(): void;
 }
 
 export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame {
@@ -40,7 +46,7 @@ export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame 
   const main = h('main', { id: 'main' });
   const brand = h(
     'a',
-    { class: 'brand', href: '/' },
+    { class: 'brand', href: appUrl('/') },
     h('span', { 'aria-hidden': 'true' }, '▍'),
     'jumpseat',
   );
@@ -86,7 +92,14 @@ export function pageFrame(root: HTMLElement, ...headerItems: Node[]): PageFrame 
     unlinkHome() {
       brand.removeAttribute('href');
     },
+    hideConnection() {
+      connection.hidden = true;
+    },
   };
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Replaces the page's content with why there is nothing to show, and what to do. */
@@ -129,9 +142,23 @@ function explain(problem: AccessProblem): Node[] {
       return [
         h('h1', {}, 'No such shell'),
         h('p', {}, problem.message),
-        h('p', {}, h('a', { href: '/' }, 'See every shell')),
+        h('p', {}, h('a', { href: appUrl('/') }, 'See every shell')),
       ];
     case 'revoked':
+      if (problem.credential === 'token') {
+        return [
+          h('h1', {}, 'Your token was revoked'),
+          h(
+            'p',
+            { 'data-testid': 'revoked-detail' },
+            problem.detail === undefined
+              ? 'An admin revoked the token this browser signed in with.'
+              : `${capitalized(problem.detail)}: this browser signed in with it.`,
+          ),
+          h('p', {}, 'What it showed was cleared. You no longer see any shell or type in one.'),
+          h('p', { class: 'muted' }, 'Ask an admin for a new login URL if you still need access.'),
+        ];
+      }
       return [
         h('h1', {}, 'Your access to this shell was revoked'),
         h(

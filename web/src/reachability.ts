@@ -4,14 +4,14 @@
  * takes, then carries on as if the first try had worked. Refusals (not logged in, no such
  * shell) are answers, not outages: they end the waiting at once.
  */
+import { jitteredPauseMs } from '../../shared/src/backoff.ts';
 import type { PageFrame } from './page-frame.ts';
 
-/** Pauses between tries; the last repeats. Short first: most outages are a restart. */
-export const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 5000] as const;
-
-export function retryDelay(failures: number): number {
-  return RETRY_DELAYS_MS[Math.min(failures, RETRY_DELAYS_MS.length - 1)] ?? 0;
-}
+/**
+ * Ceilings of the pauses between tries (each pause is jittered under its ceiling); the last
+ * repeats. Short first: most outages are a restart.
+ */
+const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 5000] as const;
 
 /**
  * Runs `load` until `away(result)` is false, showing the outage on the page's frame
@@ -29,6 +29,6 @@ export async function loadWhenReachable<T>(
       return result;
     }
     frame.setAway(true);
-    await new Promise((resolve) => setTimeout(resolve, retryDelay(failures)));
+    await new Promise((resolve) => setTimeout(resolve, jitteredPauseMs(RETRY_DELAYS_MS, failures)));
   }
 }

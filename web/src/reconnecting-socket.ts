@@ -1,13 +1,16 @@
 /**
- * A WebSocket that comes back: after an unexpected close it reconnects with growing pauses,
+ * A WebSocket that comes back: after an unexpected close it reconnects with growing, jittered
+ * pauses (so the dashboards dropped by one restart do not all come back at once),
  * asking the owner for the URL each time (the session page adds `?from=` its position).
  * Close codes that mean "do not come back" (the shell is gone, access revoked) end it.
  */
+import { jitteredPauseMs } from '../../shared/src/backoff.ts';
 import { LIVE_CLOSE } from '../../shared/src/live.ts';
+import { appUrl } from './app-path.ts';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'closed';
 
-/** Pauses between attempts; the last repeats. Short first: most drops are a blip. */
+/** Ceilings of the pauses between attempts; the last repeats. Short first: most drops are a blip. */
 const RECONNECT_DELAYS_MS = [100, 500, 1000, 2000, 4000] as const;
 /** After this many failed attempts in a row, the owner re-checks access (a logout looks the same). */
 const FAILURES_BEFORE_ACCESS_CHECK = 3;
@@ -18,7 +21,7 @@ const CLOSE_DROPPED = 4000;
 
 /** The WebSocket URL of `path` on the page's own server (`wss:` when the page is `https:`). */
 export function socketUrl(path: string): string {
-  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}`;
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${appUrl(path)}`;
 }
 
 export interface SocketOwner {
@@ -141,8 +144,7 @@ export class ReconnectingSocket {
 
   private scheduleReconnect(detail: string, delay?: number): void {
     if (this.stopped) return;
-    const pause =
-      delay ?? RECONNECT_DELAYS_MS[Math.min(this.failures, RECONNECT_DELAYS_MS.length - 1)] ?? 0;
+    const pause = delay ?? jitteredPauseMs(RECONNECT_DELAYS_MS, this.failures);
     this.owner.onState('reconnecting', detail);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.open(), pause);

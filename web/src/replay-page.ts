@@ -7,6 +7,7 @@
  */
 import type { ControlEvent, SessionInfo } from '../../shared/src/api.ts';
 import { fetchSettings, unreachable } from './api-client.ts';
+import { appOrigin, appUrl } from './app-path.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
 import { pageFrame, showAccessProblem } from './page-frame.ts';
@@ -28,6 +29,7 @@ const ENDING_WORDS: Record<NonNullable<SessionInfo['ending']>['kind'], string> =
   reset: 'reset by jumpseat (a timeout or a cancelled call)',
   closed: 'closed when the server shut down',
   server_stopped: 'the server stopped while it ran',
+  host_lost: 'its host stopped answering',
 };
 
 export async function showReplay(
@@ -67,7 +69,7 @@ export async function showReplay(
   );
   const live = session !== null && !isOver(session.state);
   const liveLink =
-    live && h('a', { href: `/sessions/${encodeURIComponent(sessionId)}` }, 'Watch it live');
+    live && h('a', { href: appUrl(`/sessions/${encodeURIComponent(sessionId)}`) }, 'Watch it live');
 
   let cast: ReplayCast | null = null;
   try {
@@ -188,9 +190,7 @@ export async function showReplay(
     time.textContent = `${formatPlayback(current.position)} / ${formatPlayback(current.duration)}`;
   });
   const base =
-    settings.ok && settings.value.publicUrl !== null
-      ? settings.value.publicUrl
-      : `${location.origin}/`;
+    settings.ok && settings.value.publicUrl !== null ? settings.value.publicUrl : appOrigin();
   momentButton.addEventListener('click', () => {
     const link = momentLink(base, sessionId, player.position);
     momentUrl.hidden = false;

@@ -7,6 +7,7 @@
 
 import type { SessionInfo } from '../../shared/src/api.ts';
 import { fetchEndedSessions } from './api-client.ts';
+import { appUrl } from './app-path.ts';
 import { h, replaceChildren } from './dom.ts';
 import { shellOwnerLabel } from './session-labels.ts';
 
@@ -19,6 +20,7 @@ const ENDINGS: Record<NonNullable<SessionInfo['ending']>['kind'], string> = {
   reset: 'reset',
   closed: 'closed with the server',
   server_stopped: 'server stopped',
+  host_lost: 'host lost',
 };
 
 /** The section, and a way to load the list again (the dashboard does after an outage). */
@@ -128,7 +130,7 @@ function searchText(session: SessionInfo): string {
 }
 
 function pastRow(session: SessionInfo): HTMLElement {
-  const replay = `/sessions/${encodeURIComponent(session.id)}/replay`;
+  const replay = appUrl(`/sessions/${encodeURIComponent(session.id)}/replay`);
   const how = endingText(session);
   return h(
     'tr',

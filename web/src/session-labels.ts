@@ -1,6 +1,7 @@
 /** How shell states and call outcomes read in the UI (the data attributes keep the raw values). */
 import type { CallOutcome, ControlEvent, SessionInfo, SessionState } from '../../shared/src/api.ts';
 import { h } from './dom.ts';
+import { shownName } from './sharing-rules.ts';
 
 const STATE_LABELS: Record<SessionState, string> = {
   starting: 'starting',
@@ -68,11 +69,13 @@ const CONTROL_WORDS: Record<Exclude<ControlEvent['kind'], 'hand_off'>, string> =
   take: 'took the controls',
   release: 'handed the controls back',
   interrupt: 'interrupted the running command',
+  secret_sent: "typed a hidden answer into the agent's shell after the warning",
+  secret_withheld: "kept a hidden answer out of the agent's shell after the warning",
 };
 
 /** How a control event reads: `Ann took the controls`, `Handed to agent a1`. */
 export function controlWords(event: ControlEvent): string {
   return event.kind === 'hand_off'
     ? `Handed to agent ${event.name}`
-    : `${event.name} ${CONTROL_WORDS[event.kind]}`;
+    : `${shownName(event)} ${CONTROL_WORDS[event.kind]}`;
 }

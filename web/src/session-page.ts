@@ -15,6 +15,8 @@ import {
 } from '../../shared/src/live.ts';
 import { OutputCursor } from '../../shared/src/output-cursor.ts';
 import {
+  type AccessProblem,
+  endedAccess,
   fetchCalls,
   fetchControlEvents,
   fetchMe,
@@ -22,6 +24,7 @@ import {
   ticketedSocketUrl,
   unreachable,
 } from './api-client.ts';
+import { appUrl } from './app-path.ts';
 import { CallTimeline } from './call-timeline.ts';
 import { h, replaceChildren } from './dom.ts';
 import type { JumpseatHooks } from './hooks.ts';
@@ -32,7 +35,9 @@ import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { PresenceList } from './presence-list.ts';
 import { loadWhenReachable } from './reachability.ts';
 import { ReconnectingSocket } from './reconnecting-socket.ts';
+import { SecretQuestion } from './secret-question.ts';
 import { isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
+import { shownName } from './sharing-rules.ts';
 import { ShellControls } from './shell-controls.ts';
 import { ShellOwnerTools } from './shell-owner-tools.ts';
 import { watchForSuccessor } from './successor-shell.ts';
@@ -81,7 +86,7 @@ export async function showSession(
   }
   // A shell from before the server's restart has no live stream: its story is the replay.
   if (known.ok && known.value.state === 'ended') {
-    location.replace(`/sessions/${encodeURIComponent(sessionId)}/replay`);
+    location.replace(appUrl(`/sessions/${encodeURIComponent(sessionId)}/replay`));
     return undefined;
   }
   let who: WhoAmI | null = me.ok ? me.value : null;
@@ -112,7 +117,7 @@ export async function showSession(
     'This shell ended while jumpseat was away (live shells end when it restarts). ',
     h(
       'a',
-      { href: `/sessions/${encodeURIComponent(sessionId)}/replay` },
+      { href: appUrl(`/sessions/${encodeURIComponent(sessionId)}/replay`) },
       'Its replay has everything it showed',
     ),
     '.',
@@ -152,6 +157,10 @@ export async function showSession(
     },
   );
   const successor = h('p', { class: 'successor', 'data-testid': 'successor', hidden: true });
+  const secretQuestion = new SecretQuestion(
+    (message) => send(message),
+    () => view.focus(),
+  );
   const timeline = new CallTimeline();
   timeline.merge(initialCalls.value);
   if (initialEvents.ok) timeline.mergeEvents(initialEvents.value);
@@ -196,7 +205,7 @@ export async function showSession(
             'a',
             {
               class: 'replay-link',
-              href: `/sessions/${encodeURIComponent(sessionId)}/replay`,
+              href: appUrl(`/sessions/${encodeURIComponent(sessionId)}/replay`),
               'data-testid': 'replay-link',
             },
             'Replay',
@@ -205,6 +214,7 @@ export async function showSession(
         controls.requests.element,
         notice.element,
         idleWarning,
+        secretQuestion.element,
         endedNote,
         successor,
         terminalHost,
@@ -269,6 +279,7 @@ export async function showSession(
 
   /** The shell ended: an agent's next call starts a new one; a person's shell is just over. */
   const showEnded = (over: SessionInfo): void => {
+    frame.hideConnection();
     if (!successor.hidden) return;
     successor.hidden = false;
     if (over.agent === null || scoped) {
@@ -286,7 +297,7 @@ export async function showSession(
         'This shell has ended. ',
         h(
           'a',
-          { href: `/sessions/${encodeURIComponent(next.id)}` },
+          { href: appUrl(`/sessions/${encodeURIComponent(next.id)}`) },
           `Open ${next.agent ?? 'the agent'}'s new ${next.dialect} shell`,
         ),
       );
@@ -344,7 +355,7 @@ export async function showSession(
         refreshEvents();
         if (message.takenFrom !== undefined && message.takenFrom.id === youId) {
           showNotice(
-            `${message.controller?.name ?? 'Someone'} took the controls from you.`,
+            `${message.controller ? shownName(message.controller) : 'Someone'} took the controls from you.`,
             'warning',
             true,
           );
@@ -382,6 +393,11 @@ export async function showSession(
           true,
         );
         break;
+      case 'secret_warning':
+        secretQuestion.shown(message.open);
+        // Either answer is kept in the shell's history: the timeline shows it.
+        if (!message.open) refreshEvents();
+        break;
       case 'control_requested':
         controls.requests.requested(message.from);
         break;
@@ -398,9 +414,11 @@ export async function showSession(
   };
 
   /** The page's access ended for good (revoked, or the link expired): say which, and stop. */
-  const revoked = (expired: boolean): void => {
-    frame.setConnection('closed', expired ? 'link expired' : 'access revoked');
-    showAccessProblem(frame.main, { kind: expired ? 'expired' : 'revoked' });
+  const revoked = (problem: AccessProblem): void => {
+    frame.setConnection('closed', problem.kind === 'expired' ? 'link expired' : 'access revoked');
+    // The notice says what ended; a red pill beside it would only repeat it.
+    frame.hideConnection();
+    showAccessProblem(frame.main, problem);
   };
 
   let connectedOnce = false;
@@ -437,7 +455,7 @@ export async function showSession(
         controls.requests.clear();
         controls.set({ controller: null, canControl: false });
         presence.setController(null);
-        if (code === LIVE_CLOSE.revoked) revoked(/expired/.test(detail));
+        if (code === LIVE_CLOSE.revoked) revoked(endedAccess(detail, true));
         else if (code === LIVE_CLOSE.disconnected)
           showNotice(`${detail}. Reload the page to join again.`, 'warning', true);
         else if (detail !== 'closed' && detail !== SHELL_ENDED)
@@ -457,7 +475,10 @@ export async function showSession(
       if (!check.ok) {
         socket.stop('not connected');
         // A share link's token that stopped working was revoked or expired.
-        if (scoped && check.problem.kind === 'login') revoked(false);
+        if (scoped && check.problem.kind === 'login')
+          revoked({ kind: 'revoked', credential: 'link' });
+        else if (check.problem.kind === 'revoked' || check.problem.kind === 'expired')
+          revoked(check.problem);
         else showAccessProblem(frame.main, check.problem);
         return;
       }

@@ -21,6 +21,14 @@ export function opened(who: WhoAmI | null, session: SessionInfo): boolean {
   return who !== null && session.ownerId !== undefined && session.ownerId === who.id;
 }
 
+/**
+ * A person's name as every page shows it: a share link's holder named themselves, so "(link)"
+ * follows, and nobody takes the link's "Ann" for the admin's Ann (issue 21).
+ */
+export function shownName(who: { readonly name: string; readonly link?: boolean }): string {
+  return who.link === true ? `${who.name} (link)` : who.name;
+}
+
 /** The control badge: who types, in words. */
 export function controlText(
   mine: boolean,
@@ -29,10 +37,7 @@ export function controlText(
   session: SessionInfo | null,
 ): string {
   if (mine) return 'You have control — type in the terminal';
-  // A link holder named themselves: said so, so nobody takes "Ann" for the admin's Ann.
-  if (controller !== null) {
-    return `${controller.name}${controller.link === true ? ' (link holder)' : ''} has control`;
-  }
+  if (controller !== null) return `${shownName(controller)} has control`;
   const idle = session?.agent === null ? 'Nobody is typing' : 'The agent has the shell';
   return canControl ? idle : `${idle} · you are watching`;
 }

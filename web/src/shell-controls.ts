@@ -10,7 +10,7 @@ import { ControlRequests } from './control-request.ts';
 import { h } from './dom.ts';
 import type { NoticeTone } from './notice-line.ts';
 import { isOver } from './session-labels.ts';
-import { controlText } from './sharing-rules.ts';
+import { controlText, shownName } from './sharing-rules.ts';
 import type { TerminalView } from './terminal-view.ts';
 
 export interface ControlState {
@@ -141,7 +141,10 @@ export class ShellControls {
     const ended = this.ended();
     this.requests.update({ you, canControl, controller, inCharge, ended });
     const asking = !this.requests.askButton.hidden;
-    this.takeOver.hidden = mine || asking;
+    // An ended shell offers nothing to take, interrupt or watch live: its page tells its story.
+    this.takeOver.hidden = mine || asking || ended;
+    this.interrupt.hidden = ended;
+    this.status.hidden = ended;
     this.release.hidden = !mine;
     this.fit.hidden = !mine;
     this.hint.hidden = !mine;
@@ -151,8 +154,8 @@ export class ShellControls {
       ? 'Your token may only watch'
       : controller !== null
         ? inCharge
-          ? `Take the keyboard from ${controller.name}; they are told you took it`
-          : `${controller.name} holds the keyboard`
+          ? `Take the keyboard from ${shownName(controller)}; they are told you took it`
+          : `${shownName(controller)} holds the keyboard`
         : session?.agent === null
           ? 'Take the keyboard'
           : 'Take the keyboard; the agent’s new calls are refused until you release';

@@ -127,7 +127,16 @@ const agentApiPlugin: FastifyPluginAsyncTypebox<AgentApiOptions> = async (app, {
       if (request.raw.socket.destroyed) cancelIfGone();
       inFlight.add(controller);
       try {
-        const output = await tools.call(agent, dialect, request.body.command, controller.signal);
+        const principal = request.principal as Principal;
+        const output = await tools.call(
+          agent,
+          dialect,
+          request.body.command,
+          controller.signal,
+          principal.role === 'agent' && principal.labels !== undefined
+            ? { labels: principal.labels }
+            : undefined,
+        );
         return { output };
       } catch (error) {
         if (controller.signal.reason === shutdown) {

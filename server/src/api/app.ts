@@ -3,6 +3,8 @@
  * (errors, body, auth, lifecycle, agent, MCP, supervisor, tokens, login, web app, metrics,
  * OpenAPI).
  */
+import type { IncomingMessage } from 'node:http';
+import type { ServerOptions } from 'node:https';
 import { join } from 'node:path';
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
@@ -10,8 +12,11 @@ import { BrowserSessions } from '../auth/browser-sessions.ts';
 import { LiveTickets } from '../auth/live-tickets.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { Config } from '../config/config.ts';
+import type { ControlPlane } from '../control/control-plane.ts';
+import { linkEndpoint } from '../control/link-endpoint.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import { LiveHub } from '../live/live-hub.ts';
+import { revokedReason } from '../live/revoked-reason.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { StorageHealth } from '../ops/storage-health.ts';
 import { History } from '../store/history.ts';
@@ -19,9 +24,11 @@ import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { SPILL_DIR_NAME } from '../tool/spill-files.ts';
 import { agentApi } from './agent-api.ts';
 import { authHook } from './auth-hook.ts';
+import { stripBasePath } from './base-path-routing.ts';
 import { BODY_LIMIT_BYTES, errorReplies } from './error-replies.ts';
 import { fullOutputApi } from './full-output-api.ts';
 import { historyApi } from './history-api.ts';
+import { hostsApi } from './hosts-api.ts';
 import { jsonBody } from './json-body.ts';
 import { lifecycle } from './lifecycle.ts';
 import { liveApi, websocketSupport } from './live-api.ts';
@@ -56,10 +63,14 @@ export interface AppOptions {
   readonly history?: History;
   /** How often a running MCP call with a progress token reports progress (tests shorten it). */
   readonly mcpProgressIntervalMs?: number;
+  /** Time between keep-alive comments of a running 2026-07-28 MCP call (tests shorten it). */
+  readonly mcpKeepAliveMs?: number;
   /** Whether the data dir takes writes; created when not given (warnings go to stderr). */
   readonly health?: StorageHealth;
   /** How long a viewer past its buffer bound may stay unread before it is closed (tests shorten it). */
   readonly liveStallCloseMs?: number;
+  /** The joined hosts and their calls (`--local-shells off`); absent: shells run here. */
+  readonly control?: ControlPlane;
 }
 
 /**
@@ -67,6 +78,10 @@ export interface AppOptions {
  * told what an agent id is, instead of a bare "no route".
  */
 const MAX_URL_PARAM_CHARS = 1024;
+
+function httpsOption(config: Config): { readonly https?: ServerOptions } {
+  return config.tls === null ? {} : { https: { cert: config.tls.cert, key: config.tls.key } };
+}
 
 export function buildApp(options: AppOptions) {
   const { config, tools, tokens } = options;
@@ -78,7 +93,20 @@ export function buildApp(options: AppOptions) {
     schemaErrorFormatter: (errors, part) =>
       new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, describeSchemaErrors(errors, part)),
     routerOptions: { maxParamLength: MAX_URL_PARAM_CHARS },
+    // Off unless proxies are named: X-Forwarded-* from anyone else must not count.
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
+    // HTTPS (and so WSS) with --tls-cert; serve.ts swaps in renewed files on SIGHUP. Spread,
+    // so the instance keeps the http.Server type every plugin is written against (an
+    // https.Server is one at runtime: Node builds it from http.Server's parts).
+    ...httpsOption(config),
+    ...(config.basePath === '/'
+      ? {}
+      : {
+          rewriteUrl: (request: IncomingMessage) =>
+            stripBasePath(request.url ?? '/', config.basePath),
+        }),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate('basePath', config.basePath);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   const metrics =
     options.metrics ??
@@ -87,6 +115,8 @@ export function buildApp(options: AppOptions) {
     });
   app.decorate('metrics', metrics);
   const observed = metrics.observe(tools);
+  const control = options.control;
+  if (control !== undefined) metrics.observeHosts(() => control.directory.list());
   const logged = tools.onCallFinished((call) => app.log.info({ call }, 'call finished'));
   app.addHook('onClose', async () => {
     observed.dispose();
@@ -130,7 +160,7 @@ export function buildApp(options: AppOptions) {
   app.register(jsonBody);
   app.register(lifecycle, { tools, health });
   app.register(websocketSupport);
-  app.register(mcpOriginCheck);
+  app.register(mcpOriginCheck, { publicUrl: config.publicUrl });
   // Browsers sign in with a credential of their own, traded for a token (see browser-sessions.ts).
   const browsers = BrowserSessions.open(config.dataDir);
   browsers.prune((tokenId) => tokens.checkId(tokenId) !== undefined);
@@ -143,10 +173,14 @@ export function buildApp(options: AppOptions) {
     ...(options.mcpProgressIntervalMs === undefined
       ? {}
       : { progressIntervalMs: options.mcpProgressIntervalMs }),
+    ...(options.mcpKeepAliveMs === undefined ? {} : { keepAliveMs: options.mcpKeepAliveMs }),
     sessionsPerToken: config.limits.mcpSessionsPerToken,
   });
   app.register(supervisorApi, { tools, history });
-  app.register(historyApi, { history });
+  app.register(historyApi, {
+    history,
+    isShareLink: (tokenId) => tokens.isShareLink(tokenId),
+  });
   app.register(fullOutputApi, { history, dir: join(config.dataDir, SPILL_DIR_NAME) });
   const hub = new LiveHub(
     tools.registry,
@@ -162,13 +196,25 @@ export function buildApp(options: AppOptions) {
   // signed in with it stands for the revoked token, so it stops working too.
   const revocations = tokens.onAuthEvent.on((event) => {
     if (event.kind !== 'revoked') return;
+    options.control?.directory.disconnectToken(event.tokenId);
     tickets.endToken(event.tokenId);
-    hub.disconnectToken(event.tokenId, 'access was revoked');
+    const link = tokens.isShareLink(event.tokenId);
+    hub.disconnectToken(event.tokenId, revokedReason({ name: event.name, by: event.by, link }));
   });
   app.addHook('onClose', async () => revocations.dispose());
-  app.register(liveApi, { hub });
+  app.register(liveApi, { hub, publicUrl: config.publicUrl });
+  app.register(linkEndpoint, {
+    directory: options.control?.directory ?? null,
+    calls: options.control?.calls ?? null,
+  });
+  app.register(hostsApi, { directory: options.control?.directory ?? null });
   app.register(shellApi, { tools, history });
-  app.register(shareApi, { tools, tokens, publicUrl: config.publicUrl });
+  app.register(shareApi, {
+    tools,
+    tokens,
+    publicUrl: config.publicUrl,
+    basePath: config.basePath,
+  });
   app.register(webSettingsApi, { config });
   app.register(meApi, { tokens });
   app.register(tokenApi, { tokens });
@@ -188,6 +234,8 @@ declare module 'fastify' {
     history: History;
     /** Whether the data dir takes writes (see AppOptions.health). */
     storageHealth: StorageHealth;
+    /** `--base-path`: the prefix browsers see this server under (`/` for none). */
+    basePath: string;
   }
 }
 

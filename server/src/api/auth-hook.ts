@@ -49,7 +49,9 @@ export const authHook = fp<AuthOptions>(
         credential = credentialOf(request);
         principal = authenticate(credential, tokens, browsers, tickets);
         const refusal =
-          refuseOutsideScope(principal, request) ?? config.refuse?.(principal, request);
+          refuseHostElsewhere(principal, request) ??
+          refuseOutsideScope(principal, request) ??
+          config.refuse?.(principal, request);
         if (refusal !== undefined) throw new JumpseatError(JUMPSEAT_ERR_FORBIDDEN, refusal);
       } catch (error) {
         if (error instanceof JumpseatError) reportRefusal(tokens, request, error, principal);
@@ -98,6 +100,12 @@ function authenticate(
     throw new JumpseatError(JUMPSEAT_ERR_LINK_ENDED, ENDED_LINK_MESSAGES[checked.ended]);
   }
   return checked.principal;
+}
+
+/** A host token joins as a shell host (the link's route) and reaches nothing else (403). */
+function refuseHostElsewhere(principal: Principal, request: FastifyRequest): string | undefined {
+  if (principal.role !== 'host' || request.routeOptions.config.hostLink === true) return undefined;
+  return 'a host token can only join as a shell host';
 }
 
 /** A share link's token reaches its own shell's routes, and nothing else (403). */

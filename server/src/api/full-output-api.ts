@@ -5,8 +5,7 @@
  * ever served; `?download=1` makes it an attachment; a single `Range: bytes=` is honoured so
  * a page can show the start of a 256 MiB file.
  */
-import { constants, createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
@@ -16,6 +15,7 @@ import { JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import type { History } from '../store/history.ts';
 import { savedOutputIn } from '../tool/contract-text.ts';
 import { savedOutputPath } from '../tool/spill-files.ts';
+import { openUntrusted } from '../untrusted-file.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { MAX_SESSION_ID_CHARS, noSuchSession, refuseUnlessSupervisor } from './supervisor-api.ts';
 
@@ -73,15 +73,16 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
           'this call was not clipped: its result holds its whole output',
         );
       }
-      // No symbolic links: the shell may write in its own folder, never make us read elsewhere.
-      const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => null);
-      const size = file === null ? null : (await file.stat()).size;
-      if (file === null || size === null) {
+      // An unsandboxed shell can write this folder: only a plain file of ours is served,
+      // never through a link, and a FIFO planted there cannot make the open wait.
+      const opened = await openUntrusted(path).catch(() => null);
+      if (opened === null) {
         throw new JumpseatError(
           JUMPSEAT_ERR_NOT_FOUND,
           'the saved output is gone: the newest 20 of each agent are kept',
         );
       }
+      const { handle: file, size } = opened;
       const name = `${agent}-${basename(path)}`;
       reply
         .type('text/plain; charset=utf-8')

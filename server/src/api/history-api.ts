@@ -15,6 +15,8 @@ import { noSuchSession, refuseUnlessSupervisor, SessionParams } from './supervis
 
 export interface HistoryApiOptions {
   readonly history: History;
+  /** Says which token ids are share links, so the timeline marks their holders. */
+  readonly isShareLink: (tokenId: string) => boolean;
 }
 
 /** Audit events one request returns by default, and at most. */
@@ -83,7 +85,10 @@ function refuseUnlessAdmin(principal: Principal): string | undefined {
   return canMintTokens(principal) ? undefined : 'only the admin may read the audit trail';
 }
 
-const historyApiPlugin: FastifyPluginAsyncTypebox<HistoryApiOptions> = async (app, { history }) => {
+const historyApiPlugin: FastifyPluginAsyncTypebox<HistoryApiOptions> = async (
+  app,
+  { history, isShareLink },
+) => {
   app.get(
     '/api/sessions/:id/events',
     {
@@ -96,7 +101,11 @@ const historyApiPlugin: FastifyPluginAsyncTypebox<HistoryApiOptions> = async (ap
     async (request) => {
       const events = history.controlEvents(request.params.id);
       if (events === undefined) throw noSuchSession(request.params.id);
-      return events;
+      return events.map((event) =>
+        typeof event.tokenId === 'string' && isShareLink(event.tokenId)
+          ? { ...event, link: true }
+          : event,
+      );
     },
   );
 

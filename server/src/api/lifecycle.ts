@@ -1,6 +1,6 @@
 /**
  * Ties the engine's life to the server's: no new work once closing starts, every shell ended
- * when the server closes, and a health check that needs no token.
+ * when the server closes, and a health check and a readiness check that need no token.
  */
 import type { Socket } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -38,6 +38,9 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
   });
   app.addHook('preClose', async () => {
     closing = true;
+    // Before the calls in flight are cancelled (their plugins' preClose hooks come later):
+    // the resets that cancelling causes then record each shell as closed by the stop.
+    tools.beginClose();
     for (const socket of silent) socket.destroy();
   });
   // Requests on kept-alive connections still arrive while closing; refuse them in our shape.
@@ -69,6 +72,38 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
       const report = health.report();
       const failing = report.areas.filter((a) => a.failing !== null).map((a) => a.area);
       return { ok: true, storage: report.state, failing };
+    },
+  );
+
+  // For a load balancer or an orchestrator: send traffic only while the data dir takes
+  // writes (the history opened, tokens can be saved). Alive but not ready is /healthz's 200
+  // with storage "degraded"; while shutting down, the hook above answers 503 first.
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        security: [],
+        response: {
+          200: Type.Object({ ready: Type.Literal(true) }),
+          503: Type.Object({
+            ready: Type.Literal(false),
+            /** Which areas cannot be written; no paths or messages (this is public). */
+            reason: Type.String(),
+          }),
+        },
+      },
+      config: { public: true },
+    },
+    async (_request, reply) => {
+      const failing = health
+        .report()
+        .areas.filter((a) => a.failing !== null)
+        .map((a) => a.area);
+      if (failing.length === 0) return { ready: true as const };
+      return reply.code(503).send({
+        ready: false as const,
+        reason: `the data dir cannot be written (${failing.join(', ')})`,
+      });
     },
   );
 };

@@ -20,10 +20,13 @@ import { canControl, canSeeSession, type Principal } from '../auth/principal.ts'
 import { JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
 import type { LiveHub } from '../live/live-hub.ts';
 import { closeWithReason } from '../live/viewer-connection.ts';
+import { foreignOrigin } from './request-origin.ts';
 import { noSuchSession, refuseUnlessSupervisor, SessionParams } from './supervisor-api.ts';
 
 export interface LiveApiOptions {
   readonly hub: LiveHub;
+  /** `--public-url`: its origin is this server's too. */
+  readonly publicUrl: string | null;
 }
 
 /** ws closes a connection (1009) past this; below it, oversized messages get an error frame. */
@@ -59,7 +62,10 @@ const HEARTBEAT_MS = 30_000;
 /** Messages kept from a client while its join (snapshot) is still being prepared. */
 const MAX_EARLY_MESSAGES = 64;
 
-const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { hub }) => {
+const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (
+  app,
+  { hub, publicUrl },
+) => {
   const alive = new WeakMap<WebSocket, boolean>();
   const heartbeat = setInterval(() => {
     for (const socket of app.websocketServer.clients) {
@@ -98,7 +104,7 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
       },
       config: { refuse: refuseUnlessSupervisor, sessionScoped: true },
       preHandler: async (request) => {
-        refuseForeignOrigin(request);
+        refuseForeignOrigin(request, publicUrl);
         const { id } = request.params as { id: string };
         if (!hub.knows(id)) throw noSuchSession(id);
       },
@@ -179,7 +185,7 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (app, { h
     {
       websocket: true,
       config: { refuse: refuseUnlessSupervisor },
-      preHandler: async (request) => refuseForeignOrigin(request),
+      preHandler: async (request) => refuseForeignOrigin(request, publicUrl),
     },
     async (socket, request) => {
       track(socket);
@@ -213,16 +219,9 @@ function closeAtExpiry(socket: WebSocket, principal: Principal): void {
 }
 
 /** A browser's upgrade must come from a page of this server (a second line of defence). */
-function refuseForeignOrigin(request: FastifyRequest): void {
-  const origin = request.headers.origin;
-  if (origin === undefined) return; // not a browser: the token alone decides
-  let host: string | undefined;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    host = undefined;
-  }
-  if (host === undefined || host !== request.headers.host?.toLowerCase()) {
+function refuseForeignOrigin(request: FastifyRequest, publicUrl: string | null): void {
+  const origin = foreignOrigin(request, publicUrl);
+  if (origin !== undefined) {
     throw new JumpseatError(
       JUMPSEAT_ERR_FORBIDDEN,
       `WebSocket refused: origin ${JSON.stringify(origin)} is not this server`,

@@ -1,6 +1,7 @@
 /**
  * The server log, off unless asked for. Requests are logged by method and path only: the
- * query string (a login URL carries a token), headers and cookies never reach it.
+ * query string (a login URL carries a token), headers and cookies never reach it. The JSON
+ * lines go to stderr, so stdout carries the banner alone and a log shipper reads one stream.
  */
 import type { FastifyServerOptions } from 'fastify';
 import type { LogLevel } from '../config/config.ts';
@@ -39,6 +40,6 @@ export function loggerOptions(settings: LogSettings): FastifyServerOptions['logg
       }),
       res: (reply: { statusCode?: number }) => ({ statusCode: reply.statusCode }),
     },
-    ...(settings.destination === undefined ? {} : { stream: settings.destination }),
+    stream: settings.destination ?? process.stderr,
   };
 }

@@ -18,7 +18,13 @@ import {
   JumpseatError,
 } from '../errors.ts';
 import type { ToolService } from '../tool/tool-service.ts';
-import { type McpCaller, McpCalls, McpShutdown, PROGRESS_INTERVAL_MS } from './mcp-calls.ts';
+import {
+  KEEP_ALIVE_INTERVAL_MS,
+  type McpCaller,
+  McpCalls,
+  McpShutdown,
+  PROGRESS_INTERVAL_MS,
+} from './mcp-calls.ts';
 import type { McpSession } from './mcp-session.ts';
 import { foreignOrigin } from './request-origin.ts';
 import { AGENT_ID_RULE } from './schema-errors.ts';
@@ -30,6 +36,8 @@ export interface McpApiOptions {
   readonly progressIntervalMs?: number;
   /** Open sessions one token may have (`--mcp-sessions-per-token`). */
   readonly sessionsPerToken?: number;
+  /** Time between keep-alive comments of a running 2026-07-28 call (KEEP_ALIVE_INTERVAL_MS). */
+  readonly keepAliveMs?: number;
 }
 
 /** The header an admin token names its agent with. */
@@ -77,7 +85,11 @@ function callerOf(principal: Principal, request: FastifyRequest): McpCaller | st
     if (header !== undefined && header !== principal.agent) {
       return `this token may only call agent "${principal.agent}"`;
     }
-    return { tokenId: principal.tokenId, agent: principal.agent };
+    return {
+      tokenId: principal.tokenId,
+      agent: principal.agent,
+      ...(principal.labels === undefined ? {} : { labels: principal.labels }),
+    };
   }
   if (principal.role !== 'admin') return `role "${principal.role}" may not make tool calls`;
   if (header === undefined) {
@@ -116,11 +128,11 @@ function requestIds(body: unknown): (string | number)[] {
  * answer 403 when it is present and wrong. Registered before the auth hook, so this holds for
  * requests without a token too.
  */
-export const mcpOriginCheck = fp(
-  async (app) => {
+export const mcpOriginCheck = fp<{ readonly publicUrl: string | null }>(
+  async (app, { publicUrl }) => {
     app.addHook('onRequest', async (request) => {
       if (request.routeOptions.url !== '/mcp') return;
-      const origin = foreignOrigin(request);
+      const origin = foreignOrigin(request, publicUrl);
       if (origin !== undefined) {
         throw new JumpseatError(
           JUMPSEAT_ERR_FORBIDDEN,
@@ -133,7 +145,15 @@ export const mcpOriginCheck = fp(
 );
 
 export const mcpApi = fp<McpApiOptions>(
-  async (app, { tools, progressIntervalMs, sessionsPerToken = DEFAULT_MCP_SESSIONS_PER_TOKEN }) => {
+  async (
+    app,
+    {
+      tools,
+      progressIntervalMs,
+      sessionsPerToken = DEFAULT_MCP_SESSIONS_PER_TOKEN,
+      keepAliveMs = KEEP_ALIVE_INTERVAL_MS,
+    },
+  ) => {
     const sessions = new Map<string, McpSession>();
     const interval = progressIntervalMs ?? PROGRESS_INTERVAL_MS;
     /** The calls of the 2026-07-28 exchanges (sessions keep their own). */
@@ -158,7 +178,15 @@ export const mcpApi = fp<McpApiOptions>(
         },
         // 2025-era traffic is served by the sessions below (they keep notifications/cancelled
         // working across requests); this handler answers only the per-request revision.
-        { legacy: 'reject', onerror: (error) => app.log.debug({ err: error }, 'MCP') },
+        // Always a stream: its headers go out as the call starts and a comment every
+        // `keepAliveMs`, so a client's body timeout never ends a long call that sends no
+        // progress (the default `auto` would send nothing until the result).
+        {
+          legacy: 'reject',
+          responseMode: 'sse',
+          keepAliveMs,
+          onerror: (error) => app.log.debug({ err: error }, 'MCP'),
+        },
       );
       return modern;
     }

@@ -8,6 +8,8 @@
 export interface McpCaller {
   readonly tokenId: string;
   readonly agent: string;
+  /** The agent token's placement labels (see CallPlacement). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** Why a call was ended from our side; its result then says so instead of being dropped. */
@@ -18,6 +20,13 @@ export class McpShutdown extends Error {}
  * timeout, and often enough for a client configured with a timeout of a few seconds.
  */
 export const PROGRESS_INTERVAL_MS = 3000;
+
+/**
+ * At most this long between bytes of a running call's response on the 2026-07-28 revision
+ * (an SSE comment): Node's fetch (undici) gives up on a body silent for 300 s, and proxies
+ * on idle connections sooner. The 2025 sessions' transport keeps the same default.
+ */
+export const KEEP_ALIVE_INTERVAL_MS = 15_000;
 
 /** Every call in flight on this server, so a shutdown can end them with a reason. */
 export class McpCalls {

@@ -115,7 +115,13 @@ async function callTool(
     progressToken === undefined ? undefined : reportProgress(options, ctx, progressToken);
   try {
     const output = await calls.track(ctx.mcpReq.id, controller, () =>
-      tools.call(caller.agent, dialect, command, controller.signal),
+      tools.call(
+        caller.agent,
+        dialect,
+        command,
+        controller.signal,
+        caller.labels === undefined ? undefined : { labels: caller.labels },
+      ),
     );
     return { content: [{ type: 'text', text: output }] };
   } catch (error) {

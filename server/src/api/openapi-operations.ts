@@ -22,13 +22,14 @@ interface Operation {
   readonly description?: string;
 }
 
-type Tag = 'agents' | 'shells' | 'sharing' | 'tokens' | 'operations' | 'pages' | 'mcp';
+type Tag = 'agents' | 'shells' | 'sharing' | 'tokens' | 'hosts' | 'operations' | 'pages' | 'mcp';
 
 export const TAGS: readonly { name: Tag; description: string }[] = [
   { name: 'agents', description: 'Tool calls: the model-facing bash and pwsh tools.' },
   { name: 'shells', description: 'Shells, their calls, recordings and live streams.' },
   { name: 'sharing', description: 'Links that reach one shell.' },
   { name: 'tokens', description: 'Tokens and who holds them.' },
+  { name: 'hosts', description: 'Shell hosts joined to a control plane (--local-shells off).' },
   { name: 'operations', description: 'Health, metrics and this document.' },
   { name: 'pages', description: 'The web app (public pages; their data needs a token).' },
   { name: 'mcp', description: 'The tools over the Model Context Protocol.' },
@@ -70,6 +71,30 @@ const JSON_RPC: Json = {
 };
 
 /**
+ * The MCP transport's own refusals (a malformed message, an unknown session, an unsupported
+ * protocol version) are JSON-RPC error responses, not jumpseat's error shape.
+ */
+const JSON_RPC_ERROR: Json = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 error response',
+  required: ['jsonrpc', 'error'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+    },
+  },
+};
+const MCP_REFUSAL: Json = {
+  description:
+    "Refused. jumpseat's own refusals (no or bad token, foreign Origin, too many sessions: 401, 403, 429) are its error shape; the MCP transport's (a malformed message, an unknown session: 400, 404) are JSON-RPC errors",
+  content: { 'application/json': { schema: { anyOf: [ERROR_BODY, JSON_RPC_ERROR] } } },
+};
+
+/**
  * Operations whose only success is not 2XX (a redirect, a protocol switch) or that have no
  * success at all (answers that say "not here"): `redocly lint`'s recommended
  * operation-2xx-response rule expects one, and the document tells the truth instead.
@@ -77,6 +102,7 @@ const JSON_RPC: Json = {
 export const NO_2XX_OPERATIONS = [
   'GET /api/sessions/{id}/live',
   'GET /api/live',
+  'GET /api/hosts/link',
   'GET /.well-known/{document}',
   'GET /mcp',
 ] as const;
@@ -89,6 +115,13 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     access: 'public',
     tag: 'operations',
     responses: { '400': MALFORMED, '503': SHUTTING_DOWN },
+  },
+  'GET /readyz': {
+    operationId: 'getReadiness',
+    summary: 'Readiness check: 200 while the data dir takes writes, 503 with the reason otherwise',
+    access: 'public',
+    tag: 'operations',
+    responses: { '400': MALFORMED },
   },
   'GET /api/tools': {
     operationId: 'listTools',
@@ -141,6 +174,32 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     summary: "Every shell's state as it changes (WebSocket)",
     tag: 'shells',
     responses: WEBSOCKET,
+  },
+  'GET /api/hosts': {
+    operationId: 'listHosts',
+    summary: 'The joined shell hosts: state, shells, capacity, labels, versions (admin)',
+    tag: 'hosts',
+  },
+  'POST /api/hosts/{name}/drain': {
+    operationId: 'drainHost',
+    summary: 'Start no new shell on a host; the ones it runs go on (admin)',
+    tag: 'hosts',
+  },
+  'DELETE /api/hosts/{name}': {
+    operationId: 'forgetHost',
+    summary: 'Forget a host that is gone (admin; 409 while it is connected)',
+    tag: 'hosts',
+    responses: { '204': NO_CONTENT },
+  },
+  'GET /api/hosts/link': {
+    operationId: 'joinAsHost',
+    summary: "A shell host's link (WebSocket; host tokens only; protocol in shared/src/link.ts)",
+    tag: 'hosts',
+    access: 'bearer',
+    responses: {
+      '101': { description: 'Switching Protocols: the link protocol (shared/src/link.ts)' },
+      '4XX': jsonError('Refused before the upgrade (no token, or not a host token)'),
+    },
   },
   'GET /api/audit': {
     operationId: 'listAuditEvents',
@@ -281,7 +340,13 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     operationId: 'getMetrics',
     summary: 'Prometheus metrics (text exposition format)',
     tag: 'operations',
-    responses: { '4XX': jsonError('No or bad token, or not a supervisor role') },
+    responses: {
+      '200': {
+        description: 'The metrics in the Prometheus text exposition format, version 0.0.4',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+      '4XX': jsonError('No or bad token, or not a supervisor role'),
+    },
   },
   'GET /api/openapi.json': {
     operationId: 'getOpenApi',
@@ -319,7 +384,7 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
         },
       },
       '202': { description: 'A notification or response was accepted' },
-      '4XX': jsonError('Refused: no or bad token, foreign Origin, unknown session, bad message'),
+      '4XX': MCP_REFUSAL,
     },
   },
   'DELETE /mcp': {
@@ -327,7 +392,7 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     summary: 'MCP: end a 2025-revision session',
     access: 'bearer',
     tag: 'mcp',
-    responses: { '200': { description: 'The session ended' }, '4XX': jsonError('Refused') },
+    responses: { '200': { description: 'The session ended' }, '4XX': MCP_REFUSAL },
   },
   'GET /mcp': {
     operationId: 'mcpStream',

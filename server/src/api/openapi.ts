@@ -31,7 +31,7 @@ export const openApiGenerator = fp(
               type: 'http',
               scheme: 'bearer',
               description:
-                "A jumpseat token (`Authorization: Bearer js_…`): the admin token, or one minted with POST /api/tokens for a role (admin, operator, viewer, agent:<id>), or a share link's",
+                "A jumpseat token (`Authorization: Bearer js_…`): the admin token, or one minted with POST /api/tokens for a role (admin, operator, viewer, agent:<id>, host), or a share link's",
             },
             browser: {
               type: 'http',

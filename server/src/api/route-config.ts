@@ -23,6 +23,8 @@ declare module 'fastify' {
     sessionScoped?: boolean;
     /** Any valid token may use this route, scoped or not (who am I, my name). */
     anyScope?: boolean;
+    /** The shell hosts' link: the one route a host token reaches (and only a host token). */
+    hostLink?: boolean;
   }
   interface FastifyRequest {
     /** Set by the auth hook; null only on public routes. */

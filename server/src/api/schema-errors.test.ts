@@ -22,7 +22,7 @@ describe('describeSchemaErrors', () => {
     [
       'a value outside a union',
       { role: 'boss' },
-      'role must be one of "admin", "operator", "viewer", "agent"',
+      'role must be one of "admin", "operator", "viewer", "agent", "host"',
     ],
     [
       'a wrong type in a union',

@@ -19,6 +19,8 @@ export interface ShareApiOptions {
   readonly tokens: TokenStore;
   /** `--public-url`: links name it; without one, the address the creator's request used. */
   readonly publicUrl: string | null;
+  /** `--base-path`: share links carry it when no public URL names the address. */
+  readonly basePath: string;
 }
 
 const ShareParams = Type.Object({
@@ -28,7 +30,7 @@ const ShareParams = Type.Object({
 
 const shareApiPlugin: FastifyPluginAsyncTypebox<ShareApiOptions> = async (
   app,
-  { tools, tokens, publicUrl },
+  { tools, tokens, publicUrl, basePath },
 ) => {
   app.post(
     '/api/sessions/:id/shares',
@@ -51,7 +53,7 @@ const shareApiPlugin: FastifyPluginAsyncTypebox<ShareApiOptions> = async (
           : { expiresInSeconds: request.body.expiresInSeconds }),
         by: principal.name,
       });
-      const url = new URL('login', publicUrl ?? `${request.protocol}://${request.host}/`);
+      const url = new URL('login', publicUrl ?? `${request.protocol}://${request.host}${basePath}`);
       url.searchParams.set('token', token);
       reply.status(201).header('cache-control', 'no-store');
       return { share, token, url: url.href };

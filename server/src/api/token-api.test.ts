@@ -64,7 +64,7 @@ describe('POST /api/tokens', () => {
       { role: 'agent', agent: 'no spaces' },
       'agent is not valid: an agent id is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit',
     ],
-    [{ role: 'root' }, 'role must be one of "admin", "operator", "viewer", "agent"'],
+    [{ role: 'root' }, 'role must be one of "admin", "operator", "viewer", "agent", "host"'],
     [{ role: 7 }, 'role must be one of "admin", "operator", "viewer", "agent"'],
     [{}, 'request body is missing "role"'],
     [{ role: 'viewer', name: '' }, 'name must not be empty'],

@@ -40,4 +40,15 @@ describe('reachableUrls', () => {
     expect(reachableUrls('127.0.0.1', 7400, null, interfaces)).toEqual(['http://127.0.0.1:7400/']);
     expect(serverUrl('::1', 1)).toBe('http://[::1]:1/');
   });
+
+  it('says https and carries the base path when the server has them', () => {
+    const shape = { scheme: 'https', basePath: '/jumpseat/' } as const;
+    expect(reachableUrls('127.0.0.1', 7443, null, interfaces, shape)).toEqual([
+      'https://127.0.0.1:7443/jumpseat/',
+    ]);
+    expect(reachableUrls('0.0.0.0', 7443, null, { lo: interfaces.lo }, shape)).toEqual([
+      'https://127.0.0.1:7443/jumpseat/',
+    ]);
+    expect(serverUrl('::1', 1, shape)).toBe('https://[::1]:1/jumpseat/');
+  });
 });

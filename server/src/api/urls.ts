@@ -9,10 +9,19 @@ import type { NetworkInterfaceInfo } from 'node:os';
 /** Hosts that mean "every address of this machine": no browser can open them. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
+/** How the server is reached: `https` with `--tls-cert`, and the `--base-path` prefix. */
+export interface UrlShape {
+  readonly scheme: 'http' | 'https';
+  /** Starts and ends with `/`. */
+  readonly basePath: string;
+}
+
+const PLAIN: UrlShape = { scheme: 'http', basePath: '/' };
+
 /** The base URL people and harnesses use; IPv6 literals need brackets in a URL. */
-export function serverUrl(host: string, port: number): string {
+export function serverUrl(host: string, port: number, shape: UrlShape = PLAIN): string {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
-  return `http://${isIPv6(bare) ? `[${bare}]` : bare}:${port}/`;
+  return `${shape.scheme}://${isIPv6(bare) ? `[${bare}]` : bare}:${port}${shape.basePath}`;
 }
 
 /** `base` ends with a slash, as serverUrl returns it. */
@@ -29,17 +38,18 @@ export function reachableUrls(
   port: number,
   publicUrl: string | null,
   interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>,
+  shape: UrlShape = PLAIN,
 ): string[] {
   if (publicUrl !== null) return [publicUrl];
-  if (!WILDCARD_HOSTS.has(host)) return [serverUrl(host, port)];
+  if (!WILDCARD_HOSTS.has(host)) return [serverUrl(host, port, shape)];
   const withIpv6 = host !== '0.0.0.0';
   const external: string[] = [];
   const loopback: string[] = [];
   for (const info of Object.values(interfaces).flat()) {
     if (info === undefined) continue;
     if (info.family === 'IPv6' && (!withIpv6 || info.address.startsWith('fe80:'))) continue;
-    (info.internal ? loopback : external).push(serverUrl(info.address, port));
+    (info.internal ? loopback : external).push(serverUrl(info.address, port, shape));
   }
   const urls = [...external, ...loopback];
-  return urls.length === 0 ? [serverUrl('127.0.0.1', port)] : [...new Set(urls)];
+  return urls.length === 0 ? [serverUrl('127.0.0.1', port, shape)] : [...new Set(urls)];
 }

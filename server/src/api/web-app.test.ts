@@ -49,7 +49,7 @@ describe('web app serving', () => {
       expect(response.headers['content-security-policy']).toBe(
         "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
           "font-src 'self'; connect-src 'self' ws://localhost:80 wss://localhost:80; " +
-          "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+          "frame-ancestors 'none'; base-uri 'self'; form-action 'none'",
       );
       expect(response.body).toBe(INDEX_HTML);
     }

@@ -35,10 +35,13 @@ export function webAppSecurityPolicy(host: string | undefined): string {
     "font-src 'self'",
     `connect-src 'self'${sockets}`,
     "frame-ancestors 'none'",
-    "base-uri 'none'",
+    "base-uri 'self'",
     "form-action 'none'",
   ].join('; ');
 }
+
+/** The `<base href="/">` of the built page, which the served page's base path replaces. */
+const BASE_TAG = /<base href="\/"/;
 
 /** Asset names carry a content hash, so a browser may keep them for good. */
 const ASSET_MAX_AGE = '365d';
@@ -73,10 +76,14 @@ export async function sendWebApp(
   // Read per request: a rebuild (new asset hashes) is served without a restart.
   const html = await readFile(join(root, 'index.html'), 'utf8').catch(() => undefined);
   if (html === undefined) return reply.status(503).send(NOT_BUILT_PAGE);
+  // The page's <base> is the base path, so its relative asset URLs and links resolve under it
+  // whatever page it is (web/index.html holds `<base href="/">`).
+  const basePath = request.server.basePath ?? '/';
+  const based = html.replace(BASE_TAG, `<base href="${escapeHtml(basePath)}"`);
   const tags = Object.entries(meta)
     .map(([name, content]) => `<meta name="${escapeHtml(name)}" content="${escapeHtml(content)}">`)
     .join('');
-  return reply.send(tags === '' ? html : html.replace('</head>', `${tags}</head>`));
+  return reply.send(tags === '' ? based : based.replace('</head>', `${tags}</head>`));
 }
 
 const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, options) => {

@@ -26,7 +26,14 @@ export type Principal =
       readonly agent: string;
       readonly name: string;
       readonly tokenId: string;
+      /** Placement labels: this token's calls start shells only on hosts with all of them. */
+      readonly labels?: Readonly<Record<string, string>>;
     } & ShareLimits);
+
+/** A host token joins as a shell host and reaches nothing else (see auth-hook.ts). */
+export function isHost(principal: Principal): boolean {
+  return principal.role === 'host';
+}
 
 /** Tool calls: the admin for anyone, an agent token only for its own agent. */
 export function canCallAgent(principal: Principal, agentId: string): boolean {

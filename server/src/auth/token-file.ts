@@ -1,14 +1,16 @@
 /**
  * The minted tokens' file in the data directory (`tokens.json`, mode 600): hashes and roles,
- * never a token. Written whole and renamed into place, so a crash never leaves half a file.
+ * never a token. Replaced durably (flushed, renamed into place, the directory flushed), so
+ * a crash never leaves half a file, nor an empty one.
  */
-import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AGENT_ID_PATTERN, ROLES } from '../../../shared/src/api.ts';
 import { errorCode, SECRET_FILE_MODE } from '../config/admin-token.ts';
 import { ConfigError } from '../config/config-error.ts';
+import { replaceFileDurably } from '../durable-file.ts';
 
 export const TOKENS_FILE_NAME = 'tokens.json';
 const TOKENS_FILE_VERSION = 1;
@@ -33,6 +35,8 @@ const TokenRecord = Type.Object({
   revokedAt: Type.Optional(Type.String()),
   /** ISO time of the last request it authenticated, saved at most once a minute. */
   lastUsedAt: Type.Optional(Type.String()),
+  /** Role agent: placement labels its shells need on a host. */
+  labels: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 export type TokenRecord = Static<typeof TokenRecord>;
 
@@ -74,11 +78,6 @@ export function loadTokenRecords(dataDir: string): TokenRecord[] {
 }
 
 export function saveTokenRecords(dataDir: string, records: readonly TokenRecord[]): void {
-  const path = tokensFilePath(dataDir);
-  const temporary = `${path}.${process.pid}.tmp`;
   const text = `${JSON.stringify({ version: TOKENS_FILE_VERSION, tokens: records }, null, 2)}\n`;
-  writeFileSync(temporary, text, { mode: SECRET_FILE_MODE });
-  // The mode given to writeFileSync only applies when the file is created.
-  chmodSync(temporary, SECRET_FILE_MODE);
-  renameSync(temporary, path);
+  replaceFileDurably(tokensFilePath(dataDir), text, SECRET_FILE_MODE);
 }

@@ -4,7 +4,10 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ShareInfo, TokenInfo, TokenRequest } from '../../../shared/src/api.ts';
+import { labelsProblem } from '../../../shared/src/labels.ts';
+import { lookAlikeOf } from '../../../shared/src/name-skeleton.ts';
 import { checkDisplayName } from '../../../shared/src/names.ts';
+import { HOST_NAME_REGEX } from '../../../shared/src/vocabulary.ts';
 import {
   JUMPSEAT_ERR_BAD_REQUEST,
   JUMPSEAT_ERR_FORBIDDEN,
@@ -216,12 +219,17 @@ export class TokenStore {
         "a minted token's name is set by the admin (PATCH /api/tokens/:id); only a share link's holder names themselves",
       );
     }
-    const checked = displayName(name);
+    const checked = this.#personName(name, tokenId);
     this.#renames.take(tokenId);
     // Another person's name is allowed (two Bobs exist): a link holder is always shown as one.
     const entry = this.#replaceLater(index, { ...record, name: checked, named: true });
     this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
     return entry.principal;
+  }
+
+  /** The token id is a share link's (working or not): its holder named themselves. */
+  isShareLink(tokenId: string): boolean {
+    return this.#records.some((record) => record.id === tokenId && record.scope !== undefined);
   }
 
   /** Every minted token and share link (working or revoked), oldest first; never a secret. */
@@ -251,7 +259,13 @@ export class TokenStore {
         "a share link's holder names themselves; revoke the link instead",
       );
     }
-    const checked = displayName(name);
+    if (record.role === 'host') {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        "a host's name is bound to its token; mint a new host token instead",
+      );
+    }
+    const checked = this.#personName(name, tokenId);
     this.#renames.take(tokenId);
     this.#replaceLater(index, { ...record, name: checked });
     this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
@@ -270,6 +284,54 @@ export class TokenStore {
     }
     this.#replace(index, { ...record, revokedAt: new Date().toISOString() });
     this.onAuthEvent.fire({ kind: 'revoked', tokenId: record.id, name: record.name, by });
+  }
+
+  /**
+   * A host's name: required, shaped like an agent id, and not the name of another working
+   * host token (a host's name is bound to its token).
+   */
+  #hostName(raw: string | undefined): string {
+    if (raw === undefined) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        'role "host" requires "name" (the host\'s name)',
+      );
+    }
+    if (!HOST_NAME_REGEX.test(raw)) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        `host name ${JSON.stringify(raw)} must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+      );
+    }
+    const now = Date.now();
+    if (this.#records.some((r) => r.role === 'host' && r.name === raw && endedAt(r) > now)) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        `a working host token named ${JSON.stringify(raw)} exists; revoke it first or choose another name`,
+      );
+    }
+    return raw;
+  }
+
+  /**
+   * A name given to a person (by the admin, or by a link holder): honest (see names.ts), and
+   * not a look-alike of another working token's name (name-skeleton.ts), so nobody passes for
+   * someone else. 400 saying whose name it looks like.
+   */
+  #personName(raw: string, tokenId?: string): string {
+    const name = displayName(raw);
+    const now = Date.now();
+    const others = this.#records
+      .filter((r) => r.id !== tokenId && r.named !== false && endedAt(r) > now)
+      .map((r) => r.name);
+    const like = lookAlikeOf(name, [ADMIN_PRINCIPAL.name, ...others]);
+    if (like !== undefined) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_BAD_REQUEST,
+        `a name may not look like another person's name (${JSON.stringify(like)})`,
+      );
+    }
+    return name;
   }
 
   #indexOf(tokenId: string): number {
@@ -327,14 +389,32 @@ export class TokenStore {
         `"agent" is only allowed with role "agent", not "${request.role}"`,
       );
     }
+    if (request.labels !== undefined) {
+      if (request.role !== 'agent') {
+        throw new JumpseatError(
+          JUMPSEAT_ERR_BAD_REQUEST,
+          `"labels" is only allowed with role "agent", not "${request.role}"`,
+        );
+      }
+      const problem = labelsProblem(request.labels);
+      if (problem !== undefined) throw new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, problem);
+    }
     const token = createTokenSecret();
     const record: TokenRecord = {
       id: randomUUID(),
       sha256: sha256(token).toString('hex'),
       role: request.role,
       ...(request.agent === undefined ? {} : { agent: request.agent }),
-      name: request.name === undefined ? defaultName(request) : displayName(request.name),
+      name:
+        request.role === 'host'
+          ? this.#hostName(request.name)
+          : request.name === undefined
+            ? defaultName(request)
+            : this.#personName(request.name),
       createdAt: new Date().toISOString(),
+      ...(request.labels === undefined || Object.keys(request.labels).length === 0
+        ? {}
+        : { labels: { ...request.labels } }),
     };
     const entry = this.#add(record);
     this.onAuthEvent.fire({
@@ -513,7 +593,15 @@ function known(record: TokenRecord): KnownToken {
     ...(record.named === false ? { unnamed: true as const } : {}),
   };
   if (record.role === 'agent') {
-    return { hash, principal: { role: 'agent', agent: record.agent ?? '', ...common } };
+    return {
+      hash,
+      principal: {
+        role: 'agent',
+        agent: record.agent ?? '',
+        ...common,
+        ...(record.labels === undefined ? {} : { labels: record.labels }),
+      },
+    };
   }
   return { hash, principal: { role: record.role, ...common } };
 }

@@ -8,6 +8,15 @@ if (command === 'serve') {
   // Loaded only for serve: the server's modules take a second or more to load.
   const { serveOrExit } = await import('../serve.ts');
   serveOrExit(rest, 'jumpseat serve');
+} else if (command === 'host') {
+  // A host runs the engine, not the HTTP server: loaded only for it.
+  const { runHost } = await import('../host/host-command.ts');
+  runHost(rest).catch((error: unknown) => {
+    process.stderr.write(
+      `jumpseat host: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  });
 } else {
   const { runCli } = await import('./main.ts');
   const interrupt = new AbortController();

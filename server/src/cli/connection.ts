@@ -9,9 +9,8 @@ import { resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { JumpseatClient } from '../../../client/src/index.ts';
 import { ADMIN_TOKEN_FILE_NAME, adminTokenPath, readTokenFile } from '../config/admin-token.ts';
-import { DEFAULT_DATA_DIR } from '../config/config.ts';
 import { ConfigError } from '../config/config-error.ts';
-import { DEFAULT_HOST, DEFAULT_PORT } from '../config/setting-values.ts';
+import { DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT } from '../config/defaults.ts';
 
 /** A usage mistake: the CLI prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT_TIMEOUT, EXIT_WAITING_INPUT, exitStatusOf } from './exit-status.ts';
+import { EXIT_TIMEOUT, EXIT_WAITING_INPUT, endingOf, exitStatusOf } from './exit-status.ts';
 
 const RESET =
   'The persistent bash shell was reset; the next bash call starts from the workspace with a fresh current directory and environment.';
@@ -37,5 +37,41 @@ describe('exitStatusOf', () => {
 
   it('is 125 while the command waits for input', () => {
     expect(exitStatusOf('Name? \n[waiting for input: bash]')).toBe(EXIT_WAITING_INPUT);
+  });
+});
+
+describe('endingOf', () => {
+  it("names each ending with the command's or the shell's exit code when the text gives one", () => {
+    expect(endingOf('hello')).toEqual({ ending: 'completed', exitCode: 0, signal: null });
+    expect(endingOf('[exit code: 256]')).toEqual({
+      ending: 'completed',
+      exitCode: 256,
+      signal: null,
+    });
+    expect(endingOf('Name? \n[waiting for input: bash]')).toEqual({
+      ending: 'waiting_input',
+      exitCode: null,
+      signal: null,
+    });
+    expect(
+      endingOf(
+        `Your command timed out after 1 seconds or experienced an OOM error. Below is partial output:\n${RESET}`,
+      ),
+    ).toEqual({ ending: 'timeout', exitCode: null, signal: null });
+    expect(endingOf(`[shell exited: code 3]\n${RESET}`)).toEqual({
+      ending: 'shell_exit',
+      exitCode: 3,
+      signal: null,
+    });
+    expect(endingOf(`[shell killed by signal: SIGKILL]\n${RESET}`)).toEqual({
+      ending: 'shell_exit',
+      exitCode: null,
+      signal: 'SIGKILL',
+    });
+    expect(endingOf(`[shell lost: host h1 stopped answering]\n${RESET}`)).toEqual({
+      ending: 'shell_lost',
+      exitCode: null,
+      signal: null,
+    });
   });
 });

@@ -1,17 +1,17 @@
 /**
  * The `jumpseat` command: `serve` runs the server (as `npm start` does); `exec`, `sessions`,
- * `token` and `share` talk to a running server through the TypeScript client.
+ * `token` and `share` talk to a running server through the TypeScript client. A command's
+ * own modules are imported when it runs, so `exec` (started once per call by scripts) loads
+ * only the client and what it needs to print the result.
  */
 import { parseArgs } from 'node:util';
 import { JumpseatApiError, type SessionInfo } from '../../../client/src/index.ts';
 import { DIALECTS, type Dialect } from '../../../shared/src/vocabulary.ts';
 import { parseFlagError } from '../config/parse-flag-error.ts';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, UsageError } from './connection.ts';
-import { exitStatusOf } from './exit-status.ts';
-import { runShare, SHARE_HELP, SHARE_OPTIONS } from './share-command.ts';
+import { endingOf, exitStatusOf } from './exit-status.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-safe.ts';
 import { textTable } from './text-table.ts';
-import { runToken, TOKEN_HELP, TOKEN_OPTIONS } from './token-command.ts';
 
 const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;
@@ -28,11 +28,15 @@ Commands:
   sessions        list the shells of a running server
   token           mint, list, rename and revoke tokens
   share           create, list and revoke share links to one shell
+  host            run shells on this machine for a control plane (host --join URL)
+  hosts           list the shell hosts joined to a control plane
+
+  -V, --version   print the version and exit
 
 Run "jumpseat <command> --help" for a command's flags.
 `;
 
-const EXEC_HELP = `Usage: jumpseat exec --agent AGENT [--pwsh | --dialect NAME] [--] COMMAND...
+const EXEC_HELP = `Usage: jumpseat exec --agent AGENT [--pwsh | --dialect NAME] [--json] [--] COMMAND...
 
 Runs COMMAND in AGENT's persistent shell (bash unless --pwsh) and prints the result text
 exactly as an agent gets it. Several COMMAND words are joined with spaces.
@@ -46,6 +50,9 @@ on stderr); 130 on Ctrl-C, which cancels the call and resets the shell.
   --agent AGENT      the agent whose shell runs the command (required)
   --pwsh             use the PowerShell shell
   --dialect NAME     use the shell of this dialect (bash, pwsh)
+  --json             print {"output", "exitCode", "ending", "durationMs"} instead of the text:
+                     ending is completed, timeout, waiting_input, shell_exit or shell_lost;
+                     exitCode is the command's (or the exited shell's) code, else null
 
 ${CONNECTION_HELP}
 `;
@@ -84,6 +91,12 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<num
       case 'help':
         io.out(MAIN_HELP);
         return command === undefined ? EXIT_USAGE : 0;
+      case '-V':
+      case '--version': {
+        const { PACKAGE_VERSION } = await import('../package-root.ts');
+        io.out(`${PACKAGE_VERSION}\n`);
+        return 0;
+      }
       case 'exec':
         return await exec(rest, io);
       case 'sessions':
@@ -92,6 +105,8 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<num
         return await token(rest, io);
       case 'share':
         return await share(rest, io);
+      case 'hosts':
+        return await hosts(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -113,7 +128,11 @@ export async function runCli(argv: readonly string[], given: CliIo): Promise<num
 }
 
 function helpTopic(command: string | undefined): string {
-  return command === 'exec' || command === 'sessions' || command === 'token' || command === 'share'
+  return command === 'exec' ||
+    command === 'sessions' ||
+    command === 'token' ||
+    command === 'share' ||
+    command === 'hosts'
     ? `${command} `
     : '';
 }
@@ -150,7 +169,12 @@ function parse<T extends CommandOptions>(args: readonly string[], options: T) {
 async function exec(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(
     args,
-    { agent: { type: 'string' }, pwsh: { type: 'boolean' }, dialect: { type: 'string' } },
+    {
+      agent: { type: 'string' },
+      pwsh: { type: 'boolean' },
+      dialect: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     EXEC_HELP,
     io,
   );
@@ -162,8 +186,15 @@ async function exec(args: readonly string[], io: CliIo): Promise<number> {
   const command = positionals.join(' ');
   if (command.trim() === '') throw new UsageError('give the command after the flags');
   const client = clientFrom(values, io.env);
+  const started = performance.now();
   const output = await client.call(agent, dialect, command, { signal: io.interrupt });
-  io.out(output === '' ? '' : `${output}\n`);
+  if (values.json === true) {
+    const durationMs = Math.round(performance.now() - started);
+    const { ending, exitCode } = endingOf(output);
+    io.out(`${terminalSafeJson({ output, exitCode, ending, durationMs })}\n`);
+  } else {
+    io.out(output === '' ? '' : `${output}\n`);
+  }
   return exitStatusOf(output);
 }
 
@@ -202,7 +233,45 @@ function table(list: readonly SessionInfo[]): string {
   return textTable(header, rows);
 }
 
+const HOSTS_HELP = `Usage: jumpseat hosts [--json]
+
+Lists the shell hosts joined to the control plane: name, state (connected, unreachable,
+draining), shells and capacity, labels, versions and when it was last heard from. Needs the
+admin token.
+
+  --json             print the server's JSON instead of a table
+
+${CONNECTION_HELP}
+`;
+
+async function hosts(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand(args, { json: { type: 'boolean' } }, HOSTS_HELP, io);
+  if (parsed === undefined) return 0;
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) throw new UsageError(`unexpected ${positionals[0]}`);
+  const list = await clientFrom(values, io.env).hosts();
+  if (values.json === true) {
+    io.out(`${terminalSafeJson(list)}\n`);
+    return 0;
+  }
+  const header = ['NAME', 'STATE', 'SHELLS', 'LABELS', 'DIALECTS', 'VERSION', 'LAST SEEN'];
+  const rows = list.map((host) => [
+    host.name,
+    host.state,
+    `${host.shells}/${host.capacity}`,
+    Object.entries(host.labels)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(',') || '-',
+    host.dialects.join(','),
+    `${host.engineVersion} (link ${host.protocol})`,
+    host.lastSeen,
+  ]);
+  io.out(textTable(header, rows));
+  return 0;
+}
+
 async function token(args: readonly string[], io: CliIo): Promise<number> {
+  const { runToken, TOKEN_HELP, TOKEN_OPTIONS } = await import('./token-command.ts');
   if (args.length === 0) {
     io.out(TOKEN_HELP);
     return EXIT_USAGE;
@@ -214,6 +283,7 @@ async function token(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function share(args: readonly string[], io: CliIo): Promise<number> {
+  const { runShare, SHARE_HELP, SHARE_OPTIONS } = await import('./share-command.ts');
   const parsed = parseCommand(args, SHARE_OPTIONS, SHARE_HELP, io);
   if (parsed === undefined) return 0;
   io.out(await runShare(clientFrom(parsed.values, io.env), parsed.values, parsed.positionals));

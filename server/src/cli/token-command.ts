@@ -3,12 +3,13 @@
  * minted token and share link, rename a minted token, revoke any. Admin token needed.
  */
 import type { JumpseatClient } from '../../../client/src/index.ts';
-import { ROLES, type RoleName } from '../../../shared/src/api.ts';
+import { parseLabel } from '../../../shared/src/labels.ts';
+import { ROLES, type RoleName } from '../../../shared/src/vocabulary.ts';
 import { CONNECTION_HELP, UsageError } from './connection.ts';
 import { terminalSafeJson } from './terminal-safe.ts';
 import { textTable } from './text-table.ts';
 
-export const TOKEN_HELP = `Usage: jumpseat token create --role ROLE [--agent AGENT] [--name NAME]
+export const TOKEN_HELP = `Usage: jumpseat token create --role ROLE [--agent AGENT] [--name NAME] [--label KEY=VALUE...]
        jumpseat token list [--json]
        jumpseat token rename TOKEN_ID --name NAME
        jumpseat token revoke TOKEN_ID
@@ -20,7 +21,10 @@ scope, created, last used. revoke stops a token at once: its holder's connection
 
   --role ROLE        ${ROLES.join(', ')}
   --agent AGENT      the agent a token of role agent may call (required for that role)
-  --name NAME        the token's display name (default: the role, or agent:AGENT)
+  --name NAME        the token's display name (default: the role, or agent:AGENT); for role
+                     host the host's name, bound to the token (required)
+  --label KEY=VALUE  role agent: a placement label; the agent's shells start only on hosts
+                     with every label (repeatable)
   --json             list: print the server's JSON instead of a table
 
 ${CONNECTION_HELP}
@@ -30,6 +34,7 @@ export const TOKEN_OPTIONS = {
   role: { type: 'string' },
   agent: { type: 'string' },
   name: { type: 'string' },
+  label: { type: 'string', multiple: true },
   json: { type: 'boolean' },
 } as const;
 
@@ -37,6 +42,7 @@ export interface TokenValues {
   readonly role?: string | boolean;
   readonly agent?: string | boolean;
   readonly name?: string | boolean;
+  readonly label?: readonly (string | boolean)[] | string | boolean;
   readonly json?: string | boolean;
 }
 
@@ -57,10 +63,19 @@ export async function runToken(
       none(0);
       const role = ROLES.find((candidate: RoleName) => candidate === values.role);
       if (role === undefined) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      // Told here, before any request: the server would refuse it with a 400.
+      if (role === 'agent' && typeof values.agent !== 'string') {
+        throw new UsageError('--role agent needs --agent AGENT: the agent the token may call');
+      }
+      if (role !== 'agent' && values.agent !== undefined) {
+        throw new UsageError(`--agent is for --role agent only, not --role ${role}`);
+      }
+      const labels = labelsOf(values.label);
       const minted = await client.createToken({
         role,
         ...(typeof values.agent === 'string' ? { agent: values.agent } : {}),
         ...(name === undefined ? {} : { name }),
+        ...(labels === undefined ? {} : { labels }),
       });
       return `${minted.token}\n`;
     }
@@ -101,4 +116,18 @@ export async function runToken(
     default:
       throw new UsageError(`unknown token action ${JSON.stringify(action ?? '')}`);
   }
+}
+
+/** `--label k=v` words as the token request's labels; a usage error for a malformed one. */
+function labelsOf(given: TokenValues['label']): Record<string, string> | undefined {
+  if (given === undefined) return undefined;
+  const texts = Array.isArray(given) ? given : [given];
+  const labels: Record<string, string> = {};
+  for (const text of texts) {
+    const label =
+      typeof text === 'string' ? parseLabel(text) : { error: '--label needs KEY=VALUE' };
+    if ('error' in label) throw new UsageError(label.error);
+    labels[label.key] = label.value;
+  }
+  return labels;
 }

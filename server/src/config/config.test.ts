@@ -89,14 +89,20 @@ describe('defaults', () => {
     expect(config.workspace).toBe(join(root, 'home', '.local', 'share', 'jumpseat', 'workspaces'));
   });
 
-  it('sandboxes by default, with the network on, 1024 processes and no memory limit', () => {
+  it('sandboxes by default, on a network of its own, with every resource bounded', () => {
     const config = load();
     expect([config.sandbox, config.network, config.maxProcesses, config.maxMemoryBytes]).toEqual([
       'auto',
-      true,
+      'on',
       1024,
+      4 * 1024 ** 3,
+    ]);
+    expect([config.tmpSizeBytes, config.cpuWeight, config.cpuMax]).toEqual([
+      1024 ** 3,
+      100,
       undefined,
     ]);
+    expect(config.workspaceQuotaBytes).toBe(10 * 1024 ** 3);
     expect(config.sharedWorkspace).toBe(false);
   });
 });
@@ -118,6 +124,7 @@ describe('flags and variables', () => {
       (c) => c.publicUrl,
       'https://js.example.test/team/',
     ],
+    ['--base-path', 'JUMPSEAT_BASE_PATH', 'jumpseat', (c) => c.basePath, '/jumpseat/'],
     [
       '--needs-human-after-ms',
       'JUMPSEAT_NEEDS_HUMAN_AFTER_MS',
@@ -188,7 +195,26 @@ describe('flags and variables', () => {
       7,
     ],
     ['--sandbox', 'JUMPSEAT_SANDBOX', 'off', (c) => c.sandbox, 'off'],
-    ['--network', 'JUMPSEAT_NETWORK', 'off', (c) => c.network, false],
+    ['--network', 'JUMPSEAT_NETWORK', 'off', (c) => c.network, 'off'],
+    ['--network', 'JUMPSEAT_NETWORK', 'host', (c) => c.network, 'host'],
+    ['--max-memory', 'JUMPSEAT_MAX_MEMORY', 'off', (c) => c.maxMemoryBytes, undefined],
+    ['--tmp-size', 'JUMPSEAT_TMP_SIZE', '8MiB', (c) => c.tmpSizeBytes, 8 * 1024 ** 2],
+    ['--cpu-weight', 'JUMPSEAT_CPU_WEIGHT', '50', (c) => c.cpuWeight, 50],
+    ['--cpu-max', 'JUMPSEAT_CPU_MAX', '1.5', (c) => c.cpuMax, 1.5],
+    [
+      '--workspace-quota',
+      'JUMPSEAT_WORKSPACE_QUOTA',
+      '20MiB',
+      (c) => c.workspaceQuotaBytes,
+      20 * 1024 ** 2,
+    ],
+    [
+      '--workspace-quota',
+      'JUMPSEAT_WORKSPACE_QUOTA',
+      'off',
+      (c) => c.workspaceQuotaBytes,
+      undefined,
+    ],
     ['--max-processes', 'JUMPSEAT_MAX_PROCESSES', '64', (c) => c.maxProcesses, 64],
     ['--max-memory', 'JUMPSEAT_MAX_MEMORY', '512M', (c) => c.maxMemoryBytes, 512 * 1024 ** 2],
     ['--max-memory', 'JUMPSEAT_MAX_MEMORY', '2GiB', (c) => c.maxMemoryBytes, 2 * 1024 ** 3],
@@ -242,6 +268,22 @@ describe('flags and variables', () => {
     ['--max-processes', '3', '--max-processes must be at least 16 (got "3")'],
     ['--max-memory', 'lots', '--max-memory must be a size such as 512M or 2G (got "lots")'],
     ['--max-memory', '1M', '--max-memory must be at least 67108864 bytes (got "1M")'],
+    ['--network', 'yes', '--network must be one of "on", "off", "host" (got "yes")'],
+    ['--tmp-size', 'big', '--tmp-size must be a size such as 512M or 2G (got "big")'],
+    ['--tmp-size', '4K', '--tmp-size must be at least 1048576 bytes (got "4K")'],
+    ['--cpu-weight', '0', '--cpu-weight must be a positive integer (got "0")'],
+    ['--cpu-weight', '20000', '--cpu-weight must be at most 10000 (got "20000")'],
+    [
+      '--cpu-max',
+      'half',
+      '--cpu-max must be a number of CPUs from 0.01 to 4096, such as 1.5, or off (got "half")',
+    ],
+    [
+      '--cpu-max',
+      '0',
+      '--cpu-max must be a number of CPUs from 0.01 to 4096, such as 1.5, or off (got "0")',
+    ],
+    ['--workspace-quota', '1M', '--workspace-quota must be at least 16777216 bytes (got "1M")'],
   ])('%s %s is refused with a message naming it', (flag, value, message) => {
     expect(() => load([flag, value])).toThrow(message);
   });
@@ -274,6 +316,24 @@ describe('flags and variables', () => {
   it('reads repeated --env-pass flags and comma lists, without duplicates', () => {
     const config = load(['--env-pass', 'A_KEY, B_TOKEN', '--env-pass=A_KEY', '--env-pass', 'C,']);
     expect(config.envPass).toEqual(['A_KEY', 'B_TOKEN', 'C']);
+  });
+
+  it('reads --pass-env like its former name --env-pass, both together', () => {
+    const config = load(['--pass-env', 'DATABASE_URL', '--env-pass', 'GH_PAT', '--pass-env=X,Y']);
+    expect(config.envPass).toEqual(['DATABASE_URL', 'X', 'Y', 'GH_PAT']);
+    expect(load([], { JUMPSEAT_PASS_ENV: 'A,B' }).envPass).toEqual(['A', 'B']);
+  });
+
+  it('reads --shell-user and refuses root or a malformed one', () => {
+    expect(load([]).shellUser).toBe('jumpseat-shell');
+    expect(load(['--shell-user', '4000:4000']).shellUser).toBe('4000:4000');
+    expect(load([], { JUMPSEAT_SHELL_USER: 'agents' }).shellUser).toBe('agents');
+    expect(errorOf(() => load(['--shell-user', '0'])).message).toBe(
+      '--shell-user must not be root (uid or gid 0) (got "0")',
+    );
+    expect(errorOf(() => load(['--shell-user', 'a b'])).message).toBe(
+      '--shell-user must be a user name or UID[:GID] (got "a b")',
+    );
   });
 
   it('resolves --data-dir and --workspace against the working directory', () => {
@@ -431,5 +491,21 @@ describe('invalid values', () => {
     expect(errorOf(() => load(['--data-dir', file])).message).toBe(
       `--data-dir "${file}" is not a directory`,
     );
+  });
+});
+
+describe('--base-path with --public-url', () => {
+  it("takes the public URL's path, or completes an origin-only public URL", () => {
+    const fromUrl = load(['--public-url', 'https://tools.example/jumpseat']);
+    expect([fromUrl.basePath, fromUrl.publicUrl]).toEqual([
+      '/jumpseat/',
+      'https://tools.example/jumpseat/',
+    ]);
+    const both = load(['--public-url', 'https://tools.example', '--base-path', '/jumpseat/']);
+    expect([both.basePath, both.publicUrl]).toEqual([
+      '/jumpseat/',
+      'https://tools.example/jumpseat/',
+    ]);
+    expect(load().basePath).toBe('/');
   });
 });

@@ -2,11 +2,13 @@
  * Start-up configuration: flags, then JUMPSEAT_* variables, then defaults, validated at once
  * so a bad value stops the server before anything starts, with one line naming the flag.
  */
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Dialect } from '../../../shared/src/api.ts';
+import { DEFAULT_HOST_GRACE_MS } from '../../../shared/src/link.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../launch/launcher.ts';
+import { checkShellUserSpec, DEFAULT_SHELL_USER } from '../launch/shell-user.ts';
 import { DEFAULT_DESCRIPTIONS } from '../tool/contract-text.ts';
 import {
   type AdminTokenInputs,
@@ -14,14 +16,17 @@ import {
   givenAdminToken,
   storedAdminToken,
 } from './admin-token.ts';
+import { readBasePath } from './base-path.ts';
 import { ConfigError, HelpRequested } from './config-error.ts';
+import { withConfigFile } from './config-file.ts';
 import { type ConnectionLimits, readConnectionLimits } from './connection-limits.ts';
+import { DEFAULT_DATA_DIR } from './defaults.ts';
 import { envNameOf, type FlagName, parseArgsOptions, usage } from './flags.ts';
 import { parseFlagError } from './parse-flag-error.ts';
 import { readPublicUrl } from './public-url.ts';
 import { readReadableDirs } from './readable-dirs.ts';
+import { type ResourceSettings, readResourceSettings } from './resource-settings.ts';
 import {
-  byteSize,
   ensureDirectory,
   executableFile,
   existingDirectory,
@@ -35,6 +40,8 @@ import {
   readSetting,
   type Setting,
 } from './setting-values.ts';
+import { readTlsSettings, type TlsSettings } from './tls-settings.ts';
+import { readTrustProxy } from './trust-proxy.ts';
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './setting-values.ts';
 
@@ -73,7 +80,7 @@ export interface DialectSettings {
   readonly description: string;
 }
 
-export interface Config {
+export interface Config extends ResourceSettings {
   readonly host: string;
   /** 0 asks the system for a free port; the bound one is on the server address. */
   readonly port: number;
@@ -85,17 +92,13 @@ export interface Config {
   readonly sharedWorkspace: boolean;
   /** Where shells run (see launch/choose-launcher.ts). */
   readonly sandbox: SandboxMode;
-  /** Sandboxed shells reach the network (else loopback only). */
-  readonly network: boolean;
-  /** Processes one shell may have at once. */
-  readonly maxProcesses: number;
-  /** Memory one shell may use, in bytes; undefined for no limit. */
-  readonly maxMemoryBytes: number | undefined;
+  /** Who sandboxed shells run as when the server is root: a user name or `UID[:GID]`. */
+  readonly shellUser: string;
   /** Never print or log it; only the login URL of the banner shows it, on purpose. */
   readonly adminToken: string;
   readonly adminTokenSource: AdminTokenSource;
   readonly dialects: { readonly bash: DialectSettings; readonly pwsh: DialectSettings };
-  /** Variable names let through the shell-environment secret filter. */
+  /** Server variables shells get beyond the allowlist (`--pass-env`). */
   readonly envPass: readonly string[];
   /** Directories every sandboxed shell may read at their own path (`--readable`). */
   readonly readable: readonly string[];
@@ -105,28 +108,35 @@ export interface Config {
   /** A controller who types nothing this long hands the shell back to its agent (ms). */
   readonly controlIdleMs: number;
   readonly history: HistorySettings;
-  /** Where people reach the server (`--public-url`), ending in `/`; null: the listening address. */
+  /**
+   * Where people reach the server (`--public-url`, with `--base-path` when it names only an
+   * origin), ending in `/`; null: the listening address.
+   */
   readonly publicUrl: string | null;
+  /** `--base-path`: the prefix browsers see jumpseat under, `/` or `/x/` (base-path.ts). */
+  readonly basePath: string;
+  /** `--tls-cert`/`--tls-key`: served over HTTPS and WSS; null for plain HTTP. */
+  readonly tls: TlsSettings | null;
+  /** `--trust-proxy`: proxies whose X-Forwarded-* headers count; empty for none. */
+  readonly trustProxy: readonly string[];
   /** A shell waiting for input this long (ms) is marked "needs a human" in the web app. */
   readonly needsHumanAfterMs: number;
   readonly spill: SpillSettings;
   /** Live sockets and MCP sessions per token and shell, typed keys waiting per shell. */
   readonly limits: ConnectionLimits;
+  /** Shells run in this process; off: a pure control plane, every shell on a joined host. */
+  readonly localShells: boolean;
+  /** How long a joined host's shells wait for its link before they are lost (ms). */
+  readonly hostGraceMs: number;
 }
 
-export const DEFAULT_DATA_DIR = './.jumpseat';
+export { DEFAULT_DATA_DIR, DEFAULT_HOST_GRACE_MS };
 /** Beside the user's other data, never inside the data dir (its tokens and history). */
 export function defaultWorkspace(env: NodeJS.ProcessEnv): string {
   const dataHome = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   return join(dataHome, 'jumpseat', 'workspaces');
 }
-export const DEFAULT_MAX_PROCESSES = 1024;
-/** Fewer processes than this cannot run a shell and a pipeline. */
-const MIN_MAX_PROCESSES = 16;
-/** Below this, neither bash nor pwsh starts. */
-const MIN_MAX_MEMORY_BYTES = 64 * 1024 * 1024;
-/** A limit the kernel still takes (pids.max is an int). */
-const MAX_MAX_PROCESSES = 4_194_304;
+export { DEFAULT_MAX_PROCESSES } from './resource-settings.ts';
 export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 16_000;
 /** Timers fire at once for delays above 2^31-1 ms (~24.8 days), so no timeout may exceed it. */
@@ -167,6 +177,10 @@ export function loadConfig(
   cwd: string = process.cwd(),
 ): Config {
   const values = parseFlags(argv);
+  return withConfigFile(values, env, cwd, (layered) => configFrom(values, layered, cwd));
+}
+
+function configFrom(values: FlagValues, env: NodeJS.ProcessEnv, cwd: string): Config {
   const read = (name: FlagName): Setting | undefined => readSetting(values, env, name);
 
   // Everything pure first, so a bad value leaves no directory or file behind.
@@ -179,6 +193,8 @@ export function loadConfig(
     Number.MAX_SAFE_INTEGER,
   );
   const clip = oneOf(read('clip'), CLIP_MODES, 'head');
+  const localShells = oneOf(read('local-shells'), ['on', 'off'], 'on') === 'on';
+  const hostGraceMs = positiveInteger(read('host-grace-ms'), DEFAULT_HOST_GRACE_MS, MAX_TIMEOUT_MS);
   const logLevel = oneOf(read('log'), LOG_LEVELS, 'off');
   const controlIdleMs = positiveInteger(
     read('control-idle-ms'),
@@ -187,7 +203,11 @@ export function loadConfig(
   );
   const envPass = readEnvPass(values, env);
   const history = readHistorySettings(read);
-  const publicUrl = readPublicUrl(read('public-url'));
+  const givenPublicUrl = readPublicUrl(read('public-url'));
+  const basePath = readBasePath(read('base-path'), givenPublicUrl);
+  const publicUrl = givenPublicUrl === null ? null : new URL(basePath, givenPublicUrl).toString();
+  const tls = readTlsSettings(read('tls-cert'), read('tls-key'), cwd);
+  const trustProxy = readTrustProxy(read('trust-proxy'));
   const needsHumanAfterMs = positiveInteger(
     read('needs-human-after-ms'),
     DEFAULT_NEEDS_HUMAN_AFTER_MS,
@@ -218,20 +238,15 @@ export function loadConfig(
       : existingDirectory(workspaceSetting, cwd);
   const sharedWorkspace = readSwitch(values, env, 'shared-workspace');
   const sandbox = oneOf(read('sandbox'), SANDBOX_MODES, 'auto');
-  const network = oneOf(read('network'), ['on', 'off'], 'on') === 'on';
-  const maxProcesses = positiveInteger(
-    read('max-processes'),
-    DEFAULT_MAX_PROCESSES,
-    MAX_MAX_PROCESSES,
-    MIN_MAX_PROCESSES,
-  );
-  const maxMemoryBytes = byteSize(read('max-memory'), MIN_MAX_MEMORY_BYTES);
+  const shellUser = readShellUser(read('shell-user'));
+  const resources = readResourceSettings(read);
   const given = givenAdminToken(adminTokenInputs(values, env, cwd));
   const readable = readReadableDirs(values, env, {
     cwd,
     home: env.HOME || homedir(),
     dataDir,
     workspace,
+    tmp: tmpdir(),
   });
 
   ensureDirectory(dataDir, dataDirSetting.source, DATA_DIR_MODE);
@@ -245,9 +260,8 @@ export function loadConfig(
     workspace,
     sharedWorkspace,
     sandbox,
-    network,
-    maxProcesses,
-    maxMemoryBytes,
+    shellUser,
+    ...resources,
     adminToken: admin.token,
     adminTokenSource: admin.source,
     dialects,
@@ -258,9 +272,14 @@ export function loadConfig(
     controlIdleMs,
     history,
     publicUrl,
+    basePath,
+    tls,
+    trustProxy,
     needsHumanAfterMs,
     spill: readSpillSettings(read),
     limits,
+    localShells,
+    hostGraceMs,
   };
 }
 
@@ -332,12 +351,25 @@ function readSwitch(values: FlagValues, env: NodeJS.ProcessEnv, name: FlagName):
   throw new ConfigError(`${variable} must be on or off (got "${raw}")`);
 }
 
-/** `--env-pass` may repeat and each value may list several names separated by commas. */
+/**
+ * `--pass-env` (and its former name `--env-pass`) may repeat and each value may list several
+ * names separated by commas; flags win over JUMPSEAT_PASS_ENV (and JUMPSEAT_ENV_PASS).
+ */
 function readEnvPass(values: FlagValues, env: NodeJS.ProcessEnv): string[] {
-  const flags = values['env-pass'];
-  const settings: Setting[] = Array.isArray(flags)
-    ? flags.filter((raw) => typeof raw === 'string').map((raw) => ({ raw, source: '--env-pass' }))
-    : [readSetting(values, env, 'env-pass')].filter((setting) => setting !== undefined);
+  const settings: Setting[] = [];
+  for (const flag of ['pass-env', 'env-pass'] as const) {
+    const given = values[flag];
+    if (Array.isArray(given)) {
+      for (const raw of given)
+        if (typeof raw === 'string') settings.push({ raw, source: `--${flag}` });
+    }
+  }
+  if (settings.length === 0) {
+    for (const flag of ['pass-env', 'env-pass'] as const) {
+      const setting = readSetting(values, env, flag);
+      if (setting !== undefined) settings.push(setting);
+    }
+  }
   const names = new Set<string>();
   for (const setting of settings) {
     for (const name of setting.raw.split(',').map((part) => part.trim())) {
@@ -356,6 +388,13 @@ function readEnvPass(values: FlagValues, env: NodeJS.ProcessEnv): string[] {
     }
   }
   return [...names];
+}
+
+function readShellUser(setting: Setting | undefined): string {
+  if (setting === undefined) return DEFAULT_SHELL_USER;
+  const wrong = checkShellUserSpec(setting.raw);
+  if (wrong !== null) throw new ConfigError(`${setting.source} ${wrong} ${got(setting)}`);
+  return setting.raw;
 }
 
 /** A token file (flag first, as flags win) or JUMPSEAT_TOKEN; both variables is ambiguous. */

@@ -4,7 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 
-interface FlagSpec {
+export interface FlagSpec {
   /** The environment variable read when the flag is absent. */
   readonly env?: string;
   /** Placeholder for the value in the usage text; flags without one are switches. */
@@ -15,6 +15,11 @@ interface FlagSpec {
 }
 
 export const FLAGS = {
+  config: {
+    env: 'JUMPSEAT_CONFIG',
+    value: 'FILE',
+    help: 'a YAML (or JSON) file of settings, one key per flag without its dashes (port: 7400); flags and variables win over it',
+  },
   host: { env: 'JUMPSEAT_HOST', value: 'HOST', help: 'address to listen on (127.0.0.1)' },
   port: {
     env: 'JUMPSEAT_PORT',
@@ -25,6 +30,26 @@ export const FLAGS = {
     env: 'JUMPSEAT_PUBLIC_URL',
     value: 'URL',
     help: 'the address people reach jumpseat at, for links and the banner (the listening address)',
+  },
+  'trust-proxy': {
+    env: 'JUMPSEAT_TRUST_PROXY',
+    value: 'ADDR[,ADDR...]',
+    help: 'proxies (addresses, CIDRs, or loopback) whose X-Forwarded-For/Proto/Host count, and whose forwarded host passes the Origin check (none)',
+  },
+  'base-path': {
+    env: 'JUMPSEAT_BASE_PATH',
+    value: 'PATH',
+    help: 'the path jumpseat is served under behind a proxy, e.g. /jumpseat/; requests with or without it are served (the path of --public-url, else /)',
+  },
+  'tls-cert': {
+    env: 'JUMPSEAT_TLS_CERT',
+    value: 'FILE',
+    help: 'PEM certificate (chain) to serve HTTPS and WSS with, together with --tls-key; re-read on SIGHUP (none: plain HTTP)',
+  },
+  'tls-key': {
+    env: 'JUMPSEAT_TLS_KEY',
+    value: 'FILE',
+    help: "PEM private key of --tls-cert's certificate",
   },
   'token-file': {
     env: 'JUMPSEAT_TOKEN_FILE',
@@ -52,10 +77,15 @@ export const FLAGS = {
     multiple: true,
     help: 'a directory every sandboxed shell may read (not write) at its own path, e.g. a project under test; repeatable (JUMPSEAT_READABLE: paths separated by :)',
   },
+  'shell-user': {
+    env: 'JUMPSEAT_SHELL_USER',
+    value: 'NAME|UID[:GID]',
+    help: 'when the server is root, the unprivileged user sandboxed shells run as; made as a system user if missing (jumpseat-shell)',
+  },
   network: {
     env: 'JUMPSEAT_NETWORK',
-    value: 'on|off',
-    help: 'sandboxed shells reach the network; off leaves them loopback only (on)',
+    value: 'on|off|host',
+    help: "on: each sandbox has a network of its own with egress (pasta), never the host's loopback; off: loopback only; host: the host's network, loopback included (on)",
   },
   'max-processes': {
     env: 'JUMPSEAT_MAX_PROCESSES',
@@ -64,8 +94,28 @@ export const FLAGS = {
   },
   'max-memory': {
     env: 'JUMPSEAT_MAX_MEMORY',
+    value: 'SIZE|off',
+    help: 'memory one shell may use, its tmpfs files included, no swap, e.g. 2G (4G)',
+  },
+  'tmp-size': {
+    env: 'JUMPSEAT_TMP_SIZE',
     value: 'SIZE',
-    help: 'memory one shell may use, e.g. 2G (no limit)',
+    help: 'size of each tmpfs of a sandbox: /tmp, /dev/shm, the hidden home and /run (1G)',
+  },
+  'cpu-weight': {
+    env: 'JUMPSEAT_CPU_WEIGHT',
+    value: 'N',
+    help: "one shell's share of the CPU against the others, 1-10000 (100)",
+  },
+  'cpu-max': {
+    env: 'JUMPSEAT_CPU_MAX',
+    value: 'CPUS|off',
+    help: 'CPUs one shell may use at most, e.g. 1.5 (off)',
+  },
+  'workspace-quota': {
+    env: 'JUMPSEAT_WORKSPACE_QUOTA',
+    value: 'SIZE|off',
+    help: 'disk one workspace may hold, as a file system of its own (root only) (10G)',
   },
   'timeout-ms': {
     env: 'JUMPSEAT_TIMEOUT_MS',
@@ -87,11 +137,27 @@ export const FLAGS = {
     value: 'PATH',
     help: 'PowerShell 7 executable (pwsh on PATH, else ~/.dotnet/tools/pwsh)',
   },
+  'pass-env': {
+    env: 'JUMPSEAT_PASS_ENV',
+    value: 'NAME[,NAME...]',
+    multiple: true,
+    help: 'server variables shells get beyond PATH, HOME, USER, LANG, LC_*, TZ and the like; repeatable',
+  },
   'env-pass': {
     env: 'JUMPSEAT_ENV_PASS',
     value: 'NAME[,NAME...]',
     multiple: true,
-    help: 'variables let through the shell-environment secret filter',
+    help: 'the former name of --pass-env; still read',
+  },
+  'local-shells': {
+    env: 'JUMPSEAT_LOCAL_SHELLS',
+    value: 'on|off',
+    help: 'run shells in this process (on), or be a pure control plane whose shells all run on joined hosts ("jumpseat host --join URL") (on)',
+  },
+  'host-grace-ms': {
+    env: 'JUMPSEAT_HOST_GRACE_MS',
+    value: 'MS',
+    help: "how long a joined host's shells wait for its link to come back before they are lost (60000)",
   },
   'control-idle-ms': {
     env: 'JUMPSEAT_CONTROL_IDLE_MS',
@@ -206,7 +272,7 @@ export function usage(): string {
     'Usage: jumpseat [flags]',
     '',
     'Serves persistent bash/pwsh shells to AI agents over HTTP.',
-    'Flags win over their environment variables. The admin token is read from',
+    'Flags win over their environment variables, and those over --config. The admin token is read from',
     'JUMPSEAT_TOKEN or a token file, never from the command line.',
     '',
     ...rows,

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,8 @@ import { configErrorOf } from '../../test/support/config-errors.ts';
 import { loadConfig } from './config.ts';
 
 // `--readable DIR` as loadConfig checks it: real directories of a project, never the root,
-// the home, the data dir's insides or the workspace root's.
+// nor one that holds the home, the temp dir, the data dir or the workspace root, nor the
+// data dir's insides or the workspace root's.
 
 let root: string;
 let home: string;
@@ -65,6 +66,32 @@ describe('--readable', () => {
     );
     expect(message(join(root, 'workspace', 'a1'))).toBe(
       `--readable: ${join(root, 'workspace', 'a1')} is inside the workspace root (the agents'); name a directory of the project instead`,
+    );
+  });
+
+  it('refuses a directory that holds the temp dir, the data dir or the workspace root', () => {
+    const tmp = realpathSync(tmpdir());
+    // This test's home is in the temp dir: a home elsewhere, so the temp dir is the reason.
+    expect(configErrorOf(() => load([tmp], { HOME: '/nonexistent' })).message).toBe(
+      `--readable: ${tmp} holds the temp dir ${tmp} (every shell's private files); name a directory of the project instead`,
+    );
+    // root holds both the data dir and the workspace root (and is inside the temp dir).
+    load([]);
+    const outer = join(root, 'outer');
+    mkdirSync(join(outer, 'ws'), { recursive: true });
+    const withDataDirIn = () =>
+      loadConfig(['--data-dir', join(outer, 'data'), '--readable', outer], { HOME: home }, root);
+    expect(configErrorOf(withDataDirIn).message).toBe(
+      `--readable: ${outer} holds the data dir (the server's own); name a directory of the project instead`,
+    );
+    const withWorkspaceIn = () =>
+      loadConfig(
+        ['--data-dir', join(root, 'data'), '--workspace', join(outer, 'ws'), '--readable', outer],
+        { HOME: home },
+        root,
+      );
+    expect(configErrorOf(withWorkspaceIn).message).toBe(
+      `--readable: ${outer} holds the workspace root (the agents'); name a directory of the project instead`,
     );
   });
 

@@ -1,9 +1,10 @@
 /**
  * `--readable DIR`: directories every sandboxed shell may read at their own path (a project
  * whose programs the shells run, as a Playwright test of a CLI does). Each must be a
- * directory; none may be the root, hold the home (its keys and tokens), or lie in the data
- * dir or the workspace root. What of the server lies inside one stays hidden (the sandbox
- * hides it again over the directory).
+ * directory; none may be the root, or hold (be or contain) the home (its keys and tokens),
+ * the temp dir (every shell's private dir and nonce), the data dir or the workspace root, nor
+ * lie in the data dir or the workspace root. Refusing at start beats hiding again: a hidden
+ * path inside a shown one is one missed mount away from a leak, and the message names the fix.
  */
 import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -15,6 +16,8 @@ export interface ReadablePlaces {
   readonly home: string | undefined;
   readonly dataDir: string;
   readonly workspace: string;
+  /** The temp dir the server makes shells' private dirs in (os.tmpdir()). */
+  readonly tmp: string;
 }
 
 function inside(child: string, parent: string): boolean {
@@ -67,8 +70,13 @@ export function readReadableDirs(
     };
     if (dir === sep) refuse('is the whole file system');
     if (places.home && inside(real(places.home), dir)) refuse('holds the home directory');
+    if (inside(real(places.tmp), dir)) {
+      refuse(`holds the temp dir ${real(places.tmp)} (every shell's private files)`);
+    }
     if (inside(dir, real(places.dataDir))) refuse("is inside the data dir (the server's own)");
+    if (inside(real(places.dataDir), dir)) refuse("holds the data dir (the server's own)");
     if (inside(dir, real(places.workspace))) refuse("is inside the workspace root (the agents')");
+    if (inside(real(places.workspace), dir)) refuse("holds the workspace root (the agents')");
     dirs.add(dir);
   }
   return [...dirs];

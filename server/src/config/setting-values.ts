@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { errorCode } from './admin-token.ts';
 import { ConfigError } from './config-error.ts';
+import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.ts';
 import { envNameOf, type FlagName } from './flags.ts';
 
 export type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -17,8 +18,8 @@ export interface Setting {
   readonly source: string;
 }
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 7400;
+export { DEFAULT_HOST, DEFAULT_PORT };
+
 const MAX_PORT = 65_535;
 
 /** The flag's value, else its variable's (an empty variable counts as unset). */

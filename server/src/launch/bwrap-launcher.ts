@@ -14,55 +14,126 @@
  * policy and proxy layers, which we would have to switch off.
  */
 
-import { sessionTree } from '../pty/process-tree.ts';
+import { existsSync } from 'node:fs';
+import { shellTree } from '../pty/process-tree.ts';
 import { type PtyExit, signalName } from '../pty/pty-process.ts';
 import type { Cgroups } from './cgroups.ts';
+import { exitWaiterPrelude } from './exit-waiter.ts';
 import type { Placement, PlacementRequest, ShellLauncher } from './launcher.ts';
-import { hostPrelude, ownGroupPrelude, type RlimitSettings, rlimitPrelude } from './prelude.ts';
-import { type HiddenPaths, hidingArgs, readableArgs, realOrNull } from './sandbox-paths.ts';
+import { sweepLeftovers } from './leftover-sweep.ts';
+import {
+  dropPrelude,
+  hostPrelude,
+  ownGroupPrelude,
+  type RlimitSettings,
+  rlimitPrelude,
+  SECCOMP_FD,
+  seccompPrelude,
+} from './prelude.ts';
+import {
+  attachNetwork,
+  NETWORK_TAG_VARIABLE,
+  type NetworkAttachment,
+  type NetworkMode,
+  type PastaOptions,
+} from './sandbox-network.ts';
+import {
+  type HiddenPaths,
+  hiddenHome,
+  hidingArgs,
+  mountArgs,
+  readableArgs,
+  realOrNull,
+} from './sandbox-paths.ts';
+import { devArgs, sizedTmpfs } from './sandbox-tmpfs.ts';
+import { giveWorkspace, shareWithShell } from './shell-ownership.ts';
+import type { ShellUser } from './shell-user.ts';
+import type { WorkspaceQuota } from './workspace-quota.ts';
 
 export interface BwrapSettings {
   readonly bwrap: string;
-  /** Off: the sandbox has its own network namespace with loopback only. */
-  readonly network: boolean;
+  /** `host` shares the host's network; otherwise a namespace of its own (sandbox-network.ts). */
+  readonly network: NetworkMode;
+  /** For `--network on`: the pasta that gives each namespace its egress. */
+  readonly pasta: PastaOptions | null;
+  /** Size of each tmpfs the sandbox mounts, in bytes. */
+  readonly tmpSizeBytes: number;
+  readonly cpuWeight: number;
+  readonly cpuMax: number | undefined;
+  /** Mounts each workspace's own file system before its first shell; null: no quota. */
+  readonly quota: WorkspaceQuota | null;
   readonly hidden: HiddenPaths;
   /** Directories every shell may read (`--readable`). */
   readonly readable: readonly string[];
   readonly maxProcesses: number;
   readonly maxMemoryBytes: number | undefined;
   readonly cgroups: Cgroups;
+  /** Who shells run as when the server is root (with setpriv to become it); else null. */
+  readonly shellUser: { readonly user: ShellUser; readonly setpriv: string } | null;
+  /** The compiled seccomp filter (seccomp-filter.ts) in a server-only file; null for none. */
+  readonly seccompFile: string | null;
 }
 
-/** Namespaces and privileges every sandbox starts with. */
-export function isolationArgs(network: boolean): string[] {
+/**
+ * What the sandbox's first step keeps when root starts it, to become the shell user
+ * (prelude.ts, dropPrelude); everything else is dropped, and these go with the uid change.
+ * CAP_DAC_READ_SEARCH lets bwrap enter the workspace, which is the shell user's (mode 700).
+ */
+const DROP_CAPABILITIES = [
+  'CAP_SETUID',
+  'CAP_SETGID',
+  'CAP_SETPCAP',
+  'CAP_CHOWN',
+  'CAP_DAC_READ_SEARCH',
+];
+
+/** Parts of /proc that change the host, made read-only over the sandbox's own /proc. */
+const PROC_WALLS = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'];
+
+/**
+ * Namespaces and privileges every sandbox starts with. `dropsUser`: the server is root and
+ * the shell becomes the shell user inside (shell-user.ts). Then there is no user namespace:
+ * bwrap run by root with `--unshare-user` maps the sandbox's uid 0 to the host's uid 0, and
+ * one made by the shell user instead could not bind the server's files (root's 0700 home,
+ * the data dir) that only root can reach. So root builds the mounts and the sandbox's first
+ * step gives up root for good, the way `su` would, under the seccomp filter. Tmpfs sizes
+ * come from sizedTmpfs.
+ */
+export function isolationArgs(network: NetworkMode, dropsUser = false): string[] {
   return [
-    '--unshare-user',
+    ...(dropsUser ? [] : ['--unshare-user']),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(network ? [] : ['--unshare-net']),
+    ...(network === 'host' ? [] : ['--unshare-net']),
     '--die-with-parent',
     '--cap-drop',
     'ALL',
+    ...(dropsUser ? DROP_CAPABILITIES.flatMap((cap) => ['--cap-add', cap]) : []),
     '--ro-bind',
     '/',
     '/',
-    '--dev',
-    '/dev',
+    ...devArgs(),
     '--proc',
     '/proc',
+    // bwrap covers these only where it finds them writable; some (sysrq-trigger in a
+    // container) do not exist at all.
+    ...PROC_WALLS.flatMap((path) => ['--ro-bind-try', path, path]),
     '--tmpfs',
     '/tmp',
   ];
 }
 
 export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
+  const drop = settings.shellUser;
   const base = [
-    ...isolationArgs(settings.network),
+    ...isolationArgs(settings.network, drop !== null),
+    ...(settings.seccompFile === null ? [] : ['--seccomp', String(SECCOMP_FD)]),
     ...hidingArgs(settings.hidden),
     ...readableArgs(settings.readable, settings.hidden),
   ];
+  const home = hiddenHome(settings.hidden);
   const rlimits: RlimitSettings = {
     // Counted per user namespace, so per sandbox, except for the host's root (exempt).
     ...(settings.cgroups.holds('pids') ? {} : { maxProcesses: settings.maxProcesses }),
@@ -70,52 +141,101 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
       ? {}
       : { maxMemoryBytes: settings.maxMemoryBytes }),
   };
+  const runKey = settings.pasta?.runKey;
   return {
     kind: 'bwrap',
     place(request: PlacementRequest): Placement {
       const cgroup = settings.cgroups.create(settings);
       const workspace = realOrNull(request.workspace) ?? request.workspace;
+      // The engine's files read-only (the server never writes where the shell can), and
+      // bound after the hiding of the data dir they live in; only the shell's part writable.
       const privateDir = realOrNull(request.privateDir) ?? request.privateDir;
-      const args = [...base, '--bind', workspace, workspace];
-      for (const dir of request.readable) {
-        const real = realOrNull(dir);
-        if (real) args.push('--ro-bind', real, real);
+      const privateWritable = realOrNull(request.privateWritable) ?? request.privateWritable;
+      const readable = request.readable.map(realOrNull).filter((dir) => dir !== null);
+      if (drop) {
+        giveWorkspace(workspace, drop.user);
+        giveWorkspace(privateWritable, drop.user);
+        for (const dir of [privateDir, ...readable]) shareWithShell(dir, drop.user);
       }
-      args.push('--bind', privateDir, privateDir, '--chdir', workspace, '--');
-      const command = [request.file, ...request.args];
-      const inner = rlimitPrelude(
+      const args = [...base, ...mountArgs('--bind', workspace, workspace)];
+      for (const dir of readable) args.push(...mountArgs('--ro-bind', dir, dir));
+      args.push(
+        ...mountArgs('--ro-bind', privateDir, privateDir),
+        ...mountArgs('--bind', privateWritable, privateWritable),
+        '--chdir',
+        workspace,
+        '--',
+      );
+      const shell = [request.file, ...request.args];
+      const command =
+        request.exitMarkPrefix === undefined
+          ? shell
+          : exitWaiterPrelude(request.exitMarkPrefix, shell);
+      const limited = rlimitPrelude(
         rlimits,
         request.leadsProcessGroup ? command : ownGroupPrelude(command),
       );
-      const [file, ...rest] = hostPrelude(cgroup?.procFiles ?? [], [
-        settings.bwrap,
-        ...args,
-        ...inner,
-      ]);
+      const inner = drop
+        ? dropPrelude(drop.user, drop.setpriv, home === null ? [] : [home], limited)
+        : limited;
+      const sandbox = [settings.bwrap, ...sizedTmpfs(args, settings.tmpSizeBytes), ...inner];
+      const walled =
+        settings.seccompFile === null ? sandbox : seccompPrelude(settings.seccompFile, sandbox);
+      const [file, ...rest] = hostPrelude(
+        cgroup?.procFiles ?? [],
+        settings.quota?.wrap(workspace, walled) ?? walled,
+      );
+      let network: NetworkAttachment | null = null;
       return {
         spawn: {
           file: file as string,
           args: rest,
           cwd: workspace,
-          env: request.env,
+          env: drop?.user.name ? { ...request.env, ...identityEnv(drop.user.name) } : request.env,
           cols: request.cols,
           rows: request.rows,
         },
         // Everything in the sandbox descends from bwrap: orphans are reparented to the
-        // namespace's init, which is bwrap's child.
-        members: async (ptyPid) => {
-          const pids = await sessionTree(ptyPid);
+        // namespace's init, which is bwrap's child, and nothing leaves a PID namespace. So
+        // the tree under the PTY's process is the whole shell, found without scanning /proc.
+        members: async (ptyPid, ptyOurs) => {
+          const pids = ptyOurs ? await shellTree(ptyPid) : new Set<number>();
           for (const pid of cgroup?.members() ?? []) pids.add(pid);
           return pids;
         },
         describeExit: sandboxedExit,
-        release: () => cgroup?.remove(),
+        started: async (ptyPid) => {
+          if (settings.pasta === null) return;
+          try {
+            network = await attachNetwork(settings.pasta, ptyPid, cgroup?.procFiles ?? []);
+          } catch (error) {
+            // A shell that ended while its network was being attached needs none.
+            if (!existsSync(`/proc/${ptyPid}`)) return;
+            // The shell still runs, loopback only; the operator learns why.
+            process.stderr.write(
+              `jumpseat: a shell's network could not be attached: ${(error as Error).message}\n`,
+            );
+          }
+        },
+        release: () => {
+          network?.stop();
+          cgroup?.remove();
+        },
       };
     },
-    async sweepLeftovers() {
-      return sweepCgroups(settings.cgroups);
-    },
+    sweepLeftovers: () =>
+      sweepLeftovers(settings.cgroups, [
+        // Without a cgroup to hold them, a killed run's pastas are found by their tag.
+        ...(settings.pasta === null
+          ? []
+          : [{ variable: NETWORK_TAG_VARIABLE, matches: (value: string) => value === runKey }]),
+      ]),
   };
+}
+
+/** Who the shell is, for programs that read it from the environment (as login does). */
+function identityEnv(name: string): Record<string, string> {
+  return { USER: name, LOGNAME: name };
 }
 
 /** Status offset shells and bwrap use for "killed by signal N" (128 + N). */
@@ -126,25 +246,11 @@ const LAST_NAMED_SIGNAL = 31;
 /**
  * bwrap exits with its command's status, and reports a command killed by signal N as
  * 128 + N, the way shells do. So a sandboxed shell that itself exits with such a status
- * (`exit 137`) is reported as killed by that signal: the two cannot be told apart from here.
+ * (`exit 137`) would be reported as killed by that signal: this is the guess when the exit
+ * waiter's mark (exit-waiter.ts), which tells them apart, did not arrive.
  */
 function sandboxedExit(exit: PtyExit): PtyExit {
   const number = (exit.code ?? 0) - SIGNAL_STATUS_BASE;
   const name = number >= 1 && number <= LAST_NAMED_SIGNAL ? signalName(number) : null;
   return exit.signal === null && name !== null ? { code: null, signal: name } : exit;
-}
-
-/** Kills the members of cgroups a dead run left and removes them; returns how many died. */
-export async function sweepCgroups(cgroups: Cgroups): Promise<number> {
-  const left = cgroups.leftovers();
-  for (const pid of left.members) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone already.
-    }
-  }
-  if (left.members.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-  left.remove();
-  return left.members.size;
 }

@@ -1,8 +1,9 @@
 /**
  * Per-shell cgroups, where the host lets this server create them (as root, or where a
- * cgroup is delegated to its user): a `pids` limit that a fork bomb cannot pass, an
- * optional memory limit for the shell's whole tree, and a membership list that `setsid` or a
- * double fork cannot leave, so a reset ends every process the shell started.
+ * cgroup is delegated to its user): a `pids` limit that a fork bomb cannot pass, a memory
+ * limit for the shell's whole tree (tmpfs pages it writes included, no swap), a CPU weight (and
+ * an optional cap) so one shell's busy loop cannot starve the others, and a membership list
+ * that `setsid` or a double fork cannot leave, so a reset ends every process the shell started.
  * Both cgroup v1 (one hierarchy per controller) and v2 (one unified hierarchy) are handled.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,11 +17,25 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 
-/** Our cgroups are named `jumpseat-<server pid>-<random>`; the pid tells a live run's from a dead one's. */
+/**
+ * Our cgroups are named `jumpseat-<run key>-<server pid>-<random>`. The run key is a hash of
+ * the data dir, so a server sweeps only what an earlier run on its own data dir left (never a
+ * live or dead neighbour's on another data dir); the pid tells a live run's from a dead one's.
+ */
 const GROUP_PREFIX = 'jumpseat-';
-const GROUP_NAME = /^jumpseat-(\d+)-[0-9a-f]+$/;
+const GROUP_NAME = /^jumpseat-([0-9a-f]+)-(\d+)-[0-9a-f]+$/;
 
-type Controller = 'pids' | 'memory';
+type Controller = 'pids' | 'memory' | 'cpu';
+const CONTROLLERS: readonly Controller[] = ['pids', 'memory', 'cpu'];
+
+/** cgroup v2's default `cpu.weight` and v1's default `cpu.shares`: the same share of a CPU. */
+export const DEFAULT_CPU_WEIGHT = 100;
+const V1_SHARES_PER_WEIGHT = 1024 / DEFAULT_CPU_WEIGHT;
+/** v1 accepts `cpu.shares` from 2 to 262144. */
+const V1_MIN_SHARES = 2;
+const V1_MAX_SHARES = 262_144;
+/** The CFS period a CPU cap is expressed in (the kernel's default, 100 ms), in microseconds. */
+const CPU_PERIOD_US = 100_000;
 
 interface Hierarchy {
   /** The cgroup directory this server runs in, in that hierarchy. */
@@ -32,6 +47,10 @@ export interface CgroupLimits {
   readonly maxProcesses: number;
   /** Undefined: no memory limit. */
   readonly maxMemoryBytes: number | undefined;
+  /** Relative CPU share, 1-10000 (v2 `cpu.weight`; v1 `cpu.shares` scaled from it). */
+  readonly cpuWeight: number;
+  /** CPUs' worth of time the shell may use at most (e.g. 1.5); undefined: no cap. */
+  readonly cpuMax: number | undefined;
 }
 
 /** One shell's cgroups (one directory per hierarchy involved). */
@@ -44,16 +63,25 @@ export interface ShellCgroup {
 }
 
 export class Cgroups {
-  private constructor(private readonly hierarchies: ReadonlyMap<Controller, Hierarchy>) {}
+  private constructor(
+    private readonly hierarchies: ReadonlyMap<Controller, Hierarchy>,
+    private readonly runKey: string,
+  ) {}
 
-  /** The controllers this process can create child cgroups for; none is an answer too. */
-  static detect(): Cgroups {
+  /**
+   * The controllers this process can create child cgroups for; none is an answer too.
+   * `runKey` names this server's groups across its runs (a hash of its data dir).
+   */
+  static detect(runKey: string): Cgroups {
+    if (!/^[0-9a-f]+$/.test(runKey)) throw new Error(`a cgroup run key is hex (got ${runKey})`);
     const found = new Map<Controller, Hierarchy>();
-    for (const controller of ['pids', 'memory'] as const) {
+    for (const controller of CONTROLLERS) {
       const hierarchy = findHierarchy(controller);
-      if (hierarchy && canCreateUnder(hierarchy, controller)) found.set(controller, hierarchy);
+      if (hierarchy && canCreateUnder(hierarchy, controller, runKey)) {
+        found.set(controller, hierarchy);
+      }
     }
-    return new Cgroups(found);
+    return new Cgroups(found, runKey);
   }
 
   holds(controller: Controller): boolean {
@@ -64,7 +92,7 @@ export class Cgroups {
   create(limits: CgroupLimits): ShellCgroup | null {
     const pids = this.hierarchies.get('pids');
     if (!pids) return null;
-    const name = `${GROUP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
+    const name = `${GROUP_PREFIX}${this.runKey}-${process.pid}-${randomBytes(6).toString('hex')}`;
     const dirs = new Set<string>();
     const make = (hierarchy: Hierarchy): string => {
       const dir = join(hierarchy.base, name);
@@ -73,16 +101,13 @@ export class Cgroups {
       return dir;
     };
     try {
-      const pidsDir = make(pids);
-      if (limits.maxProcesses !== undefined)
-        writeFileSync(join(pidsDir, 'pids.max'), String(limits.maxProcesses));
+      writeFileSync(join(make(pids), 'pids.max'), String(limits.maxProcesses));
       const memory = this.hierarchies.get('memory');
       if (limits.maxMemoryBytes !== undefined && memory) {
-        const memoryDir = make(memory);
-        const file = memory.version === 2 ? 'memory.max' : 'memory.limit_in_bytes';
-        writeFileSync(join(memoryDir, file), String(limits.maxMemoryBytes));
-        if (memory.version === 2) writeFileSync(join(memoryDir, 'memory.swap.max'), '0');
+        limitMemory(make(memory), memory.version, limits.maxMemoryBytes);
       }
+      const cpu = this.hierarchies.get('cpu');
+      if (cpu) limitCpu(make(cpu), cpu.version, limits);
     } catch (error) {
       for (const dir of dirs) removeQuietly(dir);
       throw error;
@@ -97,20 +122,58 @@ export class Cgroups {
     };
   }
 
-  /** Cgroups left by runs of this server that died without shutting down: their processes. */
-  leftovers(): { members: Set<number>; remove: () => void } {
+  /**
+   * Cgroups left by runs of this server on this data dir that died without shutting down,
+   * and their processes. Groups of other data dirs, and those of live runs, are not ours.
+   */
+  leftovers(): { members: Set<number>; groups: number; remove: () => void } {
     const members = new Set<number>();
     const dirs: string[] = [];
     for (const hierarchy of new Set(this.hierarchies.values())) {
       for (const entry of safeReaddir(hierarchy.base)) {
         const match = GROUP_NAME.exec(entry);
-        if (!match || processAlive(Number(match[1]))) continue;
+        if (!match || match[1] !== this.runKey || processAlive(Number(match[2]))) continue;
         const dir = join(hierarchy.base, entry);
         dirs.push(dir);
         for (const pid of readMembers(join(dir, 'cgroup.procs'))) members.add(pid);
       }
     }
-    return { members, remove: () => dirs.forEach(removeQuietly) };
+    return { members, groups: dirs.length, remove: () => dirs.forEach(removeQuietly) };
+  }
+}
+
+/** The limit, and no swap: a shell past its memory is stopped, never paged out for others. */
+function limitMemory(dir: string, version: 1 | 2, bytes: number): void {
+  if (version === 2) {
+    writeFileSync(join(dir, 'memory.max'), String(bytes));
+    // Only present where the kernel accounts swap; without it there is no swap to use.
+    const swap = join(dir, 'memory.swap.max');
+    if (existsSync(swap)) writeFileSync(swap, '0');
+    return;
+  }
+  writeFileSync(join(dir, 'memory.limit_in_bytes'), String(bytes));
+  // memsw is memory + swap: equal to the limit, nothing can go to swap. Without swap
+  // accounting the file is absent; swappiness 0 then keeps the group's pages in RAM.
+  const memsw = join(dir, 'memory.memsw.limit_in_bytes');
+  if (existsSync(memsw)) writeFileSync(memsw, String(bytes));
+  else writeFileSync(join(dir, 'memory.swappiness'), '0');
+}
+
+function limitCpu(dir: string, version: 1 | 2, limits: CgroupLimits): void {
+  const quota = limits.cpuMax === undefined ? null : Math.round(limits.cpuMax * CPU_PERIOD_US);
+  if (version === 2) {
+    writeFileSync(join(dir, 'cpu.weight'), String(limits.cpuWeight));
+    if (quota !== null) writeFileSync(join(dir, 'cpu.max'), `${quota} ${CPU_PERIOD_US}`);
+    return;
+  }
+  const shares = Math.min(
+    V1_MAX_SHARES,
+    Math.max(V1_MIN_SHARES, Math.round(limits.cpuWeight * V1_SHARES_PER_WEIGHT)),
+  );
+  writeFileSync(join(dir, 'cpu.shares'), String(shares));
+  if (quota !== null) {
+    writeFileSync(join(dir, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
+    writeFileSync(join(dir, 'cpu.cfs_quota_us'), String(quota));
   }
 }
 
@@ -140,21 +203,27 @@ function findHierarchy(controller: Controller): Hierarchy | null {
   return null;
 }
 
+/** The file a controller's limit is set in, by version: its presence proves the controller. */
+function limitFile(controller: Controller, version: 1 | 2): string {
+  switch (controller) {
+    case 'pids':
+      return 'pids.max';
+    case 'memory':
+      return version === 2 ? 'memory.max' : 'memory.limit_in_bytes';
+    case 'cpu':
+      return version === 2 ? 'cpu.weight' : 'cpu.shares';
+  }
+}
+
 /** Tries it: creating a probe group and finding the controller's file in it. */
-function canCreateUnder(hierarchy: Hierarchy, controller: Controller): boolean {
-  const probe = join(hierarchy.base, `${GROUP_PREFIX}${process.pid}-probe`);
+function canCreateUnder(hierarchy: Hierarchy, controller: Controller, runKey: string): boolean {
+  const probe = join(hierarchy.base, `${GROUP_PREFIX}${runKey}-${process.pid}-probe`);
   try {
     mkdirSync(probe);
   } catch {
     return false;
   }
-  const file =
-    controller === 'pids'
-      ? 'pids.max'
-      : hierarchy.version === 2
-        ? 'memory.max'
-        : 'memory.limit_in_bytes';
-  const usable = existsSync(join(probe, file));
+  const usable = existsSync(join(probe, limitFile(controller, hierarchy.version)));
   removeQuietly(probe);
   return usable;
 }

@@ -5,21 +5,35 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { bwrapLauncher, isolationArgs } from './bwrap-launcher.ts';
 import { Cgroups } from './cgroups.ts';
 import { directLauncher } from './direct-launcher.ts';
 import type { SandboxMode, ShellLauncher } from './launcher.ts';
+import type { NetworkMode } from './sandbox-network.ts';
+import { prepareWalls, type SandboxWalls, WallError } from './sandbox-walls.ts';
+import { DEFAULT_SHELL_USER } from './shell-user.ts';
+import { WorkspaceQuota } from './workspace-quota.ts';
 
 /** A sandbox that has not run `true` by then does not work here. */
 const PROBE_TIMEOUT_MS = 10_000;
+/** pasta's side of the namespace is a tap device: without this node it cannot start. */
+const TUN_DEVICE = '/dev/net/tun';
+/** Hex digits of the data dir's hash that name this server's shells, cgroups and pastas. */
+const RUN_KEY_DIGITS = 16;
 
 export interface LauncherSettings {
   readonly sandbox: SandboxMode;
-  readonly network: boolean;
+  readonly network: NetworkMode;
   readonly maxProcesses: number;
   readonly maxMemoryBytes: number | undefined;
+  readonly tmpSizeBytes: number;
+  readonly cpuWeight: number;
+  readonly cpuMax: number | undefined;
+  /** Undefined: no quota asked for. */
+  readonly workspaceQuotaBytes: number | undefined;
   readonly dataDir: string;
   /** The workspace root, hidden from each sandbox unless shells share it. */
   readonly workspace: string;
@@ -29,31 +43,59 @@ export interface LauncherSettings {
   /** The environment shells start with: its PATH and HOME decide which tools stay visible. */
   readonly shellEnv: NodeJS.ProcessEnv;
   readonly pwshPath: string | null;
+  /** `--shell-user`: who sandboxed shells run as when the server is root. */
+  readonly shellUser?: string;
 }
 
 export interface ChosenLauncher {
   readonly launcher: ShellLauncher;
   /** Why shells are not sandboxed under `auto` (for the banner), else null. */
   readonly warning: string | null;
-  /** How the process and memory limits are held: `cgroup`, `rlimit` or `none`. */
-  readonly limits: 'cgroup' | 'rlimit' | 'none';
+  /** How the process limit is held: `cgroup`, `rlimit` or `none`. */
+  readonly limits: LimitHolder;
+  /** How the memory limit is held (`rlimit`: RLIMIT_AS, per process). */
+  readonly memory: LimitHolder;
+  /** Whether the CPU weight (and cap) holds. */
+  readonly cpu: 'cgroup' | 'none';
+  /** The network shells actually get, and why it is not the one asked for (else null). */
+  readonly network: NetworkMode;
+  readonly networkWarning: string | null;
+  /** Each workspace's own file system where the quota holds, else why it does not. */
+  readonly quota: WorkspaceQuota | { readonly why: string };
+  /** Who sandboxed shells run as and under which filter (for the banner); null unsandboxed. */
+  readonly walls: string | null;
 }
+
+export type LimitHolder = 'cgroup' | 'rlimit' | 'none';
 
 /** Thrown for `--sandbox bwrap` where bubblewrap cannot work. */
 export class SandboxUnavailableError extends Error {}
 
 export function findBwrap(env: NodeJS.ProcessEnv): string | null {
+  return findOnPath('bwrap', env);
+}
+
+function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (dir === '' || !isAbsolute(dir)) continue;
-    const candidate = join(dir, 'bwrap');
+    const candidate = join(dir, name);
     if (isExecutableFile(candidate)) return candidate;
   }
   return null;
 }
 
+/** pasta for `--network on`, or why there is none. */
+function findPasta(env: NodeJS.ProcessEnv): { pasta: string } | { why: string } {
+  const pasta = findOnPath('pasta', env);
+  if (pasta === null) return { why: 'pasta is not installed (Debian package passt)' };
+  if (!existsSync(TUN_DEVICE)) return { why: `${TUN_DEVICE} is missing, which pasta needs` };
+  return { pasta };
+}
+
 /** Runs `true` in a sandbox built like a shell's; null when it works, else why not. */
-export function probeBwrap(bwrap: string, network: boolean): string | null {
-  const result = spawnSync(bwrap, [...isolationArgs(network), '--', 'true'], {
+export function probeBwrap(bwrap: string, network: NetworkMode): string | null {
+  const dropsUser = process.getuid?.() === 0;
+  const result = spawnSync(bwrap, [...isolationArgs(network, dropsUser), '--', 'true'], {
     timeout: PROBE_TIMEOUT_MS,
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -67,17 +109,37 @@ export function probeBwrap(bwrap: string, network: boolean): string | null {
 }
 
 export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
-  const cgroups = Cgroups.detect();
-  const runKey = createHash('sha256').update(settings.dataDir).digest('hex').slice(0, 16);
+  const runKey = createHash('sha256')
+    .update(settings.dataDir)
+    .digest('hex')
+    .slice(0, RUN_KEY_DIGITS);
+  const cgroups = Cgroups.detect(runKey);
+  const limits = {
+    maxProcesses: settings.maxProcesses,
+    maxMemoryBytes: settings.maxMemoryBytes,
+    cpuWeight: settings.cpuWeight,
+    cpuMax: settings.cpuMax,
+  };
+  const memory: LimitHolder =
+    settings.maxMemoryBytes === undefined ? 'none' : cgroups.holds('memory') ? 'cgroup' : 'rlimit';
+  const cpu = cgroups.holds('cpu') && cgroups.holds('pids') ? 'cgroup' : 'none';
+  const quota = WorkspaceQuota.detect({
+    bytes: settings.workspaceQuotaBytes,
+    root: settings.workspace,
+    shared: settings.sharedWorkspace,
+  });
+  const mounts = quota instanceof WorkspaceQuota ? quota : null;
   const direct = (warning: string | null): ChosenLauncher => ({
-    launcher: directLauncher({
-      runKey,
-      maxProcesses: settings.maxProcesses,
-      maxMemoryBytes: settings.maxMemoryBytes,
-      cgroups,
-    }),
+    launcher: directLauncher({ runKey, ...limits, cgroups, quota: mounts }),
     warning,
     limits: cgroups.holds('pids') ? 'cgroup' : 'none',
+    walls: null,
+    memory,
+    cpu,
+    // Unsandboxed shells are on the host's network whatever was asked.
+    network: 'host',
+    networkWarning: null,
+    quota,
   });
   if (settings.sandbox === 'off') return direct(null);
   const bwrap = findBwrap(settings.shellEnv.PATH === undefined ? process.env : settings.shellEnv);
@@ -92,13 +154,34 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
       `shells run UNSANDBOXED (--sandbox auto): ${reason}; install bubblewrap or pass --sandbox off to silence this`,
     );
   }
+  let walls: SandboxWalls;
+  try {
+    walls = prepareWalls({
+      dataDir: settings.dataDir,
+      shellUser: settings.shellUser ?? DEFAULT_SHELL_USER,
+      path: settings.shellEnv.PATH ?? process.env.PATH,
+      serverUid: process.getuid?.() ?? -1,
+    });
+  } catch (error) {
+    if (!(error instanceof WallError)) throw error;
+    // Never a quiet fall back to no sandbox: as root that would be the whole host.
+    throw new SandboxUnavailableError(
+      `--sandbox ${settings.sandbox}: the sandbox cannot run here: ${error.message}`,
+    );
+  }
   const pathDirs = (settings.shellEnv.PATH ?? '').split(delimiter).filter((dir) => isAbsolute(dir));
+  const found = settings.network === 'on' ? findPasta(process.env) : null;
+  const pasta = found !== null && 'pasta' in found ? { pasta: found.pasta, runKey } : null;
+  const network: NetworkMode =
+    settings.network === 'on' && pasta === null ? 'off' : settings.network;
   const launcher = bwrapLauncher({
     bwrap,
-    network: settings.network,
-    maxProcesses: settings.maxProcesses,
-    maxMemoryBytes: settings.maxMemoryBytes,
+    network,
+    pasta,
+    tmpSizeBytes: settings.tmpSizeBytes,
+    ...limits,
     cgroups,
+    quota: mounts,
     hidden: {
       dataDir: settings.dataDir,
       workspaceRoot: settings.sharedWorkspace ? null : settings.workspace,
@@ -106,11 +189,24 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
       toolPaths: settings.pwshPath === null ? pathDirs : [...pathDirs, settings.pwshPath],
     },
     readable: settings.readable ?? [],
+    shellUser: walls.shellUser,
+    seccompFile: walls.seccompFile,
   });
-  const rootExempt = process.getuid?.() === 0;
+  // Root's processes are exempt from RLIMIT_NPROC; the shell user's are not (they count
+  // together for every shell of that user, as there is no user namespace then).
+  const rootExempt = process.getuid?.() === 0 && walls.shellUser === null;
   return {
     launcher,
     warning: null,
     limits: cgroups.holds('pids') ? 'cgroup' : rootExempt ? 'none' : 'rlimit',
+    walls: walls.summary,
+    memory,
+    cpu,
+    network,
+    networkWarning:
+      found !== null && 'why' in found
+        ? `shells are loopback only (--network on): ${found.why}; install it, or pass --network off to silence this`
+        : null,
+    quota,
   };
 }

@@ -7,22 +7,23 @@
  * an agent that does).
  */
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { sessionTree } from '../pty/process-tree.ts';
-import { sweepCgroups } from './bwrap-launcher.ts';
-import type { Cgroups } from './cgroups.ts';
+import { sessionTree, shellTree } from '../pty/process-tree.ts';
+import type { CgroupLimits, Cgroups } from './cgroups.ts';
 import type { Placement, PlacementRequest, ShellLauncher } from './launcher.ts';
-import { hostPrelude } from './prelude.ts';
+import { sweepLeftovers } from './leftover-sweep.ts';
+import { hostPrelude, rlimitPrelude } from './prelude.ts';
+import { realOrNull } from './sandbox-paths.ts';
+import { taggedProcesses } from './tagged-processes.ts';
+import type { WorkspaceQuota } from './workspace-quota.ts';
 
 /** Set in each unsandboxed shell's environment: `<run key>:<random>`. */
 export const SHELL_TAG_VARIABLE = 'SUPERVISED_SHELL_ID';
 
-export interface DirectSettings {
+export interface DirectSettings extends CgroupLimits {
   /** Names this server's shells across runs (from its data dir), for the start-up sweep. */
   readonly runKey: string;
-  readonly maxProcesses: number;
-  readonly maxMemoryBytes: number | undefined;
   readonly cgroups: Cgroups;
+  readonly quota: WorkspaceQuota | null;
 }
 
 export function directLauncher(settings: DirectSettings): ShellLauncher {
@@ -33,7 +34,17 @@ export function directLauncher(settings: DirectSettings): ShellLauncher {
       // every process of the server's user, the server's other shells included.
       const cgroup = settings.cgroups.create(settings);
       const tag = `${settings.runKey}:${randomBytes(8).toString('hex')}`;
-      const [file, ...args] = hostPrelude(cgroup?.procFiles ?? [], [request.file, ...request.args]);
+      // Without a memory cgroup, RLIMIT_AS bounds each process instead of the whole shell.
+      const memoryRlimit =
+        settings.maxMemoryBytes !== undefined && !settings.cgroups.holds('memory')
+          ? { maxMemoryBytes: settings.maxMemoryBytes }
+          : {};
+      const command = rlimitPrelude(memoryRlimit, [request.file, ...request.args]);
+      const workspace = realOrNull(request.workspace) ?? request.workspace;
+      const [file, ...args] = hostPrelude(
+        cgroup?.procFiles ?? [],
+        settings.quota?.wrap(workspace, command) ?? command,
+      );
       return {
         spawn: {
           file: file as string,
@@ -43,48 +54,30 @@ export function directLauncher(settings: DirectSettings): ShellLauncher {
           cols: request.cols,
           rows: request.rows,
         },
-        members: async (ptyPid) => {
+        // A cgroup lists every process of the shell (setsid and double forks cannot leave
+        // it), so the host is scanned only where there is none: for the session's
+        // reparented jobs and for the tag.
+        members: async (ptyPid, ptyOurs) => {
+          if (cgroup) {
+            const pids = ptyOurs ? await shellTree(ptyPid) : new Set<number>();
+            for (const pid of cgroup.members()) pids.add(pid);
+            return pids;
+          }
           const pids = await sessionTree(ptyPid);
-          for (const pid of cgroup?.members() ?? []) pids.add(pid);
-          for (const pid of await tagged((value) => value === tag)) pids.add(pid);
+          for (const pid of await taggedProcesses(SHELL_TAG_VARIABLE, (value) => value === tag))
+            pids.add(pid);
           return pids;
         },
         describeExit: (exit) => exit,
         release: () => cgroup?.remove(),
       };
     },
-    async sweepLeftovers() {
-      let ended = await sweepCgroups(settings.cgroups);
-      for (const pid of await tagged((value) => value.startsWith(`${settings.runKey}:`))) {
-        try {
-          process.kill(pid, 'SIGKILL');
-          ended++;
-        } catch {
-          // Gone already.
-        }
-      }
-      return ended;
-    },
+    sweepLeftovers: () =>
+      sweepLeftovers(settings.cgroups, [
+        {
+          variable: SHELL_TAG_VARIABLE,
+          matches: (value) => value.startsWith(`${settings.runKey}:`),
+        },
+      ]),
   };
-}
-
-/** Processes whose environment has the shell tag with a value `matches` accepts. */
-async function tagged(matches: (value: string) => boolean): Promise<number[]> {
-  const prefix = `${SHELL_TAG_VARIABLE}=`;
-  const found: number[] = [];
-  const entries = await readdir('/proc').catch(() => [] as string[]);
-  await Promise.all(
-    entries
-      .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
-      .map(async (name) => {
-        const environ = await readFile(`/proc/${name}/environ`, 'latin1').catch(() => '');
-        for (const entry of environ.split('\0')) {
-          if (entry.startsWith(prefix) && matches(entry.slice(prefix.length))) {
-            found.push(Number(name));
-            return;
-          }
-        }
-      }),
-  );
-  return found;
 }

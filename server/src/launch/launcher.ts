@@ -22,17 +22,34 @@ export interface PlacementRequest {
   readonly rows: number;
   /** The shell's own directory: it starts there and may write there. */
   readonly workspace: string;
-  /** The engine's private directory for this shell (integration and command files). */
+  /** The engine's private directory for this shell (integration and command files): the
+   *  shell may read it, never write it. */
   readonly privateDir: string;
+  /** The one directory inside `privateDir` the shell may write. */
+  readonly privateWritable: string;
   /** Directories the shell may read but not write (its own saved outputs). */
   readonly readable: readonly string[];
+  /**
+   * The start of a mark the launcher may have printed on the terminal when the shell ends,
+   * followed by its exact ending (see exit-waiter.ts), where the exit status it can see
+   * would not tell an exit code from a signal. Optional for launchers that see it exactly.
+   */
+  readonly exitMarkPrefix?: string;
 }
 
 /** One shell's place: what to spawn and how to find (and end) everything it started. */
 export interface Placement {
   readonly spawn: PtySpawnOptions;
-  /** Every live process of the shell, given the pid node-pty reported for it. */
-  members(ptyPid: number): Promise<Set<number>>;
+  /**
+   * Every live process of the shell, given the pid node-pty reported for it. `ptyOurs`: that
+   * pid is still the PTY's process (not reaped and reused), so its descendants are the shell's.
+   */
+  members(ptyPid: number, ptyOurs: boolean): Promise<Set<number>>;
+  /**
+   * Finishes the place once the PTY's process runs (attaches the sandbox's network); the
+   * shell's first call waits for it. Never rejects: what fails is reported by the launcher.
+   */
+  started?(ptyPid: number): Promise<void>;
   /** How the shell itself ended, from how the PTY's process ended. */
   describeExit(exit: PtyExit): PtyExit;
   /** Frees what the placement holds (a cgroup); called once the shell's processes are gone. */

@@ -81,3 +81,65 @@ export function rlimitPrelude(limits: RlimitSettings, command: readonly string[]
     ...command,
   ];
 }
+
+/**
+ * Opens `file` as descriptor 3 and runs `command` (bwrap with `--seccomp 3`): node-pty passes
+ * no descriptor beyond the terminal, so the filter reaches bwrap this way. The file lies in
+ * the data dir, which no shell can see; bwrap reads it before the sandbox starts.
+ */
+export function seccompPrelude(file: string, command: readonly string[]): string[] {
+  return [
+    'bash',
+    '--noprofile',
+    '--norc',
+    '-c',
+    'exec 3<"$1" || exit 125; shift; exec "$@"',
+    PRELUDE_NAME,
+    file,
+    ...command,
+  ];
+}
+
+/** The argument bwrap's `--seccomp` is given: the descriptor seccompPrelude opens. */
+export const SECCOMP_FD = 3;
+
+const DROP_PRELUDE = [
+  // The sandbox's own /tmp and /dev/shm, as on any host: everyone's, sticky.
+  'chmod 1777 /tmp || exit 125',
+  'if [ -d /dev/shm ]; then chmod 1777 /dev/shm || exit 125; fi',
+  'uid=$1 gid=$2 setpriv=$3; shift 3',
+  // Each argument up to `--` is a directory of the sandbox's own the shell must own (its home).
+  'while [ "$1" != -- ]; do chown "$uid:$gid" "$1" || exit 125; shift; done',
+  'shift',
+  'exec "$setpriv" --reuid="$uid" --regid="$gid" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"',
+].join('\n');
+
+/**
+ * Runs first inside a sandbox started by root (without a user namespace: see
+ * bwrap-launcher.ts): makes the sandbox's own tmpfs directories usable by `uid`, then becomes
+ * `uid:gid` for good, with no supplementary groups, no capabilities in any set and
+ * no_new_privs (a setuid program cannot give any back). Needs CAP_SETUID, CAP_SETGID,
+ * CAP_SETPCAP (the bounding set) and CAP_CHOWN, which bwrap keeps for this step only (with
+ * CAP_DAC_READ_SEARCH, for its own --chdir).
+ */
+export function dropPrelude(
+  user: { readonly uid: number; readonly gid: number },
+  setpriv: string,
+  ownedDirs: readonly string[],
+  command: readonly string[],
+): string[] {
+  return [
+    'bash',
+    '--noprofile',
+    '--norc',
+    '-c',
+    DROP_PRELUDE,
+    PRELUDE_NAME,
+    String(user.uid),
+    String(user.gid),
+    setpriv,
+    ...ownedDirs,
+    '--',
+    ...command,
+  ];
+}

@@ -115,6 +115,13 @@ export class ShellChannel {
       }),
     );
     this.disposables.add(
+      shell.human.secrets.onQuestion.on(({ by, open }) => {
+        for (const viewer of this.viewers) {
+          if (viewer.viewer.id === by.id) viewer.send({ type: 'secret_warning', open });
+        }
+      }),
+    );
+    this.disposables.add(
       shell.onResize.on(({ cols, rows }) => {
         // Bytes before the resize were produced at the old size: they go out first.
         this.flush();
@@ -237,6 +244,9 @@ export class ShellChannel {
           break;
         case 'decline_control':
           this.answerRequest(connection, message.to, 'declined');
+          break;
+        case 'secret_answer':
+          this.shell.human.secrets.answer(id, message.send);
           break;
       }
     } catch (error) {

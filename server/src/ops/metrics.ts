@@ -8,6 +8,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import {
   CALL_OUTCOMES,
   DIALECTS,
+  type HostInfo,
   SESSION_STATES,
   type SessionInfo,
 } from '../../../shared/src/api.ts';
@@ -65,6 +66,8 @@ export interface MetricsSource {
   sessions(): SessionInfo[];
   onCallFinished(listener: (call: FinishedCall) => void): Disposable;
 }
+
+const HOST_STATES: readonly HostInfo['state'][] = ['connected', 'unreachable', 'draining'];
 
 export class Metrics {
   readonly registry = new Registry();
@@ -137,6 +140,36 @@ export class Metrics {
       name: 'jumpseat_viewer_resyncs_total',
       help: 'Times a viewer that fell too far behind was sent a fresh snapshot.',
       registers,
+    });
+  }
+
+  /**
+   * Reads the joined hosts at scrape time (a control plane with `--local-shells off`):
+   * `jumpseat_hosts{state}` and `jumpseat_host_shells{host}`.
+   */
+  observeHosts(list: () => readonly HostInfo[]): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'jumpseat_hosts',
+      help: 'Shell hosts joined to this control plane, by state (connected, unreachable, draining).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const hosts = list();
+        for (const state of HOST_STATES) {
+          this.set({ state }, hosts.filter((host) => host.state === state).length);
+        }
+      },
+    });
+    new Gauge({
+      name: 'jumpseat_host_shells',
+      help: 'Live shells on each joined host.',
+      labelNames: ['host'],
+      registers,
+      collect() {
+        this.reset();
+        for (const host of list()) this.set({ host: host.name }, host.shells);
+      },
     });
   }
 

@@ -4,13 +4,59 @@
  * of the command passes through a line editor (tabs, ESC, ^C, ^U stay literal) and the
  * wrapper never reaches history, xtrace output or the screen.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DialectContext, ShellDialect, ShellLaunch } from './dialect.ts';
+import {
+  errexitAfterCommand,
+  errexitBeforeCommand,
+  errexitInstall,
+  errTrapAroundRun,
+  errTrapMove,
+  runFileText,
+} from './bash-errexit.ts';
+import { jobNoticesBeforeEnd, jobNoticesInstall } from './bash-job-notices.ts';
+import {
+  type DialectContext,
+  type ShellDialect,
+  type ShellLaunch,
+  TAKEN_MARK_BYTES,
+} from './dialect.ts';
 import { MARK_IDENT } from './marks.ts';
 
 /** The PROMPT_COMMAND element the integration's prompt hook lives in (see the script). */
 const HOOK_INDEX = 77;
+
+/**
+ * Aliases named like reserved words (`alias '{'=…`) would rewrite the engine's own lines,
+ * which are parsed after the command ran (the next call line, the prompt hook): post drops
+ * them. They break the shell's own syntax for the user as much, so nothing of use is lost.
+ */
+const KEYWORD_ALIASES =
+  "'!' '[[' ']]' '{' '}' case coproc do done elif else esac fi for function if in select then time until while";
+
+/**
+ * The builtins the call line, pre, post, the run file and the ERR dispatcher use. A command
+ * may disable any of them (`enable -n eval`); pre enables them again before anything the
+ * user could see, so a command's `enable -n` of these lasts until its own call ends.
+ */
+const NEEDED_BUILTINS = 'builtin printf read history set eval trap return unset . source';
+
+/**
+ * pre's first step: the needed builtins back (through `builtin`, or through `enable` itself
+ * when `builtin` was disabled). When `enable` is disabled too, nothing can enable them: if
+ * one is still off, the shell cannot run a call, and pre prints the broken mark (the engine
+ * resets the shell) rather than let the call line fail visibly. That check costs a fork, so
+ * it runs only then.
+ */
+function enableNeeded(brokenMark: string): string {
+  const enabled = NEEDED_BUILTINS.split(' ')
+    .map(() => 'builtin')
+    .join('\\n');
+  return `\\builtin enable -- ${NEEDED_BUILTINS} 2>/dev/null || \\enable -- ${NEEDED_BUILTINS} 2>/dev/null ||
+    [[ $(\\builtin type -t -- ${NEEDED_BUILTINS} 2>/dev/null) == $'${enabled}' ]] || {
+    ${brokenMark}
+    builtin return 0
+  }`;
+}
 
 /** The prefix of every name the integration defines in a shell: random per shell. */
 function namesOf(context: DialectContext): string {
@@ -37,11 +83,10 @@ function namesOf(context: DialectContext): string {
  *   0 and keeps it, and it runs after the framework's, putting the marks back around
  *   whatever PS1 became; post puts the hook back if the array was emptied.
  * - **set -e, -u, ERR traps.** pre and post run as `f || x=`, where errexit and the ERR
- *   trap do not apply to anything in them; every expansion has a default. The command runs
- *   as `! eval …`: errexit does not end the interactive shell on a failing command (a
- *   terminal would close), and PIPESTATUS keeps the exact status. Plain `eval`, a special
- *   builtin: through `builtin eval` bash applies errexit whatever the `!` (a function named
- *   `eval`, like one named `builtin`, is removed by pre and post).
+ *   trap do not apply to anything in them; every expansion has a default. The command is
+ *   `eval`ed by a sourced run file with errexit as the user set it, and the shell's ERR
+ *   trap unwinds it where errexit would end the shell: see bash-errexit.ts. (A function
+ *   named `eval`, like one named `builtin`, is removed by pre and post.)
  * - **set -x, DEBUG and RETURN traps.** pre and post switch xtrace off inside `{ …; }
  *   2>/dev/null` and the command switches it back on first; PS4 gets an invisible first
  *   character for the command, so the trace shows one `+` as at a terminal, not eval's two.
@@ -49,21 +94,25 @@ function namesOf(context: DialectContext): string {
  *   integration's own steps, so it fires for the command's commands only.
  * - **Hijacks.** Names are called with a leading backslash (no alias) and through `builtin`
  *   (no function named like a builtin); a function named `builtin` itself is removed, and
- *   builtins the integration needs are enabled again, when the engine re-sources this file
- *   after a call line failed. Attributes put on the integration's variables (`readonly`,
+ *   pre enables the builtins the integration needs again first thing (see enableNeeded). Attributes put on the integration's variables (`readonly`,
  *   `-i`) make pre print the broken mark: the engine resets the shell.
  * - **The terminal.** Lines the engine types end in LF, which ends a line whatever `stty`
  *   did to CR (`-icrnl`, `igncr`, `raw`); marks are upper-case hex, digits and `;`, so
  *   `olcuc` cannot change them.
- * - **Once only.** The call's nonce is the first line of the command file, and pre empties
- *   the file once read, so the engine can tell whether a call line that printed no start
- *   mark ran the command (never run it twice) or never got that far (safe to retry).
+ * - **Once only.** The call's nonce is the first line of the command file, and pre writes it
+ *   to the taken file once read (the command file is the server's, read-only to the shell),
+ *   so the engine can tell whether a call line that printed no start mark ran the command
+ *   (never run it twice) or never got that far (safe to retry). post adds the status there
+ *   before it prints the end mark: a shell seen reading its terminal whose file says this
+ *   call ended is at its prompt with the end mark still on its way through the terminal (a
+ *   busy machine moves it late), never a command waiting for input. Both writes go over the
+ *   file in place, padded (see TAKEN_MARK_BYTES): a truncation would wait for the disk.
  * - the command is added to history with `history -s`; the wrapper line starts with a
  *   space and HISTCONTROL keeps ignorespace, so the wrapper itself is never recorded;
  * - the line starts with an assignment: after a parse error at end of input inside eval
  *   (`echo 'unterminated`), interactive bash misparses a `{` that opens the next line.
  */
-function integrationScript(context: DialectContext): string {
+function integrationScript(context: DialectContext, runFile: string): string {
   const T = namesOf(context);
   const mark = (event: string, data: string) =>
     `builtin printf '\\e]${MARK_IDENT};%s;${event};%s\\a' "$${T}_n" ${data} >/dev/tty`;
@@ -87,10 +136,13 @@ function integrationScript(context: DialectContext): string {
   fi`;
   return `# jumpseat shell integration for bash; sourced at start, and again if a command broke it.
 \\unset -f builtin eval 2>/dev/null
+\\builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null
 builtin enable builtin printf read history set eval trap return unset enable bind 2>/dev/null
 ${T}_n=${context.nonce}
 ${T}_f=${shellQuote(context.commandFile)}
-${T}_t=${shellQuote(`${context.commandFile}.trap-`)}
+${T}_t=${shellQuote(join(context.shellDir, 'trap-'))}
+${T}_g=${shellQuote(context.takenFile)}
+${T}_rf=${shellQuote(runFile)}
 ${T}_a=$'\\e]${MARK_IDENT};'$${T}_n';A;'
 ${T}_z=$'\\a'
 ${T}_b=$'\\e]${MARK_IDENT};'$${T}_n$';B;\\a'
@@ -102,11 +154,13 @@ ${T}_s=
 ${T}_c=
 ${T}_x=
 ${T}_hook='{ ${T}_h; } 2>/dev/null'
+${jobNoticesInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
 HISTCONTROL=\${HISTCONTROL:-ignorespace}
 [[ -n \${${T}_ready-} ]] || { stty -echo 2>/dev/null; PS1='\\w\\$ '; ${T}_ready=1; }
 ${T}_h() {
   ${T}_q=$?
+  ${errexitAfterCommand(T)}
   ${restoreMarks}
   if [[ -v PS1 && \${PS1@a} == *r* && \${PS1-} != *"$${T}_p2" ]]; then
     ${mark('H', `"$${T}_k;$${T}_s;$${T}_q"`)}
@@ -117,11 +171,13 @@ ${T}_d() {
   builtin eval -- "\${${T}_dbg-}"
 }
 ${T}_r() {
-  [[ \${FUNCNAME[1]-} == ${T}_* ]] && builtin return 0
+  # Not for our own functions, nor for the run file's end (back at the top level in a call).
+  [[ \${FUNCNAME[1]-} == ${T}_* || ( \${#FUNCNAME[@]} == 1 && -n \${${T}_in-} ) ]] && builtin return 0
   builtin eval -- "\${${T}_ret-}"
 }
 ${T}_pre() {
-  \\unset -f builtin eval
+  \\unset -f builtin eval .
+  ${enableNeeded(mark('X', '""'))}
   ${T}_x=\${-//[^x]/}
   builtin set +x
   if [[ -n \${${T}_k@a}\${${T}_c@a}\${${T}_s@a}\${${T}_x@a}\${${T}_n@a}\${${T}_f@a} ]]; then
@@ -133,13 +189,13 @@ ${T}_pre() {
     IFS= builtin read -r -d '' ${T}_c || ${T}_y=
   } <"$${T}_f"
   [[ -n $${T}_k ]] || builtin return 0
-  # The start mark before the file is emptied: a mark that cannot be printed (printf
-  # disabled) leaves the file unread, so the engine knows the command did not run.
+  # The start mark before the command is marked taken: a mark that cannot be printed
+  # (printf disabled) leaves it untaken, so the engine knows the command did not run.
   if ! ${mark('S', `"$${T}_k"`)}; then
     ${T}_c=
     builtin return 0
   fi
-  >|"$${T}_f"
+  builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k" 1<>"$${T}_g"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
   if [[ ! -v PS4 || \${PS4@a} != *r* ]]; then
     ${T}_4u=\${PS4-}
@@ -147,13 +203,16 @@ ${T}_pre() {
     PS4=$${T}_4\${PS4-+ }
     ${T}_4m=$PS4
   fi
-  [[ -n $${T}_x ]] && ${T}_c="{ builtin set -x; } 2>/dev/null;$${T}_c"
+  [[ -z $${T}_x ]] || ${T}_c="\\builtin set -x;$${T}_c"
+  ${errexitBeforeCommand(T)}
 }
 ${T}_post() {
   \\unset -f builtin eval
   ${T}_x=\${-//[^x]/}
   builtin set +x
+  ${errexitAfterCommand(T)}
   ${T}_c=
+  if (( \${#BASH_ALIASES[@]} )); then builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=; fi
   case :\${HISTCONTROL-}: in
     *:ignorespace:* | *:ignoreboth:*) ;;
     *) [[ -v HISTCONTROL && \${HISTCONTROL@a} == *r* ]] ||
@@ -167,12 +226,17 @@ ${T}_post() {
   fi
   ${restoreMarks}
   ${moveTrap('DEBUG', `${T}_d`, `${T}_dbg`)}
+  [[ -n $${T}_l ]] || ${T}_dbg=
   ${moveTrap('RETURN', `${T}_r`, `${T}_ret`)}
+  ${errTrapMove(T, `\${${T}_t}ERR`)}
+  ${jobNoticesBeforeEnd(T)}
+  builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k;$${T}_s" 1<>"$${T}_g" 2>/dev/null
   ${mark('E', `"$${T}_k;$${T}_s"`)}
   [[ -n $${T}_x ]] && builtin set -x
   builtin return 0
 }
 PROMPT_COMMAND[${HOOK_INDEX}]=$${T}_hook
+${errexitInstall(T)}
 ${mark('R', '"$$"')}
 `;
 }
@@ -191,12 +255,11 @@ export const bashDialect: ShellDialect = {
       leadsProcessGroup: true,
     };
   },
+  // The trap texts are the shell's to write (in its own directory): none is made here.
   async install(context: DialectContext): Promise<string> {
-    const script = join(context.privateDir, 'integration.bash');
-    await writeFile(script, integrationScript(context), { mode: 0o600 });
-    for (const signal of ['DEBUG', 'RETURN']) {
-      await writeFile(`${context.commandFile}.trap-${signal}`, '', { mode: 0o600 });
-    }
+    // The command runs in a file of its own, sourced: see bash-errexit.ts.
+    const runFile = context.deliver('run.bash', runFileText(namesOf(context)));
+    const script = context.deliver('integration.bash', integrationScript(context, runFile));
     return ` . ${shellQuote(script)}\n`;
   },
   // readline for a person: history, arrow keys, Tab. A leading space keeps them out of history.
@@ -209,10 +272,11 @@ export const bashDialect: ShellDialect = {
   // CR, ends it: a command may have switched off the terminal's CR-to-LF (`stty -icrnl`).
   callLine(context: DialectContext): string {
     const T = namesOf(context);
+    const errTrap = errTrapAroundRun(T);
     return (
-      ` ${T}_s=I;{ \\${T}_pre||${T}_y=;} 2>/dev/null;! \\eval -- "\${${T}_c-}";` +
-      `{ ${T}_s=\${PIPESTATUS[0]};\\builtin trap -p DEBUG >|"$${T}_t"DEBUG;` +
-      `\\builtin trap -p RETURN >|"$${T}_t"RETURN;\\${T}_post||${T}_y=;} 2>/dev/null\n`
+      ` ${T}_s=I;{ \\${T}_pre||${T}_y=;${errTrap.before}} 2>/dev/null;\\. "$${T}_rf"||{ ${T}_s=$?;} 2>/dev/null;` +
+      `{ ${T}_s=\${${T}_s/#I/0};\\builtin trap -p DEBUG >|"$${T}_t"DEBUG;\\builtin trap -p ERR >|"$${T}_t"ERR;` +
+      `\\builtin trap -p RETURN >|"$${T}_t"RETURN;\\${T}_post||${T}_y=;${errTrap.after}} 2>/dev/null\n`
     );
   },
   // bash never asks where the cursor is, and with echo off its `read` prints nothing typed.

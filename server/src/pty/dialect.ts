@@ -24,8 +24,20 @@ export interface ShellLaunch {
 }
 
 export interface DialectContext {
-  /** A private directory (mode 700) for this shell's integration and command files. */
+  /**
+   * The server's private directory (mode 700) for this shell's integration and command
+   * files: the shell may read it, never write it (read-only inside a sandbox).
+   */
   readonly privateDir: string;
+  /** The one directory of the private dir the shell writes (its trap texts, `takenFile`). */
+  readonly shellDir: string;
+  /**
+   * Where the integration writes the call's nonce once it took the command file's command
+   * (after the start mark): the engine then knows the command may have run.
+   */
+  readonly takenFile: string;
+  /** Writes a file of the integration into `privateDir` (never through a link); its path. */
+  readonly deliver: (name: string, text: string) => string;
   /** The shell nonce every mark of this shell carries (see `markNonce`). */
   readonly nonce: string;
   /** A random part for the names the integration defines in the shell, so that no command
@@ -33,10 +45,20 @@ export interface DialectContext {
   readonly tag: string;
   /**
    * The file (in `privateDir`) a call is written to before the call line is typed, as
-   * `commandFileContent` lays it out; the integration reads it, then empties it.
+   * `commandFileContent` lays it out; the integration reads it, then writes `takenFile`.
    */
   readonly commandFile: string;
 }
+
+/**
+ * The taken mark's size (`takenFile`): what the integration writes there is padded with
+ * spaces to this many bytes, over the file in place, and the engine reads this many bytes
+ * and drops the padding. Written in place, not truncated first: on ext4, truncating a
+ * file that holds data and writing it again makes the close wait for the disk (its
+ * `auto_da_alloc`), several ms per call on a busy disk, twice per call. The padding covers
+ * the whole part the engine reads, so nothing else written there can show.
+ */
+export const TAKEN_MARK_BYTES = 64;
 
 /** What the command file holds for one call: its nonce on the first line, then the command
  *  exactly as given. One layout for every dialect's integration to read. */

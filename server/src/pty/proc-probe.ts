@@ -4,6 +4,7 @@
  * name), and which processes belong to a shell's tree so that a reset can end them all.
  * Linux only; every read tolerates processes vanishing underneath it.
  */
+import { readFileSync } from 'node:fs';
 import { open, readdir, readFile, readlink, stat } from 'node:fs/promises';
 
 /** Syscall numbers that can block on terminal input, per architecture. */
@@ -39,11 +40,17 @@ interface ProcStat {
   readonly pgrp: number;
   readonly session: number;
   readonly tpgid: number;
+  /** Clock ticks after boot when it started: with the pid, names one process for good. */
+  readonly startTime: string;
 }
 
 export async function readStat(pid: number): Promise<ProcStat | null> {
   const text = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => null);
-  if (!text) return null;
+  return text ? parseStat(pid, text) : null;
+}
+
+/** The fields of `/proc/<pid>/stat` text that the engine uses. */
+export function parseStat(pid: number, text: string): ProcStat {
   // The command name is in parentheses and may itself contain spaces or parentheses.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return {
@@ -53,25 +60,49 @@ export async function readStat(pid: number): Promise<ProcStat | null> {
     pgrp: Number(fields[2]),
     session: Number(fields[3]),
     tpgid: Number(fields[5]),
+    startTime: fields[19] ?? '',
   };
+}
+
+/**
+ * `readStat(pid).startTime`, read at once: taken when a process is spawned, it later tells
+ * that process from whatever reuses its number after it was reaped.
+ */
+export function startTimeOf(pid: number): string | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** The shell and every descendant still alive, found through the children lists. */
 export async function descendants(rootPid: number): Promise<number[]> {
   const found: number[] = [];
-  const queue = [rootPid];
-  while (queue.length > 0) {
-    const pid = queue.shift() as number;
-    found.push(pid);
-    const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
-    for (const tid of tasks) {
-      const children = await readFile(`/proc/${pid}/task/${tid}/children`, 'latin1').catch(
-        () => '',
-      );
-      for (const child of children.split(' ')) if (child.trim()) queue.push(Number(child));
-    }
+  // A level of the tree at a time, its reads at once: a round trip to the thread pool per
+  // level, not per process (on a busy machine each costs milliseconds, and a timeout's
+  // answer waits for them).
+  let level = [rootPid];
+  while (level.length > 0) {
+    found.push(...level);
+    const children = await Promise.all(level.map(childrenOf));
+    level = children.flat();
   }
   return found;
+}
+
+/** The children of every thread of `pid` (none when it is gone). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const lists = await Promise.all(
+    tasks.map((tid) => readFile(`/proc/${pid}/task/${tid}/children`, 'latin1').catch(() => '')),
+  );
+  const children: number[] = [];
+  for (const list of lists) {
+    for (const child of list.split(' ')) if (child.trim()) children.push(Number(child));
+  }
+  return children;
 }
 
 /**

@@ -1,6 +1,8 @@
 /**
- * Ends a shell and everything it started: its descendants and every process of its
- * session (jobs that were reparented when the shell died), confirmed gone through /proc.
+ * Ends a shell and everything it started, confirmed gone through /proc. What "everything"
+ * is comes from the launcher (its cgroup, its sandbox's PID namespace); `sessionTree` is the
+ * fallback where the host offers no list of a shell's processes. Each round reads only the
+ * shell's own processes, so ending a shell costs what it owns, not what the host runs.
  */
 import { descendants, readStat, sessionMembers } from './proc-probe.ts';
 
@@ -13,9 +15,21 @@ const CONFIRM_LIMIT_MS = 400;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The shell and its descendants: the whole shell where orphans cannot leave the tree (a PID
+ * namespace, whose init is a descendant of the PTY's process) or a cgroup lists them too.
+ */
+export async function shellTree(ptyPid: number): Promise<Set<number>> {
+  const pids = new Set(await descendants(ptyPid));
+  pids.delete(process.pid);
+  return pids;
+}
+
+/**
  * The session the shell leads (the shell itself while it lives, and its jobs, reparented or
  * not) plus whatever those started in sessions of their own. The shell's pid is never taken
- * on trust: once the shell is reaped, that number may belong to an unrelated process.
+ * on trust: once the shell is reaped, that number may belong to an unrelated process. Finding
+ * reparented jobs scans every process of the host: only for a shell with neither a cgroup nor
+ * a namespace of its own.
  */
 export async function sessionTree(shellPid: number): Promise<Set<number>> {
   const pids = new Set<number>();
@@ -65,8 +79,10 @@ export async function endProcessTree(
   do {
     const now = await treeOf(shellPid);
     for (const pid of first) now.add(pid);
-    survivors = [];
-    for (const pid of now) if (await alive(pid)) survivors.push(pid);
+    // Read at once, not one after another: a tree of many processes on a busy machine would
+    // otherwise wait a round trip to the thread pool per process, past the deadline's bound.
+    const living = await Promise.all([...now].map(alive));
+    survivors = [...now].filter((_, i) => living[i]);
     if (survivors.length === 0) return [];
     signalAll(survivors, 'SIGKILL');
     await sleep(CONFIRM_INTERVAL_MS);

@@ -4,16 +4,39 @@
  * is written to a private file and run by a fixed call line, so no byte of it passes through
  * a line editor and the wrapper never reaches `Get-History` or a result.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DialectContext, ShellDialect, ShellLaunch } from './dialect.ts';
 import { MARK_IDENT } from './marks.ts';
 
 const INTEGRATION_FILE = 'integration.ps1';
 
 /** Typed to run one call (the functions are defined by the integration). */
-const CALL_LINE =
-  '__jumpseat_pre; . $__jumpseat_sb; Microsoft.PowerShell.Core\\Set-PSDebug -Off; __jumpseat_post';
+const CALL_LINE = '__jumpseat_pre; . $__jumpseat_sb';
+
+/** Marks every integration function: no trace line and no breakpoint stop inside it. */
+const HIDDEN = '[System.Diagnostics.DebuggerHidden()] param()';
+
+/**
+ * Writes one mark to the terminal through the state `$j`. Inlined, not a function: a command
+ * can redefine any function (`function global:__jumpseat_mark { }`), not the integration's
+ * own statements.
+ */
+function markStatement(nonce: string, event: string, data: string): string {
+  return `$b = [Text.Encoding]::ASCII.GetBytes("\`e]${MARK_IDENT};${nonce};${event};${data}\`a"); $j.tty.Write($b, 0, $b.Length); $j.tty.Flush()`;
+}
+
+/**
+ * Removes breakpoints a command set on the integration (its functions, its variables, its
+ * file, the prompt): they would stop the shell in the debugger with the wrapper's source on
+ * screen. Through the debugger's API, not cmdlets a breakpoint could be set on.
+ */
+function removeOwnBreakpoints(script: string): string {
+  return `foreach ($bp in [runspace]::DefaultRunspace.Debugger.GetBreakpoints()) {
+    if (($bp -is [Management.Automation.CommandBreakpoint] -and ($bp.Command -like '__jumpseat*' -or $bp.Command -eq 'prompt')) -or
+      ($bp -is [Management.Automation.VariableBreakpoint] -and $bp.Variable -like '__jumpseat*') -or $bp.Script -eq ${psQuote(script)}) {
+      $null = [runspace]::DefaultRunspace.Debugger.RemoveBreakpoint($bp)
+    }
+  }`;
+}
 
 /**
  * The integration. Notes on its choices:
@@ -42,20 +65,26 @@ const CALL_LINE =
  *   the install line) out again and records the command itself, as typed by the agent;
  * - a command that replaces `prompt` is chained, not clobbered: post keeps the new function
  *   as the text of the prompt and puts the marked one back;
- * - the call's nonce is the command file's first line; pre empties the file once read (as for
- *   bash, so the engine knows whether a failed call line ran the command) and the prompt
+ * - the call's nonce is the command file's first line; pre writes it to the taken file once
+ *   read (as for bash, so the engine knows whether a failed call line ran the command) and the prompt
  *   forgets the script block, so a broken call line can never run a command twice;
- * - \`Set-PSDebug -Trace\` would print the wrapper's own source into results: tracing is switched
- *   off after the command (on the call line: the one trace line a command that switches it on
- *   gets) and again in pre, so a command's trace covers that command only;
+ * - the command can reach every name of the integration (issue 22.4). \`Set-PSDebug -Trace\`
+ *   would print the wrapper's source, a breakpoint on one of its functions would stop in the
+ *   debugger with it on screen: every function of it is \`DebuggerHidden\` (no trace line, no
+ *   stop inside), the command is dot-sourced by a hidden runner (the call line's statements
+ *   after it would be traced), tracing goes off in the runner, pre and the prompt (post never
+ *   runs after a terminating error), and post and the prompt remove breakpoints set on the
+ *   integration. A redefined function changes nothing that matters: marks are written by
+ *   inlined statements, never by a function a command could replace;
  * - the state lives in \`$global:__jumpseat\`, re-created by \`__jumpseat_state\` when a command
- *   removed it; the nonce is written into the mark function itself;
+ *   removed it; the nonce is written into the mark statements themselves;
  * - the ready mark carries \`$PID\`: a pwsh installed as a .NET tool runs as a child of a small
  *   launcher, and the engine must know which process is the shell reading the terminal. Its
  *   process name is set to `pwsh` for `[waiting for input: pwsh]`.
  */
-function integrationScript(context: DialectContext, installLine: string): string {
+function integrationScript(context: DialectContext, script: string, installLine: string): string {
   const file = psQuote(context.commandFile);
+  const mark = (event: string, data: string) => markStatement(context.nonce, event, data);
   return `# jumpseat shell integration for pwsh; run at start, and again if a command broke it.
 [Console]::InputEncoding = [Console]::OutputEncoding = $OutputEncoding = [Text.UTF8Encoding]::new($false)
 Microsoft.PowerShell.Core\\Remove-Module PSReadLine -ErrorAction Ignore
@@ -69,46 +98,51 @@ if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.tty) {
 }
 $global:__jumpseat_sb = $null
 function global:__jumpseat_state {
+  ${HIDDEN}
   if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.n) { return $global:__jumpseat }
   $global:__jumpseat = @{
-    n = '${context.nonce}'; file = ${file}
+    n = '${context.nonce}'; file = ${file}; taken = ${psQuote(context.takenFile)}
     callLine = ${psQuote(CALL_LINE)}; installLine = ${psQuote(installLine.trim())}
     pending = $false; posted = $false; status = 0; call = ''; command = ''
     exitRef = $null; errorRef = $null; parseError = $null; userPrompt = $null; prompt = $null
+    user = $null
+    # Dot-sourced by the call line, so it sets no variable (it runs at global scope). Hidden
+    # from the debugger: once the command switched tracing on, no step of this shows.
+    run = { ${HIDDEN} . $global:__jumpseat.user; Microsoft.PowerShell.Core\\Set-PSDebug -Off; __jumpseat_post }
     tty = [IO.FileStream]::new('/dev/tty', [IO.FileMode]::Open, [IO.FileAccess]::Write)
   }
   $global:__jumpseat
 }
-function global:__jumpseat_mark([string]$e, [string]$d) {
-  $t = (__jumpseat_state).tty
-  $b = [Text.Encoding]::ASCII.GetBytes("\`e]${MARK_IDENT};${context.nonce};$e;$d\`a")
-  $t.Write($b, 0, $b.Length)
-  $t.Flush()
-}
 function global:__jumpseat_pre {
+  ${HIDDEN}
   Microsoft.PowerShell.Core\\Set-PSDebug -Off
   $j = __jumpseat_state
   $text = [IO.File]::ReadAllText($j.file, [Text.UTF8Encoding]::new($false))
-  [IO.File]::WriteAllText($j.file, '')
+  $text = $text.Substring(0, $text.IndexOf([char]0))
   $nl = $text.IndexOf("\`n")
   $j.call = $text.Substring(0, $nl)
+  [IO.File]::WriteAllText($j.taken, $j.call)
   $j.command = $text.Substring($nl + 1)
-  try { $global:__jumpseat_sb = [scriptblock]::Create($j.command) }
+  try { $j.user = [scriptblock]::Create($j.command) }
   catch {
     $j.parseError = $_.Exception.InnerException
-    $global:__jumpseat_sb = { throw $global:__jumpseat.parseError }
+    $j.user = { throw $global:__jumpseat.parseError }
   }
+  $global:__jumpseat_sb = $j.run
   $v = $ExecutionContext.SessionState.PSVariable.Get('LASTEXITCODE')
   $j.exitRef = if ($v) { $v.Value } else { $null }
   $j.errorRef = if ($global:Error.Count) { $global:Error[0] } else { $null }
   $j.pending = $true
   $j.posted = $false
   $j.status = 0
-  __jumpseat_mark S $j.call
+  ${mark('S', '$($j.call)')}
 }
 function global:__jumpseat_post {
+  ${HIDDEN}
   $j = __jumpseat_state
+  ${removeOwnBreakpoints(script)}
   $global:__jumpseat_sb = $null
+  $j.user = $null
   $v = $ExecutionContext.SessionState.PSVariable.Get('LASTEXITCODE')
   if ($v -and -not [object]::ReferenceEquals($v.Value, $j.exitRef)) {
     try { $j.status = [int]$v.Value } catch { $j.status = 1 }
@@ -121,8 +155,13 @@ function global:__jumpseat_post {
   }
 }
 function global:prompt {
+  ${HIDDEN}
+  # After a terminating error the command's tracing is still on, and post never ran.
+  Microsoft.PowerShell.Core\\Set-PSDebug -Off
   $j = __jumpseat_state
+  ${removeOwnBreakpoints(script)}
   $global:__jumpseat_sb = $null
+  $j.user = $null
   $recorded = $null
   foreach ($h in @(Microsoft.PowerShell.Core\\Get-History -Count 3)) {
     $line = $h.CommandLine.Trim()
@@ -142,33 +181,42 @@ function global:prompt {
     $s = if ($j.posted) { $j.status }
       elseif ($global:Error.Count -and -not [object]::ReferenceEquals($global:Error[0], $j.errorRef)) { 1 }
       else { 130 }
-    __jumpseat_mark E "$($j.call);$s"
+    ${mark('E', '$($j.call);$s')}
   }
-  __jumpseat_mark A ''
+  ${mark('A', '')}
   $text = $null
   if ($j.userPrompt) { try { $text = -join (& $j.userPrompt) } catch { } }
   if (-not $text) {
-    $text = "PS $($ExecutionContext.SessionState.Path.CurrentLocation)$('>' * ($NestedPromptLevel + 1)) "
+    # The home is written ~, as bash writes it.
+    $where = "$($ExecutionContext.SessionState.Path.CurrentLocation)"
+    if ($HOME -and ($where -ceq $HOME -or $where.StartsWith("$HOME/", [StringComparison]::Ordinal))) {
+      $where = '~' + $where.Substring($HOME.Length)
+    }
+    $text = "PS $where$('>' * ($NestedPromptLevel + 1)) "
   }
   "$text\`e]${MARK_IDENT};$($j.n);B;\`a"
 }
-(__jumpseat_state).prompt = \${function:global:prompt}
-__jumpseat_mark R $PID
+& {
+  $j = __jumpseat_state
+  $j.prompt = \${function:global:prompt}
+  ${mark('R', '$PID')}
+}
 `;
 }
 
 /** A pwsh dialect running the PowerShell 7 executable at `executable`. */
 export function pwshDialect(executable: string): ShellDialect {
-  const scriptOf = (context: DialectContext) => join(context.privateDir, INTEGRATION_FILE);
+  const scriptOf = (context: DialectContext) => `${context.privateDir}/${INTEGRATION_FILE}`;
   const installLine = (context: DialectContext) => `. ${psQuote(scriptOf(context))}`;
   return {
     name: 'pwsh',
     launch(context: DialectContext): ShellLaunch {
       // Written now, not in install(): the launch runs it, and pwsh may be up before an
       // asynchronous write has finished.
-      writeFileSync(scriptOf(context), integrationScript(context, installLine(context)), {
-        mode: 0o600,
-      });
+      context.deliver(
+        INTEGRATION_FILE,
+        integrationScript(context, scriptOf(context), installLine(context)),
+      );
       return {
         // .NET gives programs pwsh starts the terminal settings it found at its own start,
         // so echo goes off before pwsh starts: `cat` then echoes nothing typed, as in bash.

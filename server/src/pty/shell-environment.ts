@@ -1,13 +1,31 @@
 /**
- * Builds the environment a shell starts with: the server's own, minus secrets and terminal
- * multiplexer leftovers, plus what a model-driven, non-interactive-minded shell needs.
+ * Builds the environment a shell starts with: an allowlist of the server's variables (what a
+ * shell needs to find its tools, speak the user's locale and know who and where it is), the
+ * names the operator passes on purpose (`--pass-env`), and what a model-driven shell needs.
+ * Everything else stays with the server: a denylist of secret-looking names let through
+ * `DB_PASS`, `MYSQL_PWD`, `DATABASE_URL` and `CI_JOB_JWT`, and no list of words can know every
+ * secret's name.
  */
 
-/** Names containing one of these (any case) never reach a shell unless passed explicitly. */
-const SECRET_WORDS = ['KEY', 'SECRET', 'TOKEN', 'PASSWORD'];
+/** The server's variables every shell gets, when set. */
+const ALLOWED_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'TZ',
+  'TMPDIR',
+  'LANG',
+  'LANGUAGE',
+]);
 
-/** Variables describing another terminal or multiplexer; wrong inside our PTY. */
-const TERMINAL_LEFTOVERS = [
+/** Locale categories (`LC_ALL`, `LC_CTYPE`, …): passed like LANG. */
+const LOCALE_CATEGORY = /^LC_[A-Z_]+$/;
+
+/** Variables describing another terminal or multiplexer; wrong inside our PTY even if passed. */
+const TERMINAL_LEFTOVERS = new Set([
   'TMUX',
   'TMUX_PANE',
   'STY',
@@ -25,15 +43,15 @@ const TERMINAL_LEFTOVERS = [
   'ENV',
   'HISTFILE',
   'HISTCONTROL',
-];
+]);
 
-export function isSecretName(name: string): boolean {
-  const upper = name.toUpperCase();
-  return upper.startsWith('JUMPSEAT_') || SECRET_WORDS.some((word) => upper.includes(word));
+/** Whether a variable of the server's reaches shells without being passed. */
+export function isAllowedByDefault(name: string): boolean {
+  return ALLOWED_NAMES.has(name) || LOCALE_CATEGORY.test(name);
 }
 
 export interface ShellEnvironmentOptions {
-  /** Variable names let through the secret filter. */
+  /** Variable names passed on top of the allowlist (`--pass-env`). */
   readonly pass: readonly string[];
   /** Variables the dialect needs; set last, so they win. */
   readonly extra: Readonly<Record<string, string>>;
@@ -46,10 +64,8 @@ export function shellEnvironment(
   const passed = new Set(options.pass);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
-    if (value === undefined) continue;
-    if (TERMINAL_LEFTOVERS.includes(name)) continue;
-    if (isSecretName(name) && !passed.has(name)) continue;
-    env[name] = value;
+    if (value === undefined || TERMINAL_LEFTOVERS.has(name)) continue;
+    if (isAllowedByDefault(name) || passed.has(name)) env[name] = value;
   }
   env.TERM = 'xterm-256color';
   env.PAGER = 'cat';

@@ -29,6 +29,8 @@ export interface CallRunOptions {
   readonly reset: () => Promise<void>;
   /** Resolves once the terminal has been quiet for a moment (output still in flight read). */
   readonly quiet: () => Promise<void>;
+  /** The shell itself recorded that this call's command ended (its end mark is on its way). */
+  readonly endRecorded: () => boolean;
 }
 
 export class CallRun {
@@ -43,6 +45,8 @@ export class CallRun {
    */
   private lateEnding: CallEnding | null = null;
   private started = false;
+  /** The shell itself was sent a SIGINT for this call (see `shellInterrupted`). */
+  private shellSignalled = false;
   private startedAt = 0;
   private probeTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
@@ -101,7 +105,17 @@ export class CallRun {
     if (this.pausedLeftMs === null) this.scheduleProbe(FIRST_PROBE_MS);
   }
 
+  /**
+   * The interrupt went to the shell itself (its command was starting, or runs in the shell):
+   * the line breaks bash then prints to move off the interrupted line (one, or two when a job
+   * it was starting died of the signal too) are the terminal's, not the command's output.
+   */
+  shellInterrupted(): void {
+    this.shellSignalled = true;
+  }
+
   write(chunk: Uint8Array): void {
+    if (this.shellSignalled && isLineBreaksOnly(chunk)) return;
     if (this.started && (!this.settling || (this.draining && !this.lateEnding))) {
       this.options.capture.write(chunk);
     }
@@ -146,8 +160,10 @@ export class CallRun {
     // Paused (and maybe resumed, which started a new round) while /proc was read.
     if (this.settling || round !== this.probeRound) return;
     // Two sightings in a row: the first may be the shell already back at its prompt with
-    // the end mark still in flight to us; by the second it would have arrived.
-    if (waiting && this.lastWaiting?.pid === waiting.pid) {
+    // the end mark still in flight to us; by the second it would have arrived. On a busy
+    // machine it may not have: a shell that recorded this call's end is at its prompt, and
+    // the probes go on until its end mark settles the call.
+    if (waiting && this.lastWaiting?.pid === waiting.pid && !this.options.endRecorded()) {
       await this.settle({ kind: 'waiting_input', processName: waiting.name, pid: waiting.pid });
       return;
     }
@@ -177,4 +193,11 @@ export class CallRun {
         : undefined;
     this.resolve({ ending, output: await this.options.capture.finish(screen) });
   }
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+function isLineBreaksOnly(chunk: Uint8Array): boolean {
+  return chunk.length > 0 && chunk.every((byte) => byte === LF || byte === CR);
 }

@@ -14,9 +14,12 @@ import {
   JumpseatError,
 } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
-import { interruptForeground, readLineMode, setLineEcho } from '../pty/terminal-mode.ts';
-import { isHiddenInput } from './hidden-input.ts';
+import { setLineEcho } from '../pty/terminal-mode.ts';
+import { HumanKeys, type TypedKeys } from './human-keys.ts';
 import { HumanUse } from './human-use.ts';
+import { SecretWarning } from './secret-warning.ts';
+
+export type { TypedKeys } from './human-keys.ts';
 
 /**
  * The human at a shell's controls: a viewer of its live stream (one person in two tabs is
@@ -34,6 +37,8 @@ export interface ControlledShell {
   readonly pid: number;
   /** An agent's command holds the terminal (running, or waiting for input). */
   readonly commandInForeground: boolean;
+  /** SIGINT to what holds the terminal, never lost to a command that is just starting. */
+  interrupt(): Promise<boolean>;
   /** The dialect's shell answers cursor queries itself (see ShellDialect). */
   readonly answersCursorQueries: boolean;
   /** The text on the cursor's line, once every displayed byte is on the screen. */
@@ -63,20 +68,6 @@ export interface ControlledShell {
 const SECRET_PROMPT = /\b(password|passphrase|passcode|pin|secret|token|credentials?)\b/i;
 /** Kill-line (Ctrl-U): clears what a human left typed but not entered, before the agent types. */
 const KILL_LINE = '\x15';
-/** A terminal's answer to a cursor-position query (`ESC [ row ; col R`). */
-const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
-/** Ctrl-C: the interrupt key, never dropped and never queued behind other keys. */
-const INTERRUPT_KEY = '\x03';
-
-/** What became of one frame of keys: written in turn, or dropped at once (and why). */
-export interface TypedKeys {
-  readonly written: Promise<void>;
-  readonly dropped: {
-    readonly droppedBytes: number;
-    readonly pendingBytes: number;
-    readonly limitBytes: number;
-  } | null;
-}
 
 /** What a change of controller came from, beyond who holds them now. */
 export interface ControlChangeCause {
@@ -99,31 +90,25 @@ export class HumanControl {
     readonly keys: string;
     readonly hidden: boolean;
   }>();
+  /** The question before a hidden answer goes into an agent's shell (secret-warning.ts). */
+  readonly secrets: SecretWarning;
   private control: Controller | null = null;
   private readonly use = new HumanUse();
-  /** Echo was not switched on at take-over: due once the shell is back at its prompt. */
-  private echoDue = false;
-  /** Keystrokes being written, one batch after another (each looks at the terminal first). */
-  private typing: Promise<void> = Promise.resolve();
-  /**
-   * Keys that came while an earlier batch was being written, waiting their turn: frames from
-   * the same controller join it, so a burst (fast typing, a paste) costs one look at the
-   * terminal's mode (a `stty` run), not one per frame.
-   */
-  private queued: { readonly id: string; keys: string; readonly written: Promise<void> } | null =
-    null;
-  /** Batches given to `typing` and not written yet: a frame that comes meanwhile waits. */
-  private batchesInFlight = 0;
-  /** Bytes of keys accepted and not yet given to the terminal. */
-  private waitingBytes = 0;
-  /** Bumped by Ctrl-C: batches accepted before it are dropped, not written. */
-  private generation = 0;
+  /** The controller's keys on their way to the terminal. */
+  private readonly keys: HumanKeys;
   /** Why the controls changed hands, while `onControl` fires for that change. */
   private cause: ControlChangeCause = {};
   /** A release in progress: agent calls wait for the shell to be theirs again. */
   private handingBack: Promise<void> | null = null;
 
-  constructor(private readonly shell: ControlledShell) {}
+  constructor(private readonly shell: ControlledShell) {
+    this.secrets = new SecretWarning(() => !shell.personal);
+    this.keys = new HumanKeys(shell, this.secrets, this.use, {
+      controller: () => this.control,
+      interrupt: (by) => this.interrupt(by),
+      typed: (typed) => this.onInput.fire(typed),
+    });
+  }
 
   get controller(): Controller | null {
     return this.control;
@@ -171,8 +156,9 @@ export class HumanControl {
     // it switched echo off itself, and everyone watches.
     const secret =
       this.shell.commandInForeground && SECRET_PROMPT.test(await this.shell.cursorLineText());
-    // Left off (a secret, or a program running the terminal raw): due back at the prompt.
-    this.echoDue = secret || !(await setLineEcho(this.shell.ttyPath, true));
+    // Left off (a secret, or a program running the terminal raw), it comes back with
+    // backAtPrompt, which switches echo on at every prompt under a human.
+    if (!secret) await setLineEcho(this.shell.ttyPath, true);
     await this.shell.switchEditing();
     if (this.control !== who) return;
     this.announce();
@@ -185,7 +171,6 @@ export class HumanControl {
   async release(id: string, reason?: 'idle'): Promise<void> {
     if (this.control?.id !== id) return;
     this.control = null;
-    this.echoDue = false;
     if (!this.shell.personal) await this.handingBackDone();
     this.shell.resumeCall();
     this.announce(reason === undefined ? {} : { reason });
@@ -198,7 +183,6 @@ export class HumanControl {
   async handToAgent(): Promise<void> {
     const held = this.control !== null;
     this.control = null;
-    this.echoDue = false;
     await this.handingBackDone();
     if (held) this.announce();
   }
@@ -215,97 +199,12 @@ export class HumanControl {
   }
 
   /**
-   * Keystrokes from the human at the controls, in the order they came. Before each batch is
-   * written, the terminal's mode says whether it is a hidden answer (see hidden-input.ts):
-   * looked at first, so the Enter that ends a password read still counts as hidden.
-   *
-   * Bounded: while more than `maxPendingBytes` wait for the shell (a program that does not
-   * read its input), a frame is dropped whole, never queued. Ctrl-C jumps the queue: what
-   * waits before it is dropped (ours and node-pty's), as a terminal's interrupt flushes its
-   * input, and it goes next, after at most the look at the terminal of a batch in flight.
+   * Keystrokes from the human at the controls, in the order they came, bounded by
+   * `maxPendingBytes` (see HumanKeys).
    */
   input(id: string, data: string, maxPendingBytes = DEFAULT_INPUT_PENDING_MAX_BYTES): TypedKeys {
     this.requireController(id);
-    // The engine answers a dialect's cursor queries itself; the controller's terminal answers
-    // them too (it sees them in the stream), and a second answer would arrive as typed keys.
-    let keys = this.shell.answersCursorQueries ? data.replace(CURSOR_REPORT, '') : data;
-    const interrupt = keys.lastIndexOf(INTERRUPT_KEY);
-    if (interrupt >= 0) {
-      // A full terminal (its program does not read) takes no key, the Ctrl-C neither, for as
-      // long as that lasts: the interrupt it stands for is sent as the terminal would.
-      if (this.shell.unwrittenBytes() > 0) void this.interruptFullTerminal();
-      // From the Ctrl-C on, ahead of everything that waited (dropped): it waits at most for
-      // the look at the terminal of a batch already being written.
-      this.dropPending();
-      keys = keys.slice(interrupt);
-    } else {
-      const pendingBytes = this.waitingBytes + this.shell.unwrittenBytes();
-      const droppedBytes = Buffer.byteLength(keys);
-      if (pendingBytes + droppedBytes > maxPendingBytes) {
-        return {
-          written: Promise.resolve(),
-          dropped: { droppedBytes, pendingBytes, limitBytes: maxPendingBytes },
-        };
-      }
-    }
-    if (keys === '') return { written: Promise.resolve(), dropped: null };
-    this.waitingBytes += Buffer.byteLength(keys);
-    if (this.queued?.id === id) {
-      this.queued.keys += keys;
-      return { written: this.queued.written, dropped: null };
-    }
-    const generation = this.generation;
-    const batch: { id: string; keys: string; written: Promise<void> } = {
-      id,
-      keys,
-      written: Promise.resolve(),
-    };
-    // Only a batch that has to wait takes later frames: keys typed into an idle shell go at once.
-    if (this.batchesInFlight > 0) this.queued = batch;
-    this.batchesInFlight++;
-    batch.written = this.typing
-      .then(() => {
-        if (this.queued === batch) this.queued = null;
-        if (generation !== this.generation) return; // dropped by a Ctrl-C
-        this.waitingBytes -= Buffer.byteLength(batch.keys);
-        return this.writeBatch(id, batch.keys, generation);
-      })
-      .finally(() => {
-        this.batchesInFlight--;
-      });
-    this.typing = batch.written.catch(() => undefined);
-    return { written: batch.written, dropped: null };
-  }
-
-  /** SIGINT to the foreground job, when the terminal's Ctrl-C means one (`isig`). */
-  private async interruptFullTerminal(): Promise<void> {
-    const by = this.control;
-    if (by === null) return;
-    const mode = await readLineMode(this.shell.ttyPath);
-    if (mode?.interrupts === true && this.control === by) await this.interrupt(by);
-  }
-
-  /** Forgets every key still waiting for the shell, ours and the terminal's queue (Ctrl-C). */
-  private dropPending(): void {
-    this.generation++;
-    this.queued = null;
-    this.waitingBytes = 0;
-    this.shell.dropUnwritten();
-  }
-
-  /** Writes one batch, hidden or not as the terminal's mode says just before. */
-  private async writeBatch(id: string, keys: string, generation: number): Promise<void> {
-    const by = this.control;
-    if (by?.id !== id || !this.shell.alive) return;
-    const hidden = isHiddenInput(
-      await readLineMode(this.shell.ttyPath),
-      await this.shell.cursorLineText(),
-      this.use.typedLine,
-    );
-    if (this.control !== by || generation !== this.generation) return;
-    this.use.typed(keys, hidden);
-    this.shell.write(keys);
-    this.onInput.fire({ by, keys, hidden });
+    return this.keys.input(id, data, maxPendingBytes);
   }
 
   /** The controller's terminal size, kept until release. */
@@ -317,8 +216,7 @@ export class HumanControl {
   /** SIGINT to the foreground process group (the page's Interrupt button), sent by `by`. */
   async interrupt(by: Controller): Promise<boolean> {
     if (!this.shell.alive) return false;
-    // The shell's own builtins (`read`) run in its group: an agent command counts as a job.
-    const sent = await interruptForeground(this.shell.pid, !this.shell.commandInForeground);
+    const sent = await this.shell.interrupt();
     if (sent) {
       this.use.interrupted();
       this.onInterrupt.fire(by);
@@ -355,13 +253,13 @@ export class HumanControl {
     if (!this.control) return;
     // Every time, not only when it was left off: when a job ends by a signal (a Ctrl+C),
     // bash puts back the terminal modes it saved earlier, the agent's echo-off among them.
-    this.echoDue = false;
     await setLineEcho(this.shell.ttyPath, true);
     await this.shell.switchEditing();
   }
 
   /** The shell exited: nobody controls it any more. */
   shellExited(): void {
+    this.secrets.cancel();
     if (!this.control) return;
     this.control = null;
     this.onControl.fire(null);
@@ -396,6 +294,7 @@ export class HumanControl {
   }
 
   private announce(cause: ControlChangeCause = {}): void {
+    this.secrets.cancel(); // asked of the one who typed; moot once the controls move
     this.cause = cause;
     try {
       this.onControl.fire(this.control);

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Placement, PlacementRequest, ShellLauncher } from '../launch/launcher.ts';
 import type { Disposable } from '../pty/disposable.ts';
-import { hostPidOf, terminalOf } from '../pty/proc-probe.ts';
+import { hostPidOf, readStat, startTimeOf, terminalOf } from '../pty/proc-probe.ts';
 import { endProcessTree } from '../pty/process-tree.ts';
 import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
 
@@ -23,6 +23,10 @@ export class ShellProcess {
   private shellPid = 0;
   /** Ending the process tree, once started: a reset and the PTY's exit share it. */
   private treeEnded: Promise<void> | null = null;
+  /** The launcher finishing the place (the sandbox's network), begun as the PTY starts. */
+  private readonly started: Promise<void>;
+  /** When the PTY's process started: its pid names it only while this still matches. */
+  private readonly ptyStartTime: string | null;
 
   /** Throws with the launcher's or node-pty's reason when the shell cannot start. */
   constructor(launcher: ShellLauncher, request: PlacementRequest) {
@@ -33,6 +37,8 @@ export class ShellProcess {
       this.placement.release();
       throw error;
     }
+    this.ptyStartTime = startTimeOf(this.pty.pid);
+    this.started = this.placement.started?.(this.pty.pid) ?? Promise.resolve();
   }
 
   /** The shell process (in a sandbox a descendant of the PTY's process). */
@@ -83,12 +89,13 @@ export class ShellProcess {
 
   /**
    * Finds the shell from the pid it reports of itself (its namespace's, in a sandbox), and
-   * the terminal it runs on.
+   * the terminal it runs on; the shell is ready once its place is finished too.
    */
   async locate(reportedPid: number | null): Promise<{ tty: string }> {
     const [pid, tty] = await Promise.all([
       reportedPid === null ? this.pty.pid : hostPidOf(this.pty.pid, reportedPid),
       terminalOf(this.pty.pid),
+      this.started,
     ]);
     this.shellPid = pid ?? this.pty.pid;
     return { tty: tty ?? '' };
@@ -96,7 +103,12 @@ export class ShellProcess {
 
   /** Ends the whole tree the launcher knows of, once, and frees the placement after. */
   endTree(): Promise<void> {
-    this.treeEnded ??= endProcessTree(this.pty.pid, (pid) => this.placement.members(pid)).then(
+    const members = async (pid: number): Promise<Set<number>> => {
+      const ours =
+        this.ptyStartTime !== null && (await readStat(pid))?.startTime === this.ptyStartTime;
+      return this.placement.members(pid, ours);
+    };
+    this.treeEnded ??= endProcessTree(this.pty.pid, members).then(
       () => this.placement.release(),
       () => this.placement.release(),
     );

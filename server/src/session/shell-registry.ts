@@ -8,11 +8,13 @@ import type { Dialect, SessionInfo } from '../../../shared/src/api.ts';
 import {
   JUMPSEAT_ERR_AGENT_HAS_SHELL,
   JUMPSEAT_ERR_NOT_PERSONAL,
+  JUMPSEAT_ERR_SHELL_CAPACITY,
   JUMPSEAT_ERR_SHUTTING_DOWN,
   JUMPSEAT_ERR_TOO_MANY_SHELLS,
   JumpseatError,
 } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
+import { personalPromptCommand } from './personal-prompt.ts';
 import {
   Shell,
   type ShellCallResult,
@@ -68,7 +70,14 @@ export class ShellRegistry {
   private readonly queues = new Map<string, Promise<unknown>>();
   private closed = false;
 
-  constructor(private readonly settingsFor: (dialect: Dialect) => ShellSettings) {}
+  /**
+   * `maxShells`: live shells at most (what the open-file limit allows, ops/descriptor-limit.ts);
+   * past it a new shell is refused, and the shells that run go on.
+   */
+  constructor(
+    private readonly settingsFor: (dialect: Dialect) => ShellSettings,
+    private readonly maxShells = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Queues the call behind earlier calls of the same agent and dialect, then runs it. */
   async execute(
@@ -97,6 +106,7 @@ export class ShellRegistry {
   async openPersonal(owner: ShellOwner, dialect: Dialect): Promise<Shell> {
     if (this.closed)
       throw new JumpseatError(JUMPSEAT_ERR_SHUTTING_DOWN, 'the server is shutting down');
+    this.refuseOverCapacity();
     const open = [...this.known.values()].filter(
       (shell) => shell.alive && shell.agent === null && shell.owner?.tokenId === owner.tokenId,
     );
@@ -119,6 +129,8 @@ export class ShellRegistry {
     this.evictExited();
     try {
       await shell.whenReady();
+      // Bounded by the dialect's call timeout, as any call is.
+      await shell.execute(personalPromptCommand(dialect), new AbortController().signal);
     } catch (error) {
       this.known.delete(shell.id);
       this.onShellRemoved.fire(shell);
@@ -169,9 +181,15 @@ export class ShellRegistry {
     return [...this.known.values()];
   }
 
-  /** Ends every shell's process tree. */
-  async close(): Promise<void> {
+  /** No new shell from now on; every shell that ends from now on ends by the close. */
+  beginClose(): void {
     this.closed = true;
+    for (const shell of this.known.values()) shell.beginClose();
+  }
+
+  /** Ends every shell's process tree, all at once: a stop costs the slowest shell's end. */
+  async close(): Promise<void> {
+    this.beginClose();
     await Promise.all([...this.known.values()].map((shell) => shell.dispose()));
     this.live.clear();
   }
@@ -214,6 +232,7 @@ export class ShellRegistry {
   private liveShell(key: string, agent: string, dialect: Dialect): Shell {
     const current = this.live.get(key);
     if (current?.alive) return current;
+    this.refuseOverCapacity();
     const settings = this.settingsFor(dialect);
     const shell = new Shell({
       ...settings,
@@ -226,6 +245,17 @@ export class ShellRegistry {
     this.onShellAdded.fire(shell);
     this.evictExited();
     return shell;
+  }
+
+  private refuseOverCapacity(): void {
+    if (this.maxShells === Number.POSITIVE_INFINITY) return;
+    let live = 0;
+    for (const shell of this.known.values()) if (shell.alive) live++;
+    if (live < this.maxShells) return;
+    throw new JumpseatError(
+      JUMPSEAT_ERR_SHELL_CAPACITY,
+      `this server runs ${live} shells, as many as its open-file limit allows; end a shell (or raise the server's RLIMIT_NOFILE) and try again`,
+    );
   }
 
   private forget(key: string, shell: Shell): void {

@@ -123,6 +123,11 @@ export class ShellRecorder {
       }),
     );
     this.subscriptions.add(human.onInterrupt.on((viewer) => this.control('interrupt', viewer)));
+    this.subscriptions.add(
+      human.secrets.onAnswer.on(({ by, answer }) =>
+        this.control(answer === 'sent' ? 'secret_sent' : 'secret_withheld', by),
+      ),
+    );
     if (recordKeystrokes) {
       // A hidden answer (a password read with the echo off) never goes into the recording.
       this.subscriptions.add(

@@ -11,7 +11,7 @@ let engine: TestEngine;
 
 beforeAll(() => {
   engine = startEngine({
-    flags: ['--env-pass', 'PASSED_TOKEN'],
+    flags: ['--pass-env', 'PASSED_TOKEN'],
     env: {
       ...process.env,
       MY_API_KEY: 'k',
@@ -98,12 +98,13 @@ describe('markers', () => {
 });
 
 describe('secrets', () => {
-  it('keeps KEY, SECRET, TOKEN, PASSWORD and JUMPSEAT_ variables out of the shell', async () => {
+  it('gives the shell only allowlisted and passed variables of the server', async () => {
     const names = await engine.call(
       "env | cut -d= -f1 | grep -iE 'key|secret|token|password|jumpseat' | sort",
     );
     expect(names).toBe('PASSED_TOKEN');
-    expect(await engine.call('echo "$PLAIN_SETTING"')).toBe('visible');
+    expect(await engine.call('echo "${PLAIN_SETTING-unset}"')).toBe('unset');
+    expect(await engine.call('echo "$PASSED_TOKEN"')).toBe('allowed');
   });
 
   it('leaves no nonce in the environment of the shell or its children', async () => {

@@ -60,6 +60,11 @@ export function shellKilledBySignalLine(signalName: string): string {
 /** The shell ended and neither its exit code nor a signal is known. */
 export const SHELL_EXITED_LINE = '[shell exited]';
 
+/** The shell's host stopped answering past the grace period (or died): the shell is gone. */
+export function shellLostLine(host: string): string {
+  return `[shell lost: host ${host} stopped answering]`;
+}
+
 /** `processName` is the waiting program's `/proc/<pid>/comm`. */
 export function waitingForInputLine(processName: string): string {
   return `[waiting for input: ${processName}]`;

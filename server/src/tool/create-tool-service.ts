@@ -9,12 +9,14 @@ import type { CallInfo, CallOutcome, Dialect, ToolDefinition } from '../../../sh
 import type { Config, DialectSettings } from '../config/config.ts';
 import { JUMPSEAT_ERR_CANCELLED, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import { type ChosenLauncher, chooseLauncher } from '../launch/choose-launcher.ts';
+import { readDescriptorLimit, shellCapacity } from '../ops/descriptor-limit.ts';
 import { bashDialect } from '../pty/bash-dialect.ts';
 import type { ShellDialect } from '../pty/dialect.ts';
 import { Emitter } from '../pty/disposable.ts';
 import { pwshDialect } from '../pty/pwsh-dialect.ts';
 import { locatePwsh } from '../pty/pwsh-executable.ts';
 import type { CallResult, OutputCapture } from '../session/capture.ts';
+import { PrivateDirs } from '../session/shell-files.ts';
 import { CallCancelledError, type ExecutedCall, ShellRegistry } from '../session/shell-registry.ts';
 import { Workspaces } from '../session/workspaces.ts';
 import { validateCommand } from './command-rules.ts';
@@ -35,6 +37,8 @@ const INPUT_DESCRIPTIONS: Record<Dialect, string> = {
 export interface ToolServiceOptions {
   /** The environment shells inherit (filtered); defaults to the server's. */
   readonly baseEnv?: NodeJS.ProcessEnv;
+  /** Live shells at most; defaults to what this process's open-file limit allows. */
+  readonly maxShells?: number;
 }
 
 /** The tool service plus the registry behind it, for the live hub and in-process tests. */
@@ -44,6 +48,10 @@ export interface EngineToolService extends ToolService {
   readonly placement: ChosenLauncher;
   /** The saved full outputs of clipped calls (their caps, and whether the disk takes them). */
   readonly spill: SpillFiles;
+  /** The shells' private dirs under the data dir (swept of dead runs' at start). */
+  readonly privateDirs: PrivateDirs;
+  /** Live shells at most (see ops/descriptor-limit.ts). */
+  readonly maxShells: number;
 }
 
 export function createToolService(
@@ -51,6 +59,7 @@ export function createToolService(
   options: ToolServiceOptions = {},
 ): EngineToolService {
   const baseEnv = options.baseEnv ?? process.env;
+  const maxShells = options.maxShells ?? shellCapacity(readDescriptorLimit());
   // pwsh is offered only when PowerShell 7 is found, the same way the tests look for it.
   const pwsh = locatePwsh(config.pwshPath, baseEnv);
   const engines: Partial<Record<Dialect, ShellDialect>> = {
@@ -59,11 +68,17 @@ export function createToolService(
   };
   const spill = new SpillFiles(join(config.dataDir, SPILL_DIR_NAME), config.spill);
   const workspaces = new Workspaces(config.workspace, config.sharedWorkspace);
+  const privateDirs = new PrivateDirs(config.dataDir);
   const placement = chooseLauncher({
     sandbox: config.sandbox,
+    shellUser: config.shellUser,
     network: config.network,
     maxProcesses: config.maxProcesses,
     maxMemoryBytes: config.maxMemoryBytes,
+    tmpSizeBytes: config.tmpSizeBytes,
+    cpuWeight: config.cpuWeight,
+    cpuMax: config.cpuMax,
+    workspaceQuotaBytes: config.workspaceQuotaBytes,
     dataDir: config.dataDir,
     workspace: config.workspace,
     sharedWorkspace: config.sharedWorkspace,
@@ -87,6 +102,7 @@ export function createToolService(
     return {
       dialect: shellDialect,
       launcher: placement.launcher,
+      privateDirs,
       // An agent reads its own saved outputs at the path its results name; a person's shell
       // has none until it is handed to an agent.
       placeOf: (who) =>
@@ -103,11 +119,13 @@ export function createToolService(
           new OutputRenderer({
             maxOutputChars: settings(dialect).maxOutputChars,
             clip: settings(dialect).clip,
-            spill: spill.forAgent(agent),
+            // A person's own shell ('') has no agent folder: the one call it runs (its
+            // prompt, see personal-prompt.ts) prints nothing worth saving.
+            spill: agent === '' ? null : spill.forAgent(agent),
           }),
         ),
     };
-  });
+  }, maxShells);
   const finished = new Emitter<FinishedCall>();
   const available = (): Dialect[] => (Object.keys(engines) as Dialect[]).sort();
 
@@ -115,6 +133,8 @@ export function createToolService(
     registry,
     placement,
     spill,
+    privateDirs,
+    maxShells,
     async call(agent, dialect, command, signal) {
       const report = (outcome: CallEndKind, durationMs: number, exitCode: number | null): void =>
         finished.fire({ agent, dialect, outcome, durationMs, exitCode });
@@ -160,7 +180,12 @@ export function createToolService(
     dialects: available,
     sessions: () => registry.sessions(),
     definitions: () => available().map((dialect) => toolDefinition(dialect, settings(dialect))),
-    close: () => registry.close(),
+    beginClose: () => registry.beginClose(),
+    close: async () => {
+      await registry.close();
+      // Every shell is gone: their workspaces' file systems can go too.
+      if ('unmountAll' in placement.quota) await placement.quota.unmountAll();
+    },
     onCallFinished: (listener) => finished.on(listener),
   };
 }

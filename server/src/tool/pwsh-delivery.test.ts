@@ -88,6 +88,15 @@ describe.skipIf(PWSH === null)('pwsh delivery', () => {
       expect(screen).not.toMatch(WRAPPER_TRACES);
     });
 
+    it('writes the home as ~ in its prompt, as bash does, and other paths as they are', async () => {
+      await engine.call("Set-Location $HOME; 'at-home'", 'home');
+      await engine.call("Set-Location /; 'at-root'", 'home');
+      await engine.call("'done'", 'home');
+      const screen = await screenOf('home');
+      expect(screen).toContain("PS ~> Set-Location /; 'at-root'\r\nat-root");
+      expect(screen).toContain("PS /> 'done'");
+    });
+
     it('keeps a prompt a command defines, and still works after it', async () => {
       await engine.call("function prompt { 'custom> ' }", 'prompt');
       expect(await engine.call("'one'", 'prompt')).toBe('one');
@@ -134,9 +143,9 @@ describe.skipIf(PWSH === null)('pwsh delivery', () => {
     it('keeps secrets and the nonce out of the environment', async () => {
       expect(
         await engine.call(
-          "(Get-ChildItem env: | Where-Object Name -Match 'key|secret|token|password|jumpseat|nonce').Count; $env:PLAIN_SETTING",
+          '(Get-ChildItem env: | Where-Object Name -Match \'key|secret|token|password|jumpseat|nonce\').Count; "[$env:PLAIN_SETTING]"',
         ),
-      ).toBe('0\nv');
+      ).toBe('0\n[]');
     });
   });
 });

@@ -38,7 +38,8 @@ describe.skipIf(PWSH === null)('pwsh endings', () => {
         '$null = Start-Process -FilePath sleep -ArgumentList 306 -PassThru',
         'timeout',
       );
-      expect(sleepers('306')).toBe(1);
+      // Start-Process may answer before the program has replaced pwsh's copy of itself.
+      await expect.poll(() => sleepers('306'), { timeout: 10_000 }).toBe(1);
       expect(await quick.call("'partial'; Start-Sleep 30", 'timeout')).toBe(
         'Your command timed out after 4 seconds or experienced an OOM error. Below is partial output:\n' +
           `partial\n${RESET_LINE}`,

@@ -66,6 +66,15 @@ export class SpillBudget {
     return { granted, cap };
   }
 
+  /** Bytes `take` granted to the file that it did not write after all. */
+  giveBack(agent: string, name: string, bytes: number): void {
+    const file = this.byKey.get(key(agent, name));
+    const back = Math.min(bytes, file?.bytes ?? 0);
+    if (file === undefined || back <= 0) return;
+    file.bytes -= back;
+    this.add(agent, -back);
+  }
+
   /** A file was deleted (pruned or discarded). */
   removed(agent: string, name: string): void {
     const file = this.byKey.get(key(agent, name));

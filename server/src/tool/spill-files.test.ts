@@ -7,6 +7,7 @@ import {
   SPILL_FILE_MAX_BYTES,
   SPILL_FILES_KEPT_PER_AGENT,
   SpillFiles,
+  spillCapCutLine,
   spillCutLine,
 } from './spill-files.ts';
 
@@ -30,7 +31,9 @@ describe('SpillFiles', () => {
     writer.write('hello\n');
     await writer.finish();
     expect(await readFile(writer.path, 'utf8')).toBe('hello\n');
-    expect((await stat(writer.path)).mode & 0o777).toBe(0o600);
+    // Group-readable: a shell that runs as its own user reads it through the directory's group
+    // (launch/shell-ownership.ts); unshared, the 0700 directory keeps everyone else out.
+    expect((await stat(writer.path)).mode & 0o777).toBe(0o640);
     expect((await stat(dirname(writer.path))).mode & 0o777).toBe(0o700);
     expect((await stat(join(dir, 'spill'))).mode & 0o777).toBe(0o700);
   });
@@ -90,6 +93,26 @@ describe('SpillFiles', () => {
     newline.write('abc\ndef');
     await newline.finish();
     expect(await readFile(newline.path, 'utf8')).toBe(`abc\n${spillCutLine(4)}\n`);
+  });
+
+  it("counts the line saying why toward the agent's cap, even with almost no room left", async () => {
+    const cap = 300;
+    /** What each file being written holds back for its cut line (CUT_LINE_RESERVE_BYTES). */
+    const reserve = 128;
+    const files = new SpillFiles(dir, { maxAgentBytes: cap });
+    // Both are open while written (never deleted to make room): the second finds 24 bytes left.
+    const first = files.create('a1');
+    const second = files.create('a1');
+    first.write('x'.repeat(20));
+    second.write('y'.repeat(150));
+    await Promise.all([first.finish(), second.finish()]);
+    const kept = await readFile(first.path, 'utf8');
+    const cut = await readFile(second.path, 'utf8');
+    expect(kept).toBe('x'.repeat(20));
+    const line = `\n${spillCapCutLine('agent', cap)}\n`;
+    expect(cut).toBe(`${'y'.repeat(cap - 20 - 2 * reserve)}${line}`);
+    // Counted as written: the held-back room that no line needed went back.
+    expect(files.totalBytes).toBe(Buffer.byteLength(kept + cut));
   });
 
   it('caps at 256 MiB by default', () => {

@@ -4,11 +4,19 @@
  * Only the newest files of each agent are kept.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
+import {
+  constants,
+  createWriteStream,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  type WriteStream,
+} from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AGENT_ID_REGEX } from '../../../shared/src/api.ts';
 import { Emitter } from '../pty/disposable.ts';
+import { serverUid } from '../untrusted-file.ts';
 import type { SpillTarget, SpillWriter } from './output-renderer.ts';
 import { SpillBudget, type SpillCap } from './spill-budget.ts';
 
@@ -21,14 +29,20 @@ export const SPILL_FILE_MAX_BYTES = 256 * 1024 * 1024;
 /** Characters collected before one write is issued: the renderer emits many small pieces
  *  (a line at a time for coloured output) and one fs write per piece would cost more. */
 const SPILL_BATCH_CHARS = 64 * 1024;
-/** Other users on the host must not read what an agent's commands printed. */
+/** Other users on the host must not read what an agent's commands printed. Group read is
+ *  for a shell that runs as its own user (launch/shell-ownership.ts): the directory is 0700
+ *  unless that shell's group is let in. */
 const DIR_MODE = 0o700;
-const FILE_MODE = 0o600;
+const FILE_MODE = 0o640;
 const RANDOM_BYTES = 4;
+/** A new file only, never through a link (an unsandboxed shell can write these folders). */
+const CREATE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 /** Our file names: a UTC timestamp to the millisecond, then random hex. */
 const FILE_NAME = /^\d{8}T\d{9}Z-[0-9a-f]+\.txt$/;
 const BYTES_PER_MIB = 1024 * 1024;
-/** Room kept for the line that says where and why a saved output was cut. */
+/** Room held for the line that says where and why a saved output was cut (longer than any
+ *  such line): it counts toward the caps like the output it ends. */
 const CUT_LINE_RESERVE_BYTES = 128;
 
 /** Defaults of the caps on all of one agent's saved outputs, and on everyone's. */
@@ -104,6 +118,12 @@ export class SpillFiles {
     checkAgent(agent);
     const agentDir = join(this.dir, agent);
     mkdirSync(agentDir, { recursive: true, mode: DIR_MODE });
+    // An unsandboxed shell may have put a link (or anything else) in the folder's place:
+    // files are made, pruned and served only in a real directory of the server's.
+    const stats = lstatSync(agentDir);
+    if (!stats.isDirectory() || stats.uid !== serverUid()) {
+      throw new Error(`${agentDir} is not a directory of the server's own`);
+    }
     return agentDir;
   }
 
@@ -116,7 +136,7 @@ export class SpillFiles {
     // Opened synchronously (one syscall) so a failure is known before any output is queued.
     let fd: number;
     try {
-      fd = openSync(path, 'wx', FILE_MODE);
+      fd = openSync(path, CREATE_FLAGS, FILE_MODE);
     } catch (error) {
       this.onSave.fire(error);
       throw error;
@@ -124,6 +144,7 @@ export class SpillFiles {
     this.budget.opened(agent, name);
     return new SpillFile(path, fd, this.maxFileBytes, this.prune(agent, agentDir, name), {
       take: (bytes) => this.budget.take(agent, name, bytes),
+      giveBack: (bytes) => this.budget.giveBack(agent, name, bytes),
       cutLine: (cap) => spillCapCutLine(cap, cap === 'agent' ? this.caps.agent : this.caps.total),
       closed: (error, deleted) => {
         if (deleted) this.budget.removed(agent, name);
@@ -178,6 +199,8 @@ function checkAgent(agent: string): void {
 /** How one file takes room from the budget and reports its end. */
 interface SpillFileBudget {
   take(bytes: number): { granted: number; cap: SpillCap | null };
+  /** Bytes taken and not written after all. */
+  giveBack(bytes: number): void;
   cutLine(cap: SpillCap): string;
   /** `error`: the disk refused a write (null: saved); `deleted`: the file is gone. */
   closed(error: Error | null, deleted: boolean): void;
@@ -192,6 +215,8 @@ class SpillFile implements SpillWriter {
   private pending = '';
   private bytes = 0;
   private endsWithNewline = true;
+  /** Budget bytes held for the cut line (taken with the first write); null before it. */
+  private cutRoom: number | null = null;
   /** No more output is taken: the cap was reached, or the file is being closed. */
   private stopped = false;
   private error: Error | null = null;
@@ -232,6 +257,7 @@ class SpillFile implements SpillWriter {
       this.budget.closed(this.error, true);
       throw this.error;
     }
+    this.releaseCutRoom();
     this.budget.closed(null, false);
   }
 
@@ -247,13 +273,20 @@ class SpillFile implements SpillWriter {
     const text = this.pending;
     this.pending = '';
     if (this.stopped || text.length === 0) return;
+    if (this.cutRoom === null) {
+      // The room for the cut line is held from the first write on, so a file cut at any cap
+      // (even one reached before this file took a byte) ends with why within that cap.
+      const reserve = this.budget.take(CUT_LINE_RESERVE_BYTES);
+      this.cutRoom = reserve.granted;
+      if (reserve.cap !== null) {
+        this.cut(Buffer.alloc(0), reserve.cap);
+        return;
+      }
+    }
     const size = Buffer.byteLength(text);
-    const fileRoom = this.maxBytes - this.bytes;
-    const wanted = Math.min(size, fileRoom);
-    // The room for the cut line is taken with the text, so a cut file stays under its cap.
-    const reserve = wanted < size ? CUT_LINE_RESERVE_BYTES : 0;
-    const { granted, cap } = this.budget.take(wanted + reserve);
-    if (granted === wanted + reserve && wanted === size) {
+    const wanted = Math.min(size, this.maxBytes - this.bytes);
+    const { granted, cap } = this.budget.take(wanted);
+    if (granted === size) {
       // Backpressure is not awaited (the PTY must not stall on the disk); what waits in the
       // stream is bounded by the byte caps, and a disk is far faster than a PTY anyway.
       this.stream.write(text);
@@ -263,16 +296,33 @@ class SpillFile implements SpillWriter {
     }
     // Over a cap: keep what fits, without splitting a UTF-8 sequence, then say so.
     const bytes = Buffer.from(text);
-    const roomForText = cap === null ? wanted : Math.max(0, granted - CUT_LINE_RESERVE_BYTES);
-    let end = Math.min(roomForText, bytes.length);
+    let end = granted;
     while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-    const kept = bytes.subarray(0, end);
+    this.budget.giveBack(granted - end);
+    this.cut(bytes.subarray(0, end), granted < wanted ? cap : null);
+  }
+
+  /** Ends the file with what it keeps of the last text and the line saying why it stops. */
+  private cut(kept: Buffer, cap: SpillCap | null): void {
     if (kept.length > 0) this.endsWithNewline = kept[kept.length - 1] === 0x0a;
     this.stream.write(kept);
-    const cut = cap === null ? spillCutLine(this.maxBytes) : this.budget.cutLine(cap);
-    this.stream.write(`${this.endsWithNewline ? '' : '\n'}${cut}\n`);
     this.bytes += kept.length;
+    const why = cap === null ? spillCutLine(this.maxBytes) : this.budget.cutLine(cap);
+    const line = `${this.endsWithNewline ? '' : '\n'}${why}\n`;
+    const lineBytes = Buffer.byteLength(line);
+    // Only when the total cap was full before this file began (other agents' files being
+    // written hold it) is there no room even for the line: the cap wins, the file stays short.
+    if (lineBytes <= (this.cutRoom ?? 0)) {
+      this.stream.write(line);
+      this.cutRoom = (this.cutRoom ?? 0) - lineBytes;
+    }
     this.stopped = true;
+  }
+
+  /** Room held for a cut line that was not needed goes back to the budget. */
+  private releaseCutRoom(): void {
+    if (this.cutRoom) this.budget.giveBack(this.cutRoom);
+    this.cutRoom = 0;
   }
 
   private close(): Promise<void> {

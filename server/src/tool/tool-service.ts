@@ -23,6 +23,12 @@ export interface FinishedCall {
   readonly exitCode: number | null;
 }
 
+/** What the caller asks of where a new shell starts (a control plane with joined hosts). */
+export interface CallPlacement {
+  /** The new shell goes only to a host with all of these labels (an agent token's). */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
 export interface ToolService {
   /**
    * Runs `command` for `agent` in its persistent shell of `dialect` and resolves with the
@@ -30,13 +36,25 @@ export interface ToolService {
    * bad command, 409 HUMAN_CONTROL, 503 when the shell cannot start). When `signal` aborts
    * before the result, the call is cancelled (the shell is reset if the call had started).
    */
-  call(agent: string, dialect: Dialect, command: string, signal: AbortSignal): Promise<string>;
+  call(
+    agent: string,
+    dialect: Dialect,
+    command: string,
+    signal: AbortSignal,
+    placement?: CallPlacement,
+  ): Promise<string>;
   /** The dialects this server can run (pwsh only when PowerShell is installed). */
   dialects(): readonly Dialect[];
   /** Every live shell. */
   sessions(): SessionInfo[];
   /** The tool definitions agents are given. */
   definitions(): ToolDefinition[];
+  /**
+   * The server begins to stop: no new shell starts, and whatever ends a shell from now on
+   * (a cancelled call's reset included) records it `closed`. Called before calls in flight
+   * are cancelled.
+   */
+  beginClose(): void;
   /** Ends every shell's process tree. */
   close(): Promise<void>;
   /** Fires once per call to `call`, however it ended (never with the command or its text). */

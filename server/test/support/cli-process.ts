@@ -46,17 +46,33 @@ export interface Serving {
  * `jumpseat serve --port 0 …`; resolves once the banner names the port. `fromSource` runs
  * `server/src/main.ts` through tsx instead, for tests about the server rather than the
  * package (no compile step that a busy machine could stretch past the banner deadline).
+ * `runAs` prefixes the command that starts node (e.g. setpriv, for an unprivileged server).
  */
 export async function serve(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  { fromSource = false }: { fromSource?: boolean } = {},
+  {
+    fromSource = false,
+    user,
+    startDeadlineMs = START_DEADLINE_MS,
+    runAs = [],
+  }: {
+    fromSource?: boolean;
+    /** How long the banner may take (ms): longer for a start that has more to do. */
+    startDeadlineMs?: number;
+    /** Runs the server as this user (the test must be root), its groups dropped. */
+    user?: { readonly uid: number; readonly gid: number };
+    /** A command that runs the server as another user (`setpriv --reuid=… --`). */
+    runAs?: readonly string[];
+  } = {},
 ): Promise<Serving> {
   const command = fromSource ? ['--import', 'tsx', 'server/src/main.ts'] : [BIN, 'serve'];
-  const child = spawn(process.execPath, [...command, '--port', '0', ...args], {
+  const [file = process.execPath, ...before] = runAs.length ? [...runAs, process.execPath] : [];
+  const child = spawn(file, [...before, ...command, '--port', '0', ...args], {
     cwd: REPO,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
   });
   let stdout = '';
   let stderr = '';
@@ -67,7 +83,7 @@ export async function serve(
     stderr += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const deadline = Date.now() + START_DEADLINE_MS;
+  const deadline = Date.now() + startDeadlineMs;
   for (;;) {
     const port = /^jumpseat listening on http:\/\/127\.0\.0\.1:(\d+)\//m.exec(stdout)?.[1];
     if (port !== undefined) {

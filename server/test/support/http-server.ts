@@ -43,6 +43,8 @@ export interface TestServerOptions {
   readonly shellEnv?: NodeJS.ProcessEnv;
   /** How often a running MCP call reports progress (AppOptions.mcpProgressIntervalMs). */
   readonly mcpProgressIntervalMs?: number;
+  /** Keep-alive of a running 2026-07-28 MCP call (AppOptions.mcpKeepAliveMs). */
+  readonly mcpKeepAliveMs?: number;
   /** The storage health (to read its warnings); a stderr-writing one otherwise. */
   readonly health?: StorageHealth;
   /** How long a viewer past its buffer bound stays unread before it is closed (AppOptions). */
@@ -80,6 +82,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.mcpProgressIntervalMs === undefined
       ? {}
       : { mcpProgressIntervalMs: options.mcpProgressIntervalMs }),
+    ...(options.mcpKeepAliveMs === undefined ? {} : { mcpKeepAliveMs: options.mcpKeepAliveMs }),
     ...(options.health === undefined ? {} : { health: options.health }),
     ...(options.liveStallCloseMs === undefined
       ? {}

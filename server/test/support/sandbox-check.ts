@@ -8,7 +8,7 @@ import { findBwrap, probeBwrap } from '../../src/launch/choose-launcher.ts';
 function why(): string | null {
   const bwrap = findBwrap(process.env);
   if (bwrap === null) return 'bubblewrap (bwrap) is not installed (apt-get install -y bubblewrap)';
-  const failure = probeBwrap(bwrap, true);
+  const failure = probeBwrap(bwrap, 'on');
   return failure === null ? null : `bubblewrap cannot run here: ${failure}`;
 }
 

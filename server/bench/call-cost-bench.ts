@@ -1,0 +1,87 @@
+/**
+ * What a call costs the server (issue 22.6): the server process's CPU time per trivial call
+ * over 2,000 calls one after another, and how many calls per second it answers with 100
+ * agents calling at once in sandboxed shells. Both against the issue's bounds; the CPU time
+ * is the kernel's count for the whole server process (every thread: the recording worker
+ * too), the same sum `process.cpuUsage` gives inside it.
+ */
+import { readFileSync } from 'node:fs';
+import { findBwrap, probeBwrap } from '../src/launch/choose-launcher.ts';
+import { call, firstCall, report, type Server, startServer, stopServer } from './bench-server.ts';
+
+const CPU_CALLS = 2000;
+/** The issue's bound on the server's CPU per `bash("true")`, in ms. */
+const CPU_PER_CALL_TARGET_MS = 0.3;
+const AGENTS = 100;
+/** How long the agents call as fast as they can. */
+const THROUGHPUT_WINDOW_MS = 5000;
+/** The issue's bound, on a 2-core machine. */
+const THROUGHPUT_TARGET_PER_S = 2000;
+/** Linux's USER_HZ: what /proc counts CPU time in. */
+const CLOCK_TICKS_PER_S = 100;
+
+/** User plus system CPU time of process `pid` so far, in ms. */
+function cpuMs(pid: number): number {
+  const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  // Fields 14 and 15 (utime, stime), counted after the command name's closing parenthesis.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+}
+
+/** The server's CPU per call, over CPU_CALLS sequential calls on a warm shell. */
+export async function cpuPerCall(server: Server): Promise<boolean> {
+  const pid = server.child.pid as number;
+  await call(server, 'bench-cpu', 'true');
+  const before = cpuMs(pid);
+  const start = performance.now();
+  for (let i = 0; i < CPU_CALLS; i++) await call(server, 'bench-cpu', 'true');
+  const wall = performance.now() - start;
+  const perCall = (cpuMs(pid) - before) / CPU_CALLS;
+  return report(
+    `server CPU per bash("true") (${CPU_CALLS} calls)`,
+    perCall / CPU_PER_CALL_TARGET_MS,
+    1,
+    `(${perCall.toFixed(3)} ms per call against ${CPU_PER_CALL_TARGET_MS} ms; ` +
+      `${(wall / CPU_CALLS).toFixed(2)} ms wall per call)`,
+  );
+}
+
+/** Calls per second with AGENTS agents each calling `true` in a loop, sandboxed. */
+export async function throughputBenchmark(): Promise<boolean[]> {
+  const bwrap = findBwrap(process.env);
+  const why = bwrap === null ? 'bubblewrap is not installed' : probeBwrap(bwrap, 'on');
+  if (why !== null) {
+    console.log(`throughput with ${AGENTS} agents not measured: ${why}`);
+    return [];
+  }
+  const server = await startServer(['--sandbox', 'bwrap']);
+  try {
+    const agents = Array.from({ length: AGENTS }, (_, i) => `bench-many-${i}`);
+    // Every shell started before the window: the figure is calls, not starts.
+    for (let i = 0; i < AGENTS; i += 10) {
+      await Promise.all(agents.slice(i, i + 10).map((agent) => firstCall(server, agent)));
+    }
+    let answered = 0;
+    const until = performance.now() + THROUGHPUT_WINDOW_MS;
+    const start = performance.now();
+    await Promise.all(
+      agents.map(async (agent) => {
+        while (performance.now() < until) {
+          await call(server, agent, 'true');
+          answered++;
+        }
+      }),
+    );
+    const perSecond = answered / ((performance.now() - start) / 1000);
+    return [
+      report(
+        `calls per second with ${AGENTS} agents, sandboxed (target / measured)`,
+        THROUGHPUT_TARGET_PER_S / perSecond,
+        1,
+        `(${perSecond.toFixed(0)} calls/s against ${THROUGHPUT_TARGET_PER_S})`,
+      ),
+    ];
+  } finally {
+    await stopServer(server);
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * The control plane's parts for `--local-shells off`: the directory of joined hosts, the calls
+ * that run on them, and the tool service the API uses, so the agent API and MCP reach a shell
+ * on a joined host exactly as they reach one of the server's own.
+ */
+import type { Config } from '../config/config.ts';
+import type { EngineToolService } from '../tool/create-tool-service.ts';
+import { HostDirectory } from './joined-hosts.ts';
+import { RemoteCalls } from './remote-calls.ts';
+
+export interface ControlPlane {
+  readonly directory: HostDirectory;
+  readonly calls: RemoteCalls;
+  readonly tools: EngineToolService;
+}
+
+/** `local`: the server's own engine (it runs no shell here; its store and paths serve the API). */
+export function createControlPlane(config: Config, local: EngineToolService): ControlPlane {
+  const directory = new HostDirectory(config.hostGraceMs);
+  const calls = new RemoteCalls(directory, (dialect) => config.dialects[dialect]);
+  return { directory, calls, tools: calls.service(local) };
+}

@@ -1,0 +1,343 @@
+/**
+ * The hosts that joined this control plane and the shells they run, as their links report
+ * them. A host whose link drops is `unreachable` for the grace period: its shells and the
+ * calls running on them wait. Back in time, it resumes where it was; past the grace period,
+ * every shell of it ends `host_lost` and every call waiting there is answered so. A host that
+ * joins a control plane that just restarted is adopted with its shells as they are.
+ */
+import type { Dialect, HostInfo, SessionInfo } from '../../../shared/src/api.ts';
+import type { Labels } from '../../../shared/src/labels.ts';
+import {
+  type ControlMessage,
+  chooseLinkVersion,
+  type HostMessage,
+  incompatibleMessage,
+  LINK_CLOSE,
+  type LinkOutput,
+  type LinkShell,
+} from '../../../shared/src/link.ts';
+import { ShellInbox } from '../link/output-inbox.ts';
+import { Emitter } from '../pty/disposable.ts';
+
+/** Ended shells of hosts kept for the supervisor API before the oldest is forgotten. */
+const MAX_ENDED_SHELLS_KEPT = 200;
+/** Credit for a shell's last bytes goes back after this much quiet (ms). */
+const CREDIT_FLUSH_MS = 10;
+
+/** One host's link as the directory uses it. */
+export interface LinkConnection {
+  send(message: ControlMessage): void;
+  close(code: number, reason: string): void;
+}
+
+export class RemoteShell {
+  readonly inbox: ShellInbox;
+  /** Output bytes new to the control plane, in order (a resend's repeats already dropped). */
+  readonly onOutput = new Emitter<{ offset: number; data: Uint8Array }>();
+  /** Output the host no longer had when the link came back (bytes). */
+  gapBytes = 0;
+
+  constructor(
+    public info: SessionInfo,
+    offset: number,
+    readonly host: JoinedHost,
+  ) {
+    this.inbox = new ShellInbox(offset);
+  }
+
+  get id(): string {
+    return this.info.id;
+  }
+
+  get alive(): boolean {
+    return this.info.endedAt === null && this.info.state !== 'exited';
+  }
+}
+
+export class JoinedHost {
+  readonly shells = new Map<string, RemoteShell>();
+  /** Shells this control plane declared lost; the host is told to end them when it returns. */
+  readonly lost = new Set<string>();
+  connection: LinkConnection | null = null;
+  draining = false;
+  lastSeen = new Date();
+  graceTimer: NodeJS.Timeout | undefined;
+  /** Resolves the waits of calls for this host's shells when it returns or is lost. */
+  readonly onBackOrLost = new Emitter<boolean>();
+  labels: Labels = {};
+  capacity = 1;
+  dialects: Dialect[] = [];
+  engineVersion = '';
+  protocol = 0;
+  workspaces = new Set<string>();
+
+  constructor(
+    readonly name: string,
+    readonly tokenId: string,
+  ) {}
+
+  get connected(): boolean {
+    return this.connection !== null;
+  }
+
+  liveShells(): number {
+    let live = 0;
+    for (const shell of this.shells.values()) if (shell.alive) live++;
+    return live;
+  }
+
+  info(): HostInfo {
+    const shells = this.liveShells();
+    return {
+      name: this.name,
+      labels: { ...this.labels },
+      state: !this.connected ? 'unreachable' : this.draining ? 'draining' : 'connected',
+      shells,
+      capacity: this.capacity,
+      load: this.capacity > 0 ? shells / this.capacity : 1,
+      dialects: [...this.dialects],
+      protocol: this.protocol,
+      engineVersion: this.engineVersion,
+      lastSeen: this.lastSeen.toISOString(),
+    };
+  }
+}
+
+export type JoinAnswer = { host: JoinedHost } | { refusal: string; code: number };
+
+export class HostDirectory {
+  readonly hosts = new Map<string, JoinedHost>();
+  /** A host stayed away past the grace period: its shells ended `host_lost`. */
+  readonly onHostLost = new Emitter<JoinedHost>();
+  private ended: SessionInfo[] = [];
+  private readonly creditTimers = new Map<JoinedHost, NodeJS.Timeout>();
+
+  constructor(readonly graceMs: number) {}
+
+  /** A hello on a new link: the host joins (or returns), or is refused with why. */
+  join(
+    connection: LinkConnection,
+    token: { id: string; name: string },
+    hello: Extract<HostMessage, { type: 'hello' }>,
+  ): JoinAnswer {
+    const version = chooseLinkVersion(hello.versions);
+    if (version === null) {
+      return { refusal: incompatibleMessage(hello.versions), code: LINK_CLOSE.incompatible };
+    }
+    if (hello.name !== undefined && hello.name !== token.name) {
+      return {
+        refusal: `this host token is bound to the name "${token.name}"; start the host with --name ${token.name} or without --name`,
+        code: LINK_CLOSE.replaced,
+      };
+    }
+    let host = this.hosts.get(token.name);
+    if (host !== undefined && host.tokenId !== token.id) {
+      return {
+        refusal: `host name "${token.name}" belongs to another token`,
+        code: LINK_CLOSE.replaced,
+      };
+    }
+    if (host === undefined) {
+      host = new JoinedHost(token.name, token.id);
+      this.hosts.set(host.name, host);
+    }
+    // The newer link wins: the old one is a dead socket the silence check has not caught yet.
+    host.connection?.close(LINK_CLOSE.replaced, 'a newer link of this host took over');
+    host.connection = connection;
+    clearTimeout(host.graceTimer);
+    host.graceTimer = undefined;
+    host.lastSeen = new Date();
+    host.labels = { ...hello.labels };
+    host.capacity = hello.maxShells;
+    host.dialects = [...hello.dialects];
+    host.engineVersion = hello.engineVersion;
+    host.protocol = version;
+    host.workspaces = new Set(hello.workspaces);
+    this.adopt(host, hello.shells);
+    connection.send({
+      type: 'welcome',
+      version,
+      graceMs: this.graceMs,
+      resume: [...host.shells.values()]
+        .filter((shell) => shell.alive)
+        .map((shell) => ({ shellId: shell.id, offset: shell.inbox.offset })),
+      lost: [...host.lost],
+    });
+    host.onBackOrLost.fire(true);
+    return { host };
+  }
+
+  /** The host's link closed: its shells wait for it for the grace period. */
+  disconnected(host: JoinedHost, connection: LinkConnection): void {
+    if (host.connection !== connection) return;
+    host.connection = null;
+    clearTimeout(host.graceTimer);
+    host.graceTimer = setTimeout(() => this.loseHost(host), this.graceMs);
+  }
+
+  /** A message from a joined host. */
+  received(host: JoinedHost, message: HostMessage): void {
+    host.lastSeen = new Date();
+    switch (message.type) {
+      case 'shell_opened':
+        if (message.shell.info.agent !== null) host.workspaces.add(message.shell.info.agent);
+        this.adopt(host, [message.shell]);
+        break;
+      case 'shell_info':
+        this.update(host, message.info);
+        break;
+      case 'shell_closed': {
+        this.update(host, message.info);
+        const shell = host.shells.get(message.info.id);
+        if (shell !== undefined) this.retire(host, shell);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  /** An output frame from a joined host. */
+  output(host: JoinedHost, frame: LinkOutput): void {
+    host.lastSeen = new Date();
+    const shell = host.shells.get(frame.shellId);
+    if (shell === undefined) return;
+    const delivery = shell.inbox.receive(frame.offset, frame.data);
+    if (delivery === null) return;
+    shell.gapBytes += delivery.gapBytes;
+    shell.onOutput.fire({ offset: delivery.offset, data: delivery.data });
+    if (delivery.credit !== null) {
+      host.connection?.send({ type: 'credit', shellId: shell.id, offset: delivery.credit });
+    }
+    if (!this.creditTimers.has(host)) {
+      this.creditTimers.set(
+        host,
+        setTimeout(() => {
+          this.creditTimers.delete(host);
+          for (const each of host.shells.values()) {
+            const offset = each.inbox.flushCredit();
+            if (offset !== null)
+              host.connection?.send({ type: 'credit', shellId: each.id, offset });
+          }
+        }, CREDIT_FLUSH_MS),
+      );
+    }
+  }
+
+  /** The live shell of an agent's dialect on any host, if one runs (or waits for its host). */
+  liveShell(agent: string, dialect: Dialect): RemoteShell | undefined {
+    for (const host of this.hosts.values()) {
+      for (const shell of host.shells.values()) {
+        if (shell.alive && shell.info.agent === agent && shell.info.dialect === dialect) {
+          return shell;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  findShell(id: string): RemoteShell | undefined {
+    for (const host of this.hosts.values()) {
+      const shell = host.shells.get(id);
+      if (shell !== undefined) return shell;
+    }
+    return undefined;
+  }
+
+  /** Every shell of every host, live ones and those ended lately. */
+  sessions(): SessionInfo[] {
+    const live: SessionInfo[] = [];
+    for (const host of this.hosts.values()) {
+      for (const shell of host.shells.values()) live.push(shell.info);
+    }
+    return [...live, ...this.ended];
+  }
+
+  list(): HostInfo[] {
+    return [...this.hosts.values()]
+      .map((host) => host.info())
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Ends every link (the control plane stops; the hosts and their shells live on). */
+  close(): void {
+    for (const host of this.hosts.values()) {
+      clearTimeout(host.graceTimer);
+      host.connection?.close(1001, 'the control plane is stopping');
+      host.connection = null;
+    }
+    for (const timer of this.creditTimers.values()) clearTimeout(timer);
+  }
+
+  /** Forgets a host that is gone: shells still waiting for it are lost now. */
+  forget(host: JoinedHost): void {
+    if (host.graceTimer !== undefined) {
+      clearTimeout(host.graceTimer);
+      this.loseHost(host);
+    }
+    this.hosts.delete(host.name);
+  }
+
+  /** A revoked token's host is cut off at once. */
+  disconnectToken(tokenId: string): void {
+    for (const host of this.hosts.values()) {
+      if (host.tokenId === tokenId)
+        host.connection?.close(LINK_CLOSE.forgotten, 'access was revoked');
+    }
+  }
+
+  private adopt(host: JoinedHost, shells: readonly LinkShell[]): void {
+    for (const { info, offset } of shells) {
+      if (host.lost.has(info.id)) continue;
+      const known = host.shells.get(info.id);
+      const tagged = { ...info, host: host.name };
+      if (known !== undefined) {
+        known.info = tagged;
+        if (!known.alive) this.retire(host, known);
+        continue;
+      }
+      const shell = new RemoteShell(tagged, offset, host);
+      if (shell.alive) host.shells.set(info.id, shell);
+      else if (!this.ended.some((ended) => ended.id === info.id)) this.keepEnded(tagged);
+    }
+  }
+
+  private update(host: JoinedHost, info: SessionInfo): void {
+    const shell = host.shells.get(info.id);
+    if (shell === undefined) return;
+    shell.info = { ...info, host: host.name };
+  }
+
+  private retire(host: JoinedHost, shell: RemoteShell): void {
+    host.shells.delete(shell.id);
+    this.keepEnded(shell.info);
+    shell.onOutput.clear();
+  }
+
+  private keepEnded(info: SessionInfo): void {
+    this.ended.push(info);
+    if (this.ended.length > MAX_ENDED_SHELLS_KEPT)
+      this.ended = this.ended.slice(-MAX_ENDED_SHELLS_KEPT);
+  }
+
+  /** Past the grace period: every shell of the host ends `host_lost`, at once and loudly. */
+  private loseHost(host: JoinedHost): void {
+    host.graceTimer = undefined;
+    const now = new Date().toISOString();
+    for (const shell of [...host.shells.values()]) {
+      if (shell.alive) host.lost.add(shell.id);
+      shell.info = {
+        ...shell.info,
+        state: 'exited',
+        pid: null,
+        command: null,
+        since: null,
+        endedAt: shell.info.endedAt ?? now,
+        ending: shell.info.ending ?? { kind: 'host_lost', exitCode: null, signal: null },
+      };
+      this.retire(host, shell);
+    }
+    this.onHostLost.fire(host);
+    host.onBackOrLost.fire(false);
+  }
+}

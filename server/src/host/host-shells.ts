@@ -1,0 +1,198 @@
+/**
+ * The engine a host runs, as the link sees it: the same tool service, registry and shells the
+ * server runs in-process, turned into link messages. Calls come down and their exact result
+ * texts go up; each shell's news (opened, info, closed) and its output (through the outbox,
+ * within its credit) go up. A result finished while the link is down is kept and sent once it
+ * is back; the control plane drops what it no longer waits for.
+ */
+import { readdirSync } from 'node:fs';
+import type { SessionInfo } from '../../../shared/src/api.ts';
+import type { ControlMessage, HostMessage, LinkShell } from '../../../shared/src/link.ts';
+import { AGENT_ID_REGEX } from '../../../shared/src/vocabulary.ts';
+import { JUMPSEAT_ERR_INTERNAL, JumpseatError } from '../errors.ts';
+import { LinkOutbox } from '../link/output-outbox.ts';
+import { DisposableStore } from '../pty/disposable.ts';
+import type { Shell } from '../session/shell.ts';
+import type { EngineToolService } from '../tool/create-tool-service.ts';
+
+/** A shell's info changes are sent at most this often (a fast agent changes state per call). */
+const INFO_UPDATE_MS = 16;
+/** Workspaces reported in the hello at most (placement needs the agents', not a census). */
+const MAX_REPORTED_WORKSPACES = 10_000;
+
+/** What the engine needs of the link: send a message (false when down), and send output. */
+export interface HostLinkPort {
+  send(message: HostMessage): boolean;
+  pumpOutput(): void;
+}
+
+interface RunningCall {
+  readonly controller: AbortController;
+  /** The answer, once known, until the link takes it. */
+  answer?: HostMessage;
+}
+
+export class HostShells {
+  readonly outbox = new LinkOutbox();
+  private readonly calls = new Map<string, RunningCall>();
+  private readonly watched = new Map<string, DisposableStore>();
+  private readonly infoTimers = new Map<string, NodeJS.Timeout>();
+  private readonly disposables = new DisposableStore();
+
+  constructor(
+    private readonly tools: EngineToolService,
+    private readonly workspaceRoot: string,
+    private readonly link: HostLinkPort,
+  ) {
+    for (const shell of tools.registry.shells()) this.watch(shell);
+    this.disposables.add(tools.registry.onShellAdded.on((shell) => this.watch(shell)));
+    this.disposables.add(tools.registry.onShellRemoved.on((shell) => this.unwatch(shell)));
+  }
+
+  /** Every shell the registry lists, for the hello. */
+  shells(): LinkShell[] {
+    return this.tools.registry.shells().map((shell) => ({
+      info: shell.info(),
+      offset: shell.displayOffset,
+    }));
+  }
+
+  liveCount(): number {
+    return this.tools.registry.shells().filter((shell) => shell.alive).length;
+  }
+
+  /** The agents whose workspace this host holds. */
+  workspaces(): string[] {
+    try {
+      return readdirSync(this.workspaceRoot, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && AGENT_ID_REGEX.test(entry.name))
+        .slice(0, MAX_REPORTED_WORKSPACES)
+        .map((entry) => entry.name);
+    } catch {
+      return [];
+    }
+  }
+
+  /** Ids of the calls still running or holding an answer. */
+  callIds(): string[] {
+    return [...this.calls.keys()];
+  }
+
+  /** A message from the control plane (the welcome is the link's). */
+  handle(message: ControlMessage): void {
+    switch (message.type) {
+      case 'call_start':
+        this.startCall(message.callId, message.agent, message.dialect, message.command);
+        break;
+      case 'call_cancel':
+        this.calls.get(message.callId)?.controller.abort(new Error('cancelled by the caller'));
+        break;
+      case 'credit':
+        this.outbox.ack(message.shellId, message.offset);
+        this.link.pumpOutput();
+        break;
+      case 'shell_close':
+        void this.tools.registry.find(message.shellId)?.reset();
+        break;
+      case 'resize':
+      case 'input':
+        // A person at the controls of a remote shell is not relayed yet (see the README).
+        break;
+      case 'welcome':
+      case 'refused':
+        break;
+    }
+  }
+
+  /** The link is back: answers kept meanwhile go up now. */
+  deliverKeptAnswers(): void {
+    for (const [id, call] of this.calls) {
+      if (call.answer !== undefined && this.link.send(call.answer)) this.calls.delete(id);
+    }
+  }
+
+  /** Shells the control plane gave up on end here too. */
+  endShells(ids: readonly string[]): void {
+    for (const id of ids) {
+      const shell = this.tools.registry.find(id);
+      if (shell?.alive) void shell.reset();
+    }
+  }
+
+  /** The grace period passed without a link: every shell ends (its agent's calls were lost). */
+  endAll(): void {
+    for (const shell of this.tools.registry.shells()) if (shell.alive) void shell.reset();
+  }
+
+  dispose(): void {
+    this.disposables.dispose();
+    for (const store of this.watched.values()) store.dispose();
+    for (const timer of this.infoTimers.values()) clearTimeout(timer);
+  }
+
+  private startCall(callId: string, agent: string, dialect: 'bash' | 'pwsh', command: string) {
+    if (this.calls.has(callId)) return; // sent again after a reconnect: it runs once
+    const call: RunningCall = { controller: new AbortController() };
+    this.calls.set(callId, call);
+    this.tools.call(agent, dialect, command, call.controller.signal).then(
+      (output) => this.answer(callId, call, { type: 'call_result', callId, output }),
+      (error: unknown) => {
+        const coded =
+          error instanceof JumpseatError
+            ? error
+            : new JumpseatError(JUMPSEAT_ERR_INTERNAL, 'the host failed to run the call');
+        this.answer(callId, call, {
+          type: 'call_error',
+          callId,
+          code: coded.code,
+          status: coded.status,
+          message: coded.message,
+        });
+      },
+    );
+  }
+
+  private answer(callId: string, call: RunningCall, message: HostMessage): void {
+    if (this.link.send(message)) this.calls.delete(callId);
+    else call.answer = message;
+  }
+
+  private watch(shell: Shell): void {
+    if (this.watched.has(shell.id)) return;
+    const store = new DisposableStore();
+    this.watched.set(shell.id, store);
+    this.outbox.add(shell.id, shell.displayOffset);
+    store.add(
+      shell.onDisplay.on((chunk) => {
+        this.outbox.push(shell.id, chunk.offset, chunk.data);
+        this.link.pumpOutput();
+      }),
+    );
+    store.add(shell.onChange.on(() => this.infoSoon(shell)));
+    this.link.send({
+      type: 'shell_opened',
+      shell: { info: shell.info(), offset: shell.displayOffset },
+    });
+  }
+
+  private infoSoon(shell: Shell): void {
+    if (this.infoTimers.has(shell.id)) return;
+    this.infoTimers.set(
+      shell.id,
+      setTimeout(() => {
+        this.infoTimers.delete(shell.id);
+        this.link.send({ type: 'shell_info', info: shell.info() });
+      }, INFO_UPDATE_MS),
+    );
+  }
+
+  private unwatch(shell: Shell): void {
+    this.watched.get(shell.id)?.dispose();
+    this.watched.delete(shell.id);
+    clearTimeout(this.infoTimers.get(shell.id));
+    this.infoTimers.delete(shell.id);
+    this.outbox.remove(shell.id);
+    const info: SessionInfo = shell.info();
+    this.link.send({ type: 'shell_closed', info });
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * A disk quota per workspace (`--workspace-quota`): as root, each workspace directory is a
+ * loop-mounted ext4 file system of its own, so filling it ends in ENOSPC for that shell alone,
+ * never for the history, tokens and recordings in the data dir or for another agent.
+ *
+ * The image is a sparse file under `<workspace root>/.quota/` (hidden from every sandbox with
+ * the root), made once per workspace by copying a template file system (made once per size),
+ * mounted the first time a shell of that workspace starts and kept mounted across shells and
+ * across a killed server's restarts; unmounted at shutdown. The mounting runs in the shell's
+ * own start-up process (a step before bubblewrap), never on the server's event loop.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { isExecutableFile } from '../pty/pwsh-executable.ts';
+
+/** Below the workspace root: a name no agent id (`^[A-Za-z0-9]…`) can take. */
+export const QUOTA_DIR_NAME = '.quota';
+/** The kernel's interface for new loop devices; without it `mount -o loop` cannot work. */
+const LOOP_CONTROL = '/dev/loop-control';
+const MKFS = ['/usr/sbin/mkfs.ext4', '/sbin/mkfs.ext4'];
+/** `umount` that does not finish by then is left lazy (detached, freed when unused). */
+const UMOUNT_TIMEOUT_MS = 5000;
+/** Workspaces one `umount` at shutdown is given at once (well inside any argv limit). */
+const UMOUNT_BATCH = 64;
+/** The images are the server's alone (shells see them only mounted, as their workspace). */
+const IMAGE_DIR_MODE = 0o700;
+/** What the start-up step's name shows as in `ps` for a moment. */
+const STEP_NAME = 'jumpseat-quota';
+
+/**
+ * The start-up step: under a lock of its image, mount the workspace's image unless it
+ * is mounted already, making the image (from the template, or from what the directory holds)
+ * when it is missing. The root of the new file system keeps the directory's owner and mode,
+ * and loses ext4's `lost+found`, so the shell sees the same empty directory it would have.
+ * Exit 125 (as the host prelude uses) says the set-up failed, not the shell.
+ */
+const STEP = [
+  'dir=$1 image=$2 template=$3 bytes=$4 mkfs=$5; shift 6',
+  'fail() { echo "jumpseat: workspace quota: $*" >&2; exit 125; }',
+  'exec 9>"$image.lock" || fail "cannot lock $image"',
+  'flock 9 || fail "cannot lock $image"',
+  'if ! mountpoint -q "$dir"; then',
+  '  owner=$(stat -c %u:%g "$dir") && mode=$(stat -c %a "$dir") || fail "cannot read $dir"',
+  '  if [ ! -e "$image" ]; then',
+  '    if [ -n "$(ls -A "$dir")" ]; then',
+  '      truncate -s "$bytes" "$image.new" && "$mkfs" -q -F -m 0 -d "$dir" -E lazy_itable_init=1,lazy_journal_init=1 "$image.new" >/dev/null || fail "mkfs.ext4 failed"',
+  '    else',
+  '      if [ ! -e "$template" ]; then',
+  '        truncate -s "$bytes" "$template.$$" && "$mkfs" -q -F -m 0 -E lazy_itable_init=1,lazy_journal_init=1 "$template.$$" >/dev/null && mv "$template.$$" "$template" || fail "mkfs.ext4 failed"',
+  '      fi',
+  '      cp --sparse=always "$template" "$image.new" || fail "cannot copy $template"',
+  '    fi',
+  '    mv "$image.new" "$image" || fail "cannot make $image"',
+  '  fi',
+  '  mount -o loop,nosuid,nodev "$image" "$dir" || fail "cannot mount $image"',
+  '  chown "$owner" "$dir" && chmod "$mode" "$dir" || fail "cannot set the owner of $dir"',
+  '  rmdir "$dir/lost+found" 2>/dev/null',
+  'fi',
+  'exec 9>&-',
+  'exec "$@"',
+].join('\n');
+
+export class WorkspaceQuota {
+  /** Workspaces this run has seen mounted: their next shells skip the step. */
+  private readonly mounted = new Set<string>();
+  /** Workspaces a step was issued for: unmounted at shutdown with those seen mounted. */
+  private readonly stepped = new Set<string>();
+
+  private constructor(
+    private readonly root: string,
+    private readonly bytes: number,
+    private readonly mkfs: string,
+  ) {}
+
+  /**
+   * The quota where the kernel can enforce it here, else why not: it needs root (to mount),
+   * mkfs.ext4 (e2fsprogs), loop devices, and a directory per workspace.
+   */
+  static detect(settings: {
+    readonly bytes: number | undefined;
+    readonly root: string;
+    readonly shared: boolean;
+  }): WorkspaceQuota | { why: string } {
+    if (settings.bytes === undefined) return { why: 'turned off (--workspace-quota off)' };
+    if (settings.shared) return { why: 'every shell shares one workspace (--shared-workspace)' };
+    if (process.getuid?.() !== 0) return { why: 'mounting a file system per workspace needs root' };
+    const mkfs = MKFS.find((path) => isExecutableFile(path));
+    if (mkfs === undefined) return { why: 'mkfs.ext4 is not installed (Debian package e2fsprogs)' };
+    if (!existsSync(LOOP_CONTROL)) return { why: `no loop devices here (${LOOP_CONTROL})` };
+    let root: string;
+    try {
+      root = realpathSync(settings.root);
+      mkdirSync(join(root, QUOTA_DIR_NAME), { recursive: true, mode: IMAGE_DIR_MODE });
+    } catch (error) {
+      return {
+        why: `cannot make ${join(settings.root, QUOTA_DIR_NAME)} (${(error as Error).message})`,
+      };
+    }
+    return new WorkspaceQuota(root, settings.bytes, mkfs);
+  }
+
+  /** Where the workspace images live (made by the caller: it is the root's own folder). */
+  get imageDir(): string {
+    return join(this.root, QUOTA_DIR_NAME);
+  }
+
+  /** `command` preceded by the step that mounts `workspace`'s file system when it is not yet. */
+  wrap(workspace: string, command: readonly string[]): string[] {
+    if (this.mounted.has(workspace)) return [...command];
+    if (isMountPoint(workspace)) {
+      this.mounted.add(workspace);
+      return [...command];
+    }
+    // Seen as mounted by the next shell's check, once this one's step has run.
+    this.stepped.add(workspace);
+    const name = relative(this.root, workspace).split('/').join('%');
+    return [
+      'bash',
+      '--noprofile',
+      '--norc',
+      '-c',
+      STEP,
+      STEP_NAME,
+      workspace,
+      join(this.imageDir, `${name}.ext4`),
+      join(this.imageDir, `template-${this.bytes}.ext4`),
+      String(this.bytes),
+      this.mkfs,
+      '--',
+      ...command,
+    ];
+  }
+
+  /**
+   * Unmounts the workspaces' file systems (at shutdown, once their shells are gone): those this
+   * run mounted or found, and those an earlier, killed run left mounted (an ext4 at a workspace).
+   */
+  async unmountAll(): Promise<void> {
+    const ours = new Set([...this.mounted, ...this.stepped]);
+    // Workspaces are `<root>/<agent>` and `<root>/_people/<id>`: an ext4 there is one of ours.
+    const isWorkspace = (point: string, type: string): boolean => {
+      const rel = relative(this.root, point).split('/');
+      const depth = rel[0] === '_people' ? 2 : 1;
+      return type === 'ext4' && rel.length === depth && !rel[0]?.startsWith('.');
+    };
+    const left = () =>
+      mounts()
+        .filter((m) => ours.has(m.point) || isWorkspace(m.point, m.type))
+        .map((m) => m.point);
+    // A few `umount`s with many targets each, side by side: one per workspace, one after
+    // another, cost seconds per hundred workspaces at a stop (each reads the whole mount table).
+    const batches: string[][] = [];
+    const points = left();
+    for (let i = 0; i < points.length; i += UMOUNT_BATCH) {
+      batches.push(points.slice(i, i + UMOUNT_BATCH));
+    }
+    await Promise.all(batches.map((batch) => unmount(batch, [])));
+    // What is still busy is detached (freed once unused) rather than waited for.
+    const busy = left();
+    if (busy.length > 0) await unmount(busy, ['-l']);
+    this.mounted.clear();
+    this.stepped.clear();
+  }
+}
+
+function unmount(points: readonly string[], flags: readonly string[]): Promise<void> {
+  return new Promise((resolve) => {
+    execFile('umount', [...flags, '--', ...points], { timeout: UMOUNT_TIMEOUT_MS }, () =>
+      resolve(),
+    );
+  });
+}
+
+/** Mounts listed in /proc/self/mountinfo: where, and the file system type. */
+function mounts(): { point: string; type: string }[] {
+  let text = '';
+  try {
+    text = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return [];
+  }
+  const found: { point: string; type: string }[] = [];
+  for (const line of text.split('\n')) {
+    const [left, right] = line.split(' - ');
+    const point = left?.split(' ')[4];
+    if (point === undefined || right === undefined) continue;
+    // Octal escapes such as `\040` (a space) decoded.
+    const decoded = point.replace(/\\([0-7]{3})/g, (_, code: string) =>
+      String.fromCharCode(parseInt(code, 8)),
+    );
+    found.push({ point: decoded, type: right.split(' ')[0] ?? '' });
+  }
+  return found;
+}
+
+function isMountPoint(dir: string): boolean {
+  return mounts().some((m) => m.point === dir);
+}

@@ -1,0 +1,185 @@
+/**
+ * How a bash call keeps `set -e` meaning what it means in a script while the interactive
+ * shell lives on (issue 22.1): the run file that runs the command, the ERR trap that stops
+ * it where errexit would, and the steps that give the user back their options and traps.
+ *
+ * Design. Interactive bash under errexit leaves its top level, and so exits, after a failing
+ * command, and on an expansion error (`set -u`) it exits at once, with no trap first. A
+ * terminal closes; we must not. So the shell's own errexit never acts during a call, and the
+ * ERR trap does its work instead, where bash's errexit would stop a script:
+ * - the call line sources the run file as the first part of a `||` list, with `.` itself
+ *   (bash does this only for `.`, `eval` and `command` named directly, not via `builtin`):
+ *   bash then runs it with errexit ignored but still set (`$-` and `set -o` show the user's
+ *   `e`, and `set -e` or `set +e` inside the command change what `$-` shows, nothing else);
+ * - the run file `eval`s the command (its top level is the shell's: `declare` stays global,
+ *   no function level for FUNCNEST), with errtrace on so the ERR trap fires in functions too.
+ *   bash fires ERR exactly where errexit would act (not in conditions, not before the last
+ *   command of `&&`/`||` lists, not after `!`);
+ * - the trap (the dispatcher): when `$-` has `e`, in a subshell it exits it with the status
+ *   (as errexit would; command substitutions show no `e` unless `inherit_errexit`); in the
+ *   shell it marks the call unwinding and `return`s the status at each level (function,
+ *   sourced file) up to the run file, whose status becomes the call's. The user's own ERR
+ *   trap runs first, once, and only where bash runs it: in functions and subshells only with
+ *   the user's own `-E`, never again while unwinding;
+ * - `set -u` errors: interactive bash abandons the whole line, post included; the prompt
+ *   mark then ends the call with `$?` (1), and the prompt hook puts errtrace back.
+ *
+ * Aliases are expanded when the run file's lines and the trap's text are parsed, after the
+ * command may have defined `alias '{'=…`: both use no reserved word, only `((`, `&&`, `||`,
+ * assignments and `\builtin`.
+ *
+ * What it cannot cover (written down, not hidden):
+ * - during a call `$-`, `set -o` and `shopt -po` show errtrace on, and `trap -p ERR` shows
+ *   the dispatcher; after the call they are the user's again. errtrace on after a call is
+ *   the user's when the command's text switches it on (`set -E`, `set -o errtrace`: see
+ *   USER_SETS_ERRTRACE); one switched on another way (`set -$flags`) lasts for that call;
+ * - an ERR trap set by a command replaces the dispatcher for the rest of that call: a later
+ *   failure there runs it and does not stop the call; from the next call on it works as in
+ *   a script (post moves it behind the dispatcher);
+ * - unwinding runs the RETURN traps of the functions it leaves (a script's errexit would
+ *   not); `return` at the command's top level leaves the run file (`[exit code: N]`) where a
+ *   terminal would say it can only return from a function; `BASH_SOURCE` and `caller` see
+ *   the run file.
+ */
+
+/**
+ * A command that reads like it switches errtrace on (`set -eE`, `set -o errtrace`): errtrace
+ * on after the call is then the user's, not ours, and stays. (bash cannot tell the two apart.)
+ */
+const USER_SETS_ERRTRACE =
+  '(^|[^[:alnum:]_])set[[:space:]]+(-[[:alnum:]]*E|-o[[:space:]]+errtrace)';
+
+/** The names the pieces share, all `<prefix>_…` (the integration's per-shell prefix). */
+function names(T: string) {
+  return {
+    /** A call's command is running: 1, else empty (pre sets it; post or the hook clear it). */
+    inCall: `${T}_in`,
+    /** The dispatcher is returning level by level (the user's trap has had its turn). */
+    unwinding: `${T}_u`,
+    /** errtrace as the user had it before the call (`E` or empty). */
+    userErrtrace: `${T}_ue`,
+    /** The user's ERR trap text (empty: none). */
+    userTrap: `${T}_ut`,
+    /** The dispatcher's text, and the pattern of USER_SETS_ERRTRACE. */
+    dispatcher: `${T}_et`,
+    errtracePattern: `${T}_ure`,
+  };
+}
+
+/**
+ * The ERR trap's action. No function of ours (FUNCNEST), no reserved word (aliases), no
+ * single quote (`trap -p` shows it as it is, so post recognises it), every variable set.
+ * Its own failing commands are all in `&&`/`||` lists: errexit applies inside a trap.
+ */
+export function errDispatcher(T: string): string {
+  const n = names(T);
+  const q = `${T}_uq`; // the failing status
+  const own = `${T}_uo`; // empty when the failure is the run file's own eval (the command's status)
+  const fn = `${T}_uf`; // non-empty inside a function
+  const errexit = `${T}_ux`; // `e` when the user's errexit is on
+  const run = `${T}_ur`; // 1: the user's trap runs
+  return [
+    `${q}=$? ${own}=\${BASH_COMMAND-} ${fn}=\${FUNCNAME[*]-} ${run}=0`,
+    `${own}=\${${own}##*"${T}_c-"*} ${fn}=\${${fn}//source/}`,
+    `${fn}=\${${fn}// /}`,
+    // Outside a call bash decided already whether the trap fires: the user's trap just runs.
+    `(( \${#${n.userTrap}} && \${#${own}} && ( !\${#${n.inCall}} || ( BASHPID != $$ && \${#${n.userErrtrace}} ) || ( BASHPID == $$ && !\${#${n.unwinding}} && ( \${#${n.userErrtrace}} || !\${#${fn}} ) ) ) )) && ${run}=1`,
+    // With the failing status as `$?` (a subshell exits with it, only on a failure with a
+    // trap set), never itself a failure.
+    `(( !${run} )) || (\\builtin exit "$${q}") || \\builtin eval -- "$${n.userTrap}" || ${T}_y=`,
+    `${errexit}=\${-//[^e]/}`,
+    `(( \${#${n.inCall}} && \${#${own}} && \${#${errexit}} && BASHPID != $$ )) && \\builtin exit "$${q}"`,
+    `(( \${#${n.inCall}} && \${#${own}} && \${#${errexit}} )) && ${n.unwinding}=1 && \\builtin return "$${q}"`,
+    `${T}_y=`,
+  ].join('\n');
+}
+
+/**
+ * The run file, sourced by the call line. Parsed line by line as it runs, so with the
+ * command's own aliases: no reserved word. The eval is its last line (after it, xtrace may
+ * be on); the call line captures the traps the command set.
+ */
+export function runFileText(T: string): string {
+  const n = names(T);
+  return [
+    // The call line removed it: see errTrapAroundRun.
+    `\\builtin trap -- "$${n.dispatcher}" ERR`,
+    // A sourced file starts without the DEBUG trap unless functrace is on.
+    `(( !\${#${T}_dbg} )) || \\builtin trap -- ${T}_d DEBUG`,
+    `\\builtin eval -- "\${${T}_c-}"`,
+    '',
+  ].join('\n');
+}
+
+/** Top level of the integration script: every variable set, the dispatcher the ERR trap. */
+export function errexitInstall(T: string): string {
+  const n = names(T);
+  return `${n.dispatcher}=${bashSingleQuote(errDispatcher(T))}
+${n.errtracePattern}=${bashSingleQuote(USER_SETS_ERRTRACE)}
+${n.userTrap}=\${${n.userTrap}-}
+${n.inCall}=
+${n.unwinding}=
+${n.userErrtrace}=
+${T}_dbg=\${${T}_dbg-}
+builtin trap -- "$${n.dispatcher}" ERR`;
+}
+
+/** In pre, the last step before the command: errtrace on, the call marked running. */
+export function errexitBeforeCommand(T: string): string {
+  const n = names(T);
+  return `${n.userErrtrace}=\${-//[^E]/}
+  ${n.unwinding}=
+  ${n.inCall}=1
+  builtin set -E`;
+}
+
+/**
+ * In post and in the prompt hook (a line abandoned by a `set -u` error ran no post): the
+ * user's errtrace back, once per call.
+ */
+export function errexitAfterCommand(T: string): string {
+  const n = names(T);
+  return `if [[ -n \${${n.inCall}-} ]]; then
+    ${n.inCall}=
+    [[ -n \${${n.userErrtrace}-} || \${${T}_c-} =~ $${n.errtracePattern} ]] || builtin set +E
+    ${n.unwinding}=
+  fi`;
+}
+
+/**
+ * In post: an ERR trap the command set (or removed) becomes the user's trap, and the
+ * dispatcher takes its place again. `file` holds the call line's `trap -p ERR`.
+ */
+export function errTrapMove(T: string, file: string): string {
+  const n = names(T);
+  return `IFS= builtin read -r -d '' ${T}_l <"${file}" || ${T}_y=
+  ${T}_l=\${${T}_l%$'\\n'}
+  if [[ $${T}_l != "trap -- '$${n.dispatcher}' ERR" ]]; then
+    ${n.userTrap}=
+    if [[ $${T}_l == "trap -- "*" ERR" ]]; then
+      ${T}_l=\${${T}_l#trap -- }
+      builtin eval "${n.userTrap}=\${${T}_l% ERR}"
+    fi
+  fi`;
+}
+
+/**
+ * The call line's steps around the run file, at its top level: a function's changes to the
+ * ERR trap are undone when it returns (without errtrace). Before: no ERR trap, or bash would
+ * put it back when the run file ends, over one the command set (the run file installs the
+ * dispatcher first thing). After (post has taken the command's trap): the dispatcher again.
+ */
+export function errTrapAroundRun(T: string): { before: string; after: string } {
+  return {
+    // Named through a variable of ours, so the DEBUG dispatcher knows it as ours. The DEBUG
+    // trap goes too: bash puts back after `.` a DEBUG trap it had before, so a command's
+    // `trap - DEBUG` would not last; the run file sets the dispatcher again when there is a
+    // trap of the command's to dispatch, and post reads what the command left.
+    before: `\\builtin trap - "\${${T}_sig-ERR}";\\builtin trap - "\${${T}_sigd-DEBUG}";`,
+    after: `\\builtin trap -- "$${names(T).dispatcher}" ERR;`,
+  };
+}
+
+function bashSingleQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}

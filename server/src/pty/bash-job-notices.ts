@@ -1,0 +1,66 @@
+/**
+ * Job notices (`[1]+  Terminated  sleep 30`) in the call in which the job ended. bash prints
+ * a background job's notice only at its next prompt, or after the next foreground job, once
+ * its SIGCHLD was handled. A job killed at a call's end (`kill %1`) is often not yet dead
+ * when post runs: its notice then came at the prompt between calls, where no call sees it,
+ * or in the middle of the next call's output (seen under load).
+ *
+ * post therefore settles the shell's jobs before its end mark, without a fork and only when
+ * the shell has jobs (`\j`):
+ * - a job's leader that is already a zombie, or that has a signal pending which will
+ *   end it (not blocked, ignored or caught, and one whose default action ends a process), is
+ *   dying this instant: post `wait`s for it, and `wait` prints its notice as bash would;
+ * - then `jobs -n` prints the notice of every job that changed since the last one.
+ * Only jobs bash lists as running are looked at (`jobs -p` would mark a job that is already
+ * dead as told, and lose its notice), and one that is merely running, or stopped, is never
+ * waited for, so post cannot hang on it. A stopped job killed in a call (`kill %1` continues
+ * it) is still stopped in bash's table then: its notice may say `Stopped` in that call.
+ * Notices go to the terminal (post's stderr is not the command's).
+ */
+
+/**
+ * Signals whose default action ends a process (Linux numbering, bit N-1 for signal N):
+ * HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT, and
+ * XCPU XFSZ VTALRM PROF IO PWR SYS. Not CHLD, CONT, STOP, TSTP, TTIN, TTOU, URG, WINCH.
+ */
+const FATAL_SIGNALS_MASK = '0xFB80FFFF';
+/** The kernel's flag (field 9 of /proc/<pid>/stat) of a process that has begun to exit. */
+const PF_EXITING = '0x4';
+
+/** The variable holding `\j` (expanded with `@P`: the number of jobs, without a fork). */
+export function jobNoticesInstall(T: string): string {
+  return `${T}_j='\\j'`;
+}
+
+/** The line of /proc/<pid>/status named `field`, its value only ('' when absent). */
+function statusField(T: string, field: string, into: string): string {
+  return `${into}=\${${T}_v#*${field}:$'\\t'}; [[ $${into} != "$${T}_v" ]] || ${into}=; ${into}=\${${into}%%$'\\n'*}`;
+}
+
+/** post's step before its end mark (see the module's comment). */
+export function jobNoticesBeforeEnd(T: string): string {
+  return `builtin jobs -rn >/dev/null 2>&1 || ${T}_y=
+  if [[ \${${T}_j@P} != 0 ]]; then
+    builtin jobs -rp >|"\${${T}_t}J" 2>/dev/null || ${T}_y=
+    while IFS= builtin read -r ${T}_jp; do
+      ${T}_v=
+      IFS= builtin read -r -d '' ${T}_v <"/proc/$${T}_jp/status" 2>/dev/null || ${T}_y=
+      [[ -n $${T}_v ]] || continue
+      ${T}_sf=
+      IFS= builtin read -r ${T}_sf <"/proc/$${T}_jp/stat" 2>/dev/null || ${T}_y=
+      IFS=' ' builtin read -r -a ${T}_sa <<<"\${${T}_sf##*) }" || ${T}_y=
+      ${statusField(T, 'State', `${T}_js`)}
+      ${statusField(T, 'SigPnd', `${T}_j1`)}
+      ${statusField(T, 'ShdPnd', `${T}_j2`)}
+      ${statusField(T, 'SigBlk', `${T}_j3`)}
+      ${statusField(T, 'SigIgn', `${T}_j4`)}
+      ${statusField(T, 'SigCgt', `${T}_j5`)}
+      # A stopped job never dies of what is pending until it is continued: not waited for.
+      [[ $${T}_js != T* ]] || continue
+      if [[ $${T}_js == Z* ]] || (( (\${${T}_sa[6]:-0} & ${PF_EXITING}) != 0 )) || (( ((16#\${${T}_j1:-0} | 16#\${${T}_j2:-0}) & ~16#\${${T}_j3:-0} & ~16#\${${T}_j4:-0} & ~16#\${${T}_j5:-0} & ${FATAL_SIGNALS_MASK}) != 0 )); then
+        builtin wait -- "$${T}_jp" 2>/dev/tty || ${T}_y=
+      fi
+    done <"\${${T}_t}J"
+  fi
+  builtin jobs -n >/dev/tty 2>/dev/null || ${T}_y=`;
+}

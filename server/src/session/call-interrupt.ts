@@ -1,0 +1,98 @@
+/**
+ * Interrupting an agent's call (the page's Interrupt button) so that the interrupt is never
+ * lost in the moments a command starts. A call whose command has not started yet (its line
+ * typed, the start mark not seen) holds the interrupt until the start mark (see Shell): sent
+ * earlier, the SIGINT would hit the shell at its prompt and the command would run anyway.
+ * Better still, such a call's command is cancelled before the shell reads it
+ * (`ShellFiles.cancelCommand`), so it never runs. After the start, two more moments lose a SIGINT,
+ * and `interruptCommand` covers both.
+ */
+import { readlink } from 'node:fs/promises';
+import { descendants, readStat } from '../pty/proc-probe.ts';
+
+/** Spacing of the looks at who holds the terminal, and at a job that is still starting. */
+const LOOK_STEP_MS = 5;
+/**
+ * How long a shell interrupted while its command was starting is watched for the job that
+ * takes the terminal: bash forks and hands the terminal over within milliseconds, so a
+ * second is ample even on a loaded machine; past it the call runs on as at a terminal.
+ */
+const FOLLOW_LIMIT_MS = 1000;
+/**
+ * How long a job still starting (forked from the shell, not yet its program) is waited for
+ * before it is signalled anyway: a subshell or a function in a pipeline never becomes
+ * another program, and then this is the only delay the interrupt has.
+ */
+const EXEC_WAIT_LIMIT_MS = 250;
+
+/**
+ * SIGINT to the terminal's foreground process group, for the call in flight, at moments
+ * when it cannot be lost. Resolves whether it was sent.
+ * - A job still starting is a copy of the shell that has its own group and the terminal but
+ *   not yet its program: bash's own handler takes the SIGINT there and the program it then
+ *   runs never knows. Such a job is signalled once it runs its program.
+ * - When the group is the shell's own, its command may be starting a job right now: bash,
+ *   waiting for a child that already has a group of its own but not yet the terminal,
+ *   ignores a SIGINT the child never got. So while `callRuns()` holds, the terminal is looked
+ *   at again, and a job that takes it is interrupted too, once. `shellSignalled` is told
+ *   when the shell itself got the signal.
+ */
+export async function interruptCommand(
+  shellPid: number,
+  callRuns: () => boolean,
+  shellSignalled: () => void,
+): Promise<boolean> {
+  const stat = await readStat(shellPid);
+  if (!stat || stat.tpgid <= 0) return false;
+  if (stat.tpgid !== stat.pgrp) return signalJob(shellPid, stat.tpgid);
+  shellSignalled();
+  if (!signalGroup(stat.tpgid)) return false;
+  void followUp(shellPid, stat.pgrp, callRuns);
+  return true;
+}
+
+async function followUp(shellPid: number, shellGroup: number, callRuns: () => boolean) {
+  const until = Date.now() + FOLLOW_LIMIT_MS;
+  while (callRuns() && Date.now() < until) {
+    await pause();
+    const stat = await readStat(shellPid);
+    if (!stat) return;
+    if (stat.tpgid > 0 && stat.tpgid !== shellGroup && callRuns()) {
+      await signalJob(shellPid, stat.tpgid);
+      return;
+    }
+  }
+}
+
+/** Signals the job's group once none of its processes is a copy of the shell still starting. */
+async function signalJob(shellPid: number, group: number): Promise<boolean> {
+  const until = Date.now() + EXEC_WAIT_LIMIT_MS;
+  while (Date.now() < until && (await startingFromShell(shellPid, group))) await pause();
+  return signalGroup(group);
+}
+
+/** A process of `group` is the shell's child and still runs the shell's program. */
+async function startingFromShell(shellPid: number, group: number): Promise<boolean> {
+  const shellImage = await readlink(`/proc/${shellPid}/exe`).catch(() => null);
+  if (shellImage === null) return false;
+  for (const pid of await descendants(shellPid)) {
+    if (pid === shellPid) continue;
+    const stat = await readStat(pid);
+    if (stat?.pgrp !== group || stat.ppid !== shellPid) continue;
+    if ((await readlink(`/proc/${pid}/exe`).catch(() => null)) === shellImage) return true;
+  }
+  return false;
+}
+
+function pause(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, LOOK_STEP_MS));
+}
+
+function signalGroup(group: number): boolean {
+  try {
+    process.kill(-group, 'SIGINT');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,398 @@
+/**
+ * The prompt and call-line state machine of one shell: which command holds the terminal,
+ * where the shell is in printing its prompt, and the call line's way from being typed to its
+ * command's start ('S') and end ('E') marks, with the prompt marks ('A', 'H', 'B') around
+ * them. It also tells a call line that ran without starting, a prompt that printed no mark,
+ * and a forged end mark. The shell lends it the few operations this needs (`CallLineHost`).
+ */
+import type { Mark } from '../pty/marks.ts';
+import { findWaitingReader } from '../pty/proc-probe.ts';
+import { jobHoldsTerminal } from '../pty/terminal-holder.ts';
+import { interruptForeground } from '../pty/terminal-mode.ts';
+import { interruptCommand } from './call-interrupt.ts';
+import type { CallRun } from './call-run.ts';
+import type { ShellStatus } from './shell-status.ts';
+import { commandEcho } from './typing.ts';
+
+/** Status reported when an interrupted call's prompt mark carries no number (128 + SIGINT). */
+const INTERRUPTED_STATUS = 130;
+/** Spacing of the looks at a shell whose call line may have run without starting. */
+const CALL_LINE_CHECK_MS = 20;
+/** Spacing of the looks for a shell at a prompt that printed no mark (see watchForPrompt). */
+const PROMPT_WATCH_MS = 40;
+/** Re-installations of the integration tried for one call before the shell is reset. */
+const MAX_REPAIRS = 1;
+/**
+ * When an ended call's shell is looked at again for a job holding its terminal (confirmEnd):
+ * soon, and again up to a few seconds on, since a job's fork and exec can take that long on
+ * a loaded machine (two cores at a load of 20 missed it at 300 ms).
+ */
+const END_CONFIRM_MS = [30, 300, 1000, 2500];
+/** What a shell shows running after a forged end mark (see confirmEnd). */
+const FORGED_END_COMMAND = 'a program still in the foreground after its call ended';
+
+/**
+ * The prompt's life between two commands: `due` after a command ended (its prompt is still
+ * to come), `drawing` from the prompt's first mark, `shown` from its last, `none` once the
+ * next command started.
+ */
+type PromptPhase = 'due' | 'drawing' | 'shown' | 'none';
+
+/** The command that holds the terminal: what `info()` reports as current, and since when. */
+export interface ForegroundCommand {
+  readonly nonce: string;
+  readonly command: string;
+  readonly since: Date;
+}
+
+/** What the call line needs from its shell. */
+export interface CallLineHost {
+  /** The shell process itself, as the host numbers it. */
+  readonly pid: number;
+  /** The agent's call in flight, if any. */
+  readonly run: CallRun | null;
+  /** A person holds the controls. */
+  readonly humanControlled: boolean;
+  write(data: string): void;
+  display(data: Buffer): void;
+  /** The prompt is up after a line that was not ours (a human may type again). */
+  backAtPrompt(): void;
+  /** The integration has not marked the command file taken yet (see the dialects). */
+  commandUnread(): boolean;
+  /** Replaces the command file's command by nothing; returns the new nonce. */
+  cancelCommand(): string;
+  /** The foreground command ended with `exitCode`. */
+  commandEnded(exitCode: number): void;
+}
+
+export class CallLine {
+  private foregroundValue: ForegroundCommand | null = null;
+  /** Where the shell is in printing its prompt (the installation's first prompt is due). */
+  private prompt: PromptPhase = 'due';
+  /** A line of our own runs: what it displays, up to its prompt's end, is hidden. */
+  private hideUntilPrompt = false;
+  private promptWaiters: (() => void)[] = [];
+  /** A call line is to be typed as soon as the prompt is shown. */
+  private lineDue = false;
+  /** A call line was typed and its start mark has not arrived yet. */
+  private awaitingStart = false;
+  /** An interrupt came before the call's command started: it is sent at the start mark. */
+  private interruptDue = false;
+  /**
+   * The call's nonce before its command was cancelled (an interrupt before the start): its
+   * start mark means the shell had read the command already, and it runs after all.
+   */
+  private cancelledNonce: string | null = null;
+  /** Times the integration was re-installed for the call being started. */
+  private repairs = 0;
+  /** Pending look at whether a call line ran without starting (see checkCallLine). */
+  private lineCheck: NodeJS.Timeout | undefined;
+  /** Pending look for a prompt that printed no mark (see watchForPrompt). */
+  private promptWatch: NodeJS.Timeout | undefined;
+
+  /** The dialect's line that (re-)installs the integration, once it is prepared. */
+  installLine = '';
+
+  constructor(
+    private readonly status: ShellStatus,
+    /** The dialect's line that runs one call in this shell. */
+    private readonly callLine: string,
+    private readonly host: CallLineHost,
+  ) {}
+
+  /** The command that holds the terminal, if any. */
+  get foreground(): ForegroundCommand | null {
+    return this.foregroundValue;
+  }
+
+  /** The call's command was cancelled before it started (see interrupt). */
+  get cancelled(): boolean {
+    return this.cancelledNonce !== null;
+  }
+
+  /**
+   * Bytes between typing a call line and its start mark (an echoed wrapper, a trace) are
+   * hidden, all but the prompt itself: with the terminal's echo on (`stty echo`), the kernel
+   * echoes the line at once, before a slow shell may even have printed its prompt.
+   */
+  get hiding(): boolean {
+    return (this.awaitingStart && this.prompt !== 'drawing') || this.hideUntilPrompt;
+  }
+
+  /** At its prompt with nothing typed, running or due: a line of our own may be typed. */
+  get atPrompt(): boolean {
+    return (
+      this.status.alive &&
+      this.prompt === 'shown' &&
+      !this.foregroundValue &&
+      !this.host.run &&
+      !this.awaitingStart &&
+      !this.lineDue &&
+      !this.hideUntilPrompt
+    );
+  }
+
+  /** Types a line of our own at the prompt; resolves once its prompt is up (hidden till then). */
+  runOwnLine(line: string): Promise<void> {
+    this.hideUntilPrompt = true;
+    const shown = new Promise<void>((resolve) => this.promptWaiters.push(resolve));
+    this.host.write(line);
+    return shown;
+  }
+
+  /** The call `nonce` (its command file written) runs `command`: its line is typed. */
+  type(nonce: string, command: string): void {
+    this.foregroundValue = { nonce, command, since: new Date() };
+    this.awaitingStart = true;
+    this.interruptDue = false;
+    this.cancelledNonce = null;
+    this.status.set('running');
+    // Typed at the prompt, as a person would: typed earlier, a terminal with echo on (a
+    // command ran `stty echo`) would show the line before the prompt, where it is not hidden.
+    if (this.prompt === 'shown') this.host.write(this.callLine);
+    else {
+      this.lineDue = true;
+      this.watchForPrompt();
+    }
+  }
+
+  /** A program not started by a call line holds the terminal (a human's, see Shell). */
+  adopt(command: string): void {
+    this.foregroundValue = { nonce: '', command, since: new Date() };
+  }
+
+  /** The call is over and what held the terminal with it is no longer the agent's. */
+  drop(): void {
+    this.foregroundValue = null;
+  }
+
+  /**
+   * SIGINT for what holds the terminal. An agent's call whose command has not started yet
+   * gets it at its start mark (sent now, it would hit the shell at its prompt, and the
+   * command would run anyway); without an agent's command, only a job is interrupted (at
+   * its prompt the shell has nothing to stop). Resolves whether the interrupt was taken.
+   */
+  async interrupt(): Promise<boolean> {
+    const foreground = this.foregroundValue;
+    if (foreground === null) return interruptForeground(this.host.pid, true);
+    if (this.host.run && (this.awaitingStart || this.lineDue)) {
+      // Cancelled unread, or, if the shell has read it already, interrupted as it starts.
+      if (this.cancelledNonce === null) {
+        this.cancelledNonce = foreground.nonce;
+        this.foregroundValue = { ...foreground, nonce: this.host.cancelCommand() };
+      }
+      this.interruptDue = true;
+      return true;
+    }
+    const run = this.host.run;
+    return interruptCommand(
+      this.host.pid,
+      () => this.status.alive && this.foregroundValue === foreground,
+      () => run?.shellInterrupted(),
+    );
+  }
+
+  /** Takes the prompt and call marks ('A', 'H', 'B', 'X', 'S', 'E'); others are ignored. */
+  onMark(mark: Mark): void {
+    switch (mark.event) {
+      case 'A':
+        if (this.forgedPrompt()) break;
+        // The prompt string's first mark: bash prints it itself, so it comes even when a
+        // command broke post. It carries the call's nonce, its status (`I` when the line was
+        // cut short, as by an interrupt) and `$?`.
+        this.promptComes(mark.data);
+        this.prompt = 'drawing';
+        break;
+      case 'H':
+        if (this.forgedPrompt()) break;
+        // The prompt hook, when no prompt will show (stderr is not the terminal, or a
+        // read-only PS1 cannot carry marks): the shell is about to read its next line.
+        this.promptComes(mark.data);
+        this.prompt = 'drawing';
+        this.promptShown();
+        break;
+      case 'B':
+        // Only the prompt being drawn: after a repair, the failed prompt's end does not count.
+        if (this.prompt === 'drawing') this.promptShown();
+        break;
+      case 'X':
+        // The integration's own variables were given attributes (`readonly`, `-i`): only a
+        // new shell can run calls again.
+        if (this.foregroundValue && this.awaitingStart) this.host.run?.shellBroken();
+        break;
+      case 'S':
+        this.commandStarted(mark.data);
+        break;
+      case 'E': {
+        const [nonce, status] = mark.data.split(';');
+        if (nonce !== this.foregroundValue?.nonce) break;
+        // A job still holds the terminal: the mark was printed by the command, not by post.
+        if (jobHoldsTerminal(this.host.pid)) break;
+        this.commandEnded(Number(status));
+        this.prompt = 'due';
+        this.confirmEnd();
+        break;
+      }
+    }
+  }
+
+  /** Stops the pending looks at the shell. */
+  dispose(): void {
+    clearTimeout(this.lineCheck);
+    clearTimeout(this.promptWatch);
+  }
+
+  private commandStarted(nonce: string): void {
+    if (this.foregroundValue && nonce === this.cancelledNonce) {
+      // The shell had read the command before it was cancelled: it runs, and is interrupted.
+      this.foregroundValue = { ...this.foregroundValue, nonce };
+      this.cancelledNonce = null;
+    }
+    if (nonce !== this.foregroundValue?.nonce) return;
+    // The cancelled command (nothing) is what runs: the interrupt has nothing to stop.
+    if (this.cancelledNonce !== null) this.interruptDue = false;
+    this.awaitingStart = false;
+    this.repairs = 0;
+    this.prompt = 'none';
+    this.host.display(commandEcho(this.foregroundValue.command));
+    this.host.run?.start();
+    if (this.interruptDue) {
+      this.interruptDue = false;
+      void this.interrupt();
+    }
+  }
+
+  /**
+   * A prompt is about to be drawn. After a call's end mark that is expected. Otherwise, with
+   * a command in the foreground: if it started, the line was cut short or post was broken,
+   * and the prompt's data says how the command ended; if it did not start, see checkCallLine.
+   */
+  private promptComes(data: string): void {
+    const expected = this.prompt === 'due';
+    if (expected || !this.foregroundValue) return;
+    if (this.awaitingStart) {
+      // Either the line ran and failed, or the prompt answers input left over from a
+      // program (the Enter after `q` in less) and our line is still to be read. Only the
+      // shell back at reading the terminal, the line still not started, tells the two apart.
+      this.checkCallLine();
+      return;
+    }
+    this.confirmEnd();
+    const [nonce, status, last] = data.split(';');
+    if (nonce === this.foregroundValue.nonce && status !== undefined && /^\d+$/.test(status)) {
+      this.commandEnded(Number(status));
+      return;
+    }
+    const lastStatus = Number(last);
+    this.commandEnded(lastStatus > 0 ? lastStatus : INTERRUPTED_STATUS);
+  }
+
+  /** The prompt is up: a human may type, and a call line that waits for it goes. */
+  private promptShown(): void {
+    this.prompt = 'shown';
+    if (this.hideUntilPrompt) {
+      this.hideUntilPrompt = false;
+      for (const resolve of this.promptWaiters.splice(0)) resolve();
+    } else {
+      this.host.backAtPrompt();
+    }
+    if (this.lineDue) {
+      this.lineDue = false;
+      this.host.write(this.callLine);
+    }
+  }
+
+  /**
+   * A call line waits for the prompt, but a prompt may come without marks: the command
+   * closed stderr (`exec 2>&-`: no prompt reaches the terminal, and the hook's redirection
+   * fails) or broke the hook. The shell itself blocked reading the terminal, twice in a row,
+   * is at its prompt whatever it printed: the line goes then.
+   */
+  private watchForPrompt(): void {
+    if (this.promptWatch !== undefined) return;
+    let sightings = 0;
+    const look = async (): Promise<void> => {
+      const reader = await findWaitingReader(this.host.pid, this.status.ttyPath).catch(() => null);
+      this.promptWatch = undefined;
+      if (!this.lineDue || !this.status.alive || this.prompt === 'shown') return;
+      sightings = reader?.pid === this.host.pid ? sightings + 1 : 0;
+      if (sightings >= 2) {
+        this.promptShown();
+        return;
+      }
+      this.promptWatch = setTimeout(() => void look(), PROMPT_WATCH_MS);
+    };
+    this.promptWatch = setTimeout(() => void look(), PROMPT_WATCH_MS);
+  }
+
+  /** Looks, until the call starts, for the shell reading the terminal with the line unstarted. */
+  private checkCallLine(): void {
+    if (this.lineCheck !== undefined) return;
+    let sightings = 0;
+    const check = async (): Promise<void> => {
+      const reader = await findWaitingReader(this.host.pid, this.status.ttyPath).catch(() => null);
+      if (!this.awaitingStart || !this.foregroundValue || !this.status.alive) {
+        this.lineCheck = undefined;
+        return;
+      }
+      // Twice in a row, as for waiting input: the start mark may still be on its way to us.
+      sightings = reader?.pid === this.host.pid ? sightings + 1 : 0;
+      if (sightings >= 2) {
+        this.lineCheck = undefined;
+        this.callLineFailed();
+        return;
+      }
+      this.lineCheck = setTimeout(() => void check(), CALL_LINE_CHECK_MS);
+    };
+    this.lineCheck = setTimeout(() => void check(), CALL_LINE_CHECK_MS);
+  }
+
+  /**
+   * The call line ran but the call never started: a command removed part of the integration.
+   * If the command file is still unread the command did not run, so re-install and retype
+   * once; otherwise (it ran, its marks were lost) or on a second failure, reset the shell.
+   */
+  private callLineFailed(): void {
+    if (this.host.commandUnread() && this.repairs < MAX_REPAIRS) {
+      this.repairs++;
+      this.prompt = 'due';
+      this.host.write(this.installLine);
+      this.host.write(this.callLine);
+      return;
+    }
+    this.host.run?.shellBroken();
+  }
+
+  /** As for an end mark: a prompt drawn while a command's job holds the terminal is its. */
+  private forgedPrompt(): boolean {
+    return this.foregroundValue !== null && !this.awaitingStart && jobHoldsTerminal(this.host.pid);
+  }
+
+  /**
+   * A forged end mark printed by the shell itself (`printf …; sleep 60`) comes before the job
+   * that follows takes the terminal, so the check at the mark can miss it. Looked at again
+   * shortly after: a job holding the terminal of an idle shell that no person controls is
+   * a command still running, and the shell shows so (and the agent's next call is typed
+   * behind it, as at a terminal), never `idle`.
+   */
+  private confirmEnd(): void {
+    for (const delay of END_CONFIRM_MS) {
+      setTimeout(() => {
+        const { host, status } = this;
+        if (host.run || this.foregroundValue || !status.alive || status.state !== 'idle') return;
+        if (host.humanControlled || !jobHoldsTerminal(host.pid)) return;
+        this.foregroundValue = { nonce: '', command: FORGED_END_COMMAND, since: new Date() };
+        status.set('running');
+      }, delay).unref();
+    }
+  }
+
+  private commandEnded(status: number): void {
+    // A command cancelled before it ran ends as an interrupted one does.
+    const exitCode = this.cancelledNonce === null ? status : INTERRUPTED_STATUS;
+    this.foregroundValue = null;
+    this.interruptDue = false;
+    this.cancelledNonce = null;
+    this.host.commandEnded(exitCode);
+  }
+}

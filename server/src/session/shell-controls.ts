@@ -1,0 +1,166 @@
+/**
+ * What human control may do with one shell (`ControlledShell`, see human-control.ts): the
+ * terminal lent to the person at the controls, with line editing switched for them, their
+ * size, their interrupt, and a program they leave in the foreground adopted as the agent's
+ * waiting program. The prompt and the marks stay the shell's (see CallLine).
+ */
+import type { ShellDialect } from '../pty/dialect.ts';
+import { readStat } from '../pty/proc-probe.ts';
+import type { CallLine } from './call-line.ts';
+import type { CallRun } from './call-run.ts';
+import type { ControlledShell, HumanControl } from './human-control.ts';
+import type { ShellDisplay } from './shell-display.ts';
+import type { ShellProcess } from './shell-process.ts';
+import type { ShellStatus } from './shell-status.ts';
+
+/** A switch of line editing whose prompt never came is given up after this long. */
+const EDITING_SWITCH_LIMIT_MS = 2000;
+
+export interface TerminalSize {
+  readonly cols: number;
+  readonly rows: number;
+}
+
+/** The shell's pieces the controls use. */
+export interface ControlsParts {
+  readonly status: ShellStatus;
+  readonly pty: ShellProcess;
+  readonly output: ShellDisplay;
+  readonly calls: CallLine;
+  readonly dialect: ShellDialect;
+  /** The agent's size: the shell's without a controller. */
+  readonly agentSize: TerminalSize;
+}
+
+/** What only the shell itself knows or does. */
+export interface ControlsHost {
+  readonly human: HumanControl;
+  /** The agent's call in flight, if any. */
+  readonly run: CallRun | null;
+  /** A person's own shell, no agent's (yet). */
+  readonly personal: boolean;
+  resized(size: TerminalSize): void;
+  /** Anything `info()` reports changed. */
+  changed(): void;
+}
+
+export class ShellControls implements ControlledShell {
+  /** The dialect's line editing is switched on for a human (see `switchEditing`). */
+  private humanEditing = false;
+  private sizeValue: TerminalSize;
+
+  constructor(
+    private readonly parts: ControlsParts,
+    private readonly host: ControlsHost,
+  ) {
+    this.sizeValue = parts.agentSize;
+  }
+
+  get size(): TerminalSize {
+    return this.sizeValue;
+  }
+
+  get alive(): boolean {
+    return this.parts.status.alive;
+  }
+
+  get personal(): boolean {
+    return this.host.personal;
+  }
+
+  get ttyPath(): string {
+    return this.parts.status.ttyPath;
+  }
+
+  get pid(): number {
+    return this.parts.pty.pid;
+  }
+
+  get commandInForeground(): boolean {
+    return this.parts.calls.foreground !== null;
+  }
+
+  get answersCursorQueries(): boolean {
+    return this.parts.dialect.answersCursorQueries;
+  }
+
+  interrupt(): Promise<boolean> {
+    return this.parts.calls.interrupt();
+  }
+
+  cursorLineText(): Promise<string> {
+    return this.parts.output.cursorLineText();
+  }
+
+  write(keys: string): void {
+    this.parts.pty.write(keys);
+  }
+
+  unwrittenBytes(): number {
+    return this.parts.pty.unwrittenBytes();
+  }
+
+  dropUnwritten(): void {
+    this.parts.pty.dropUnwritten();
+  }
+
+  pauseCall(): void {
+    this.host.run?.pause();
+  }
+
+  resumeCall(): void {
+    this.host.run?.resume();
+  }
+
+  changed(): void {
+    this.host.changed();
+  }
+
+  /** The controller's size, or the agent's when called without one. */
+  resize(size?: TerminalSize): void {
+    const { cols, rows } = size ?? this.parts.agentSize;
+    if (!this.alive || (cols === this.sizeValue.cols && rows === this.sizeValue.rows)) return;
+    this.sizeValue = { cols, rows };
+    this.parts.pty.resize(cols, rows);
+    this.parts.output.resize(cols, rows);
+    this.host.resized({ cols, rows });
+  }
+
+  /**
+   * Switches the dialect's line editing to what the controls call for (on for a human, off
+   * for the agent) when the shell is at its prompt; resolves once the new prompt is up.
+   */
+  async switchEditing(): Promise<void> {
+    const lines = this.parts.dialect.humanEditing;
+    // A person's own shell keeps its line editing, with or without someone at the controls.
+    const wanted = this.host.human.controller !== null || this.host.personal;
+    if (!lines || wanted === this.humanEditing || !this.parts.calls.atPrompt) return;
+    this.humanEditing = wanted;
+    const shown = this.parts.calls.runOwnLine(wanted ? lines.on : lines.off);
+    let limit: NodeJS.Timeout | undefined;
+    await Promise.race([
+      shown,
+      new Promise((resolve) => {
+        limit = setTimeout(resolve, EDITING_SWITCH_LIMIT_MS);
+      }),
+    ]);
+    clearTimeout(limit);
+  }
+
+  /**
+   * After release, a program the human started may still hold the terminal (an editor, a
+   * REPL, a long job). The agent's next call is then typed to it as input, as for a program
+   * an agent call left waiting, and the shell's next prompt ends it.
+   */
+  async adoptHumanCommand(): Promise<void> {
+    const { calls, status } = this.parts;
+    if (this.host.run || calls.foreground || !this.alive) return;
+    // Any foreground group other than the shell's own is a job it runs.
+    const stat = await readStat(this.pid);
+    if (!stat || stat.tpgid === stat.pgrp || this.host.run || calls.foreground || !this.alive) {
+      return;
+    }
+    calls.adopt('a program a human started');
+    status.set('waiting_input');
+  }
+}

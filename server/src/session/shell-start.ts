@@ -1,0 +1,94 @@
+/**
+ * A shell's start-up: the integration installed within a time limit, and the promise every
+ * call waits on until the ready mark and the first prompt (or that rejects with why the
+ * shell could not start).
+ */
+import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
+import type { PtyExit } from '../pty/pty-process.ts';
+
+/** A shell that has not printed its ready mark by then is reported as unavailable. */
+const START_TIMEOUT_MS = 15_000;
+
+/** What installing the integration takes from the shell. */
+export interface Installation {
+  /** The dialect's name, for the messages. */
+  readonly name: string;
+  /** Prepares the integration; resolves with the line that installs it. */
+  prepare(): Promise<string>;
+  /** The line is ready (typed unless the launch ran the integration). */
+  prepared(line: string): void;
+  /** Ends the shell that did not start. */
+  reset(): void;
+}
+
+export class ShellStartUp {
+  /** Resolves when the integration is installed and the first prompt is up. */
+  readonly ready: Promise<void>;
+  private markReady!: () => void;
+  private failStart!: (error: Error) => void;
+
+  constructor() {
+    this.ready = new Promise((resolve, reject) => {
+      this.markReady = resolve;
+      this.failStart = reject;
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  /** The shell is ready. */
+  succeed(): void {
+    this.markReady();
+  }
+
+  /** The shell `name` exited (a no-op once it is ready). */
+  exited(name: string, exit: PtyExit): void {
+    this.failStart(
+      new JumpseatError(
+        JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+        `${name} exited during start-up (${describeExit(exit)})`,
+      ),
+    );
+  }
+
+  /**
+   * Resolves true once the shell is ready, false if `deadlineAt` (epoch ms) comes first;
+   * rejects as `ready` does when the shell cannot start.
+   */
+  async readyBy(deadlineAt: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadlineAt - Date.now()));
+    });
+    try {
+      return await Promise.race([this.ready.then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Installs the integration; a shell not ready within START_TIMEOUT_MS is reset. */
+  async install(installation: Installation): Promise<void> {
+    const timer = setTimeout(() => {
+      this.failStart(
+        new JumpseatError(
+          JUMPSEAT_ERR_SHELL_UNAVAILABLE,
+          `${installation.name} did not become ready within ${START_TIMEOUT_MS / 1000} s`,
+        ),
+      );
+      installation.reset();
+    }, START_TIMEOUT_MS);
+    this.ready.finally(() => clearTimeout(timer)).catch(() => undefined);
+    try {
+      installation.prepared(await installation.prepare());
+    } catch (error) {
+      this.failStart(
+        new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, `shell set-up failed: ${String(error)}`),
+      );
+      installation.reset();
+    }
+  }
+}
+
+function describeExit(exit: PtyExit): string {
+  return exit.signal ? `killed by ${exit.signal}` : `code ${exit.code}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * Every hostile change ENGINE-NOTES.md lists survives (issue 22.4): the call line runs in the
+ * user's shell, so anything it names can be disabled or aliased. After the hostile call the
+ * next call answers `ok` (or the reset line, and then the call after it `ok`), and no result
+ * ever shows wrapper text. Through the HTTP tool API, over real bash and real PowerShell 7.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine, type TestEngine } from './support/engine.ts';
+import { PWSH, startPwshEngine } from './support/pwsh.ts';
+
+/** Text only the wrapper or the marks could produce. */
+const BASH_WRAPPER = /__js[0-9a-f]{8}_|7717;|PIPESTATUS|builtin eval|[0-9A-F]{32}/;
+const PWSH_WRAPPER =
+  /__jumpseat|\$j\.|function global:|integration\.ps1|Set-PSDebug -Off|7717;|[0-9A-F]{32}/;
+
+const resetLine = (dialect: string) =>
+  `The persistent ${dialect} shell was reset; the next ${dialect} call starts from the workspace with a fresh current directory and environment.`;
+
+/**
+ * The call after `hostile` answers `ok` as `answer`; a shell that had to be reset says so with
+ * the reset line, and the call after that answers `ok`.
+ */
+async function expectSurvives(
+  engine: TestEngine,
+  agent: string,
+  dialect: 'bash' | 'pwsh',
+  hostile: string,
+  okCommand: string,
+  wrapper: RegExp,
+): Promise<void> {
+  const first = await engine.call(hostile, agent);
+  expect(first).not.toMatch(wrapper);
+  const next = await engine.call(okCommand, agent);
+  expect(next).not.toMatch(wrapper);
+  if (next === 'ok') return;
+  expect(next.endsWith(`\n${resetLine(dialect)}`) || next === resetLine(dialect)).toBe(true);
+  expect(await engine.call(okCommand, agent)).toBe('ok');
+}
+
+describe('bash survives builtins disabled and aliases named like what the engine types', () => {
+  let engine: TestEngine;
+  let agents = 0;
+  beforeAll(() => {
+    engine = startEngine({ flags: ['--timeout-ms', '15000'] });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const rows = [
+    'enable -n eval',
+    'enable -n builtin',
+    'enable -n enable',
+    'enable -n printf',
+    'enable -n read',
+    'enable -n set',
+    'enable -n trap',
+    'enable -n source',
+    'enable -n .',
+    'enable -n eval builtin enable printf read set trap source . return unset history',
+    // enable goes last: nothing can enable eval again, so the shell is reset.
+    'enable -n eval enable',
+    "alias '{'='echo brace'",
+    "alias if='echo x'",
+    "alias '!'='echo bang'",
+    "alias builtin='echo b'",
+    "shopt -s expand_aliases; alias '{'='echo brace' if='echo x' '!'='echo bang' builtin='echo b'",
+    "shopt -s expand_aliases; alias '\\'='echo bs' .='echo dot' source='echo src' '(('='echo pp'",
+  ];
+  for (const row of rows) {
+    it(`answers the next call after ${JSON.stringify(row)}`, async () => {
+      const agent = `hostile-${++agents}`;
+      await expectSurvives(engine, agent, 'bash', row, 'echo ok', BASH_WRAPPER);
+    });
+  }
+});
+
+describe.skipIf(PWSH === null)('pwsh survives hijacks of its integration', () => {
+  let engine: TestEngine;
+  let agents = 0;
+  beforeAll(() => {
+    engine = startPwshEngine({ flags: ['--timeout-ms', '20000'] });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const rows = [
+    'function global:__jumpseat_mark { }',
+    'function global:__jumpseat_pre { }',
+    'Set-PSBreakpoint -Command __jumpseat_post | Out-Null',
+    'Set-PSBreakpoint -Command __jumpseat_pre, __jumpseat_state, __jumpseat_mark, prompt | Out-Null',
+    'Set-PSDebug -Trace 1',
+    'Set-PSDebug -Trace 2',
+    // A terminating error: post never runs, and tracing is still on when the prompt comes.
+    'Set-PSDebug -Trace 1; throw "boom"',
+    'Set-PSBreakpoint -Variable __jumpseat, __jumpseat_sb -Mode ReadWrite | Out-Null',
+    // A line breakpoint inside the integration's own file, found through its function.
+    'Set-PSBreakpoint -Script (Get-Item function:__jumpseat_post).ScriptBlock.File -Line 60 | Out-Null',
+  ];
+  for (const row of rows) {
+    it(`answers the next call after ${JSON.stringify(row)}`, async () => {
+      const agent = `pwsh-hostile-${++agents}`;
+      await expectSurvives(engine, agent, 'pwsh', row, "'ok'", PWSH_WRAPPER);
+    });
+  }
+});

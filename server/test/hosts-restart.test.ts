@@ -1,0 +1,46 @@
+/**
+ * A control-plane restart keeps every shell on joined hosts alive: the control plane stops
+ * (SIGTERM), starts again on the same address and data dir, the host rejoins by itself, and
+ * the agent's next call continues its shell with its state (variables, directory, functions).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+
+const cluster = new HostCluster();
+
+beforeAll(async () => {
+  await cluster.startControlPlane();
+  await cluster.startHost('keeper');
+}, 2 * PROCESS_START_MS);
+
+afterAll(async () => {
+  await cluster.close();
+}, 60_000);
+
+it(
+  'a restarted control plane continues the shell its host kept, state and all',
+  async () => {
+    expect(
+      await cluster.call(
+        'survivor',
+        'export KEPT=42; cd /tmp; greet() { echo "hi $1"; }; echo set',
+      ),
+    ).toEqual({ status: 200, output: 'set' });
+    const [before] = (await cluster.sessions()).filter((s) => s.agent === 'survivor');
+    await stopProcess(cluster.controlPlane?.process);
+    await cluster.startControlPlane();
+    await cluster.waitFor(
+      async () => (await cluster.hostState('keeper')) === 'connected',
+      'the host to rejoin',
+      PROCESS_START_MS,
+    );
+    const [after] = (await cluster.sessions()).filter((s) => s.agent === 'survivor');
+    expect(after?.id).toBe(before?.id);
+    expect(after?.host).toBe('keeper');
+    expect(await cluster.call('survivor', 'echo $KEPT; pwd; greet there')).toEqual({
+      status: 200,
+      output: '42\n/tmp\nhi there',
+    });
+  },
+  3 * PROCESS_START_MS,
+);

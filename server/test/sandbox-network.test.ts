@@ -1,0 +1,194 @@
+/**
+ * `--network on` (the default), attacked as an agent would through the tool: its shell
+ * reaches a host outside (a test host in a network namespace this test makes, joined by a
+ * veth pair on addresses the test picks), and none of the host's loopback (this server's own
+ * port), another sandbox's listener on its loopback, or another sandbox's abstract unix
+ * socket. The namespace and the veth pair are removed at the end, even on failure.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from './support/http-server.ts';
+import { SANDBOX_WORKS } from './support/sandbox-check.ts';
+
+/** The test host's /30 is 10.231.<random>.0: .1 on the host's side, .2 in the test host. */
+const SUBNET_PREFIX = '10.231';
+const TEST_HOST_PORT = 8080;
+/** Agent B's listener on its own loopback. */
+const B_PORT = 8765;
+const ABSTRACT_NAME = 'jumpseat-network-test';
+/** The test host's HTTP server is listening by then, or it failed. */
+const LISTEN_DEADLINE_MS = 20_000;
+const LISTEN_POLL_MS = 100;
+
+const CI = process.env.CI === 'true' || process.env.CI === '1';
+
+function whyNot(): string | null {
+  if (process.getuid?.() !== 0) return 'a test host in a network namespace needs root';
+  try {
+    execFileSync('ip', ['-V'], { stdio: 'ignore' });
+    execFileSync('pasta', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return 'ip (iproute2) and pasta (passt) are needed';
+  }
+  return null;
+}
+
+const reason = SANDBOX_WORKS ? whyNot() : null;
+if (reason !== null) {
+  if (CI) throw new Error(`sandbox network tests: ${reason}; CI=true, so this fails the run`);
+  process.stdout.write(`sandbox network tests: NOT RUN — ${reason}\n`);
+}
+
+const tag = randomBytes(3).toString('hex');
+const namespace = `js-net-${tag}`;
+const hostVeth = `jsh${tag}`;
+const hostVethPeer = `jsn${tag}`;
+const subnet = `${SUBNET_PREFIX}.${randomInt(0, 256)}`;
+const testHost = `${subnet}.2`;
+
+let server: TestServer;
+let scratch: string;
+let listener: ChildProcess | null = null;
+
+function ip(...args: string[]): void {
+  execFileSync('ip', args, { stdio: 'pipe' });
+}
+
+function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function call(agent: string, command: string): Promise<string> {
+  const response = await server.post(`/api/agents/${agent}/bash`, { command });
+  const body = (await response.json()) as { output?: string; error?: unknown };
+  if (response.status !== 200) throw new Error(`${response.status}: ${JSON.stringify(body)}`);
+  return body.output ?? '';
+}
+
+/** A python3 line in the agent's shell: `reached` or `refused: <error>`. */
+function tryConnect(target: string): string {
+  return `python3 -c "
+import socket
+try:
+    s = ${target}
+    print('reached')
+except OSError as e:
+    print('refused:', type(e).__name__)"`;
+}
+
+function removeTestHost(): void {
+  listener?.kill('SIGKILL');
+  // Deleting the namespace deletes the veth end inside it, and so the pair.
+  for (const args of [
+    ['netns', 'del', namespace],
+    ['link', 'del', hostVeth],
+  ]) {
+    try {
+      ip(...args);
+    } catch {
+      // Not made, or gone with the namespace.
+    }
+  }
+}
+
+describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only', () => {
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'jumpseat-net-test-'));
+    writeFileSync(join(scratch, 'hello.txt'), 'hello from the test host\n');
+    try {
+      ip('netns', 'add', namespace);
+      ip('link', 'add', hostVeth, 'type', 'veth', 'peer', 'name', hostVethPeer);
+      ip('link', 'set', hostVethPeer, 'netns', namespace);
+      ip('addr', 'add', `${subnet}.1/30`, 'dev', hostVeth);
+      ip('link', 'set', hostVeth, 'up');
+      ip('-n', namespace, 'addr', 'add', `${testHost}/30`, 'dev', hostVethPeer);
+      ip('-n', namespace, 'link', 'set', hostVethPeer, 'up');
+      ip('-n', namespace, 'link', 'set', 'lo', 'up');
+      listener = spawn(
+        'ip',
+        [
+          ...['netns', 'exec', namespace],
+          ...['python3', '-m', 'http.server', String(TEST_HOST_PORT)],
+          ...['--bind', testHost, '--directory', scratch],
+        ],
+        { stdio: 'ignore' },
+      );
+      const deadline = Date.now() + LISTEN_DEADLINE_MS;
+      while (!(await reachable(testHost, TEST_HOST_PORT))) {
+        if (Date.now() > deadline) throw new Error('the test host never listened');
+        await new Promise((resolve) => setTimeout(resolve, LISTEN_POLL_MS));
+      }
+      server = await startServer();
+    } catch (error) {
+      removeTestHost();
+      throw error;
+    }
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    removeTestHost();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('is on by default: the shell has a network of its own with a route out', async () => {
+    expect(server.config.network).toBe('on');
+    const devices = await call('alice', "ls /sys/class/net | grep -v '^lo$' | wc -l");
+    expect(Number(devices)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('reaches a host outside', async () => {
+    expect(
+      await call(
+        'alice',
+        `python3 -c "import urllib.request; print(urllib.request.urlopen('http://${testHost}:${TEST_HOST_PORT}/hello.txt', timeout=10).read().decode(), end='')"`,
+      ),
+    ).toBe('hello from the test host');
+  });
+
+  it("does not reach the host's loopback: this server's own port", async () => {
+    const port = new URL(server.origin).port;
+    expect(await reachable('127.0.0.1', Number(port))).toBe(true);
+    expect(
+      await call('alice', tryConnect(`socket.create_connection(('127.0.0.1', ${port}), 3)`)),
+    ).toBe('refused: ConnectionRefusedError');
+    expect(
+      await call('alice', tryConnect(`socket.create_connection(('localhost', ${port}), 3)`)),
+    ).toMatch(/^refused: /);
+  });
+
+  it("does not reach another sandbox's listener or abstract socket", async () => {
+    await call(
+      'bob',
+      `python3 -m http.server ${B_PORT} --bind 127.0.0.1 >/dev/null 2>&1 &
+python3 -c "
+import socket, time
+s = socket.socket(socket.AF_UNIX)
+s.bind('\\0${ABSTRACT_NAME}')
+s.listen()
+time.sleep(120)" &
+sleep 0.5`,
+    );
+    const listening = tryConnect(`socket.create_connection(('127.0.0.1', ${B_PORT}), 3)`);
+    const abstract = tryConnect(`socket.socket(socket.AF_UNIX); s.connect('\\0${ABSTRACT_NAME}')`);
+    // Both are there for bob himself...
+    await expect.poll(() => call('bob', listening), { timeout: 15_000 }).toBe('reached');
+    expect(await call('bob', abstract)).toBe('reached');
+    // ...and out of alice's reach.
+    expect(await call('alice', listening)).toBe('refused: ConnectionRefusedError');
+    expect(await call('alice', abstract)).toBe('refused: ConnectionRefusedError');
+    await call('bob', 'kill $(jobs -p); wait 2>/dev/null; true');
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * A control plane (`--local-shells off`) and `jumpseat host` processes on loopback, each a
+ * real process started from source, in a temporary directory of the test's own. Every
+ * process is ended by the test (by pid) and the directory removed.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cleanEnv, REPO, type Serving, serve } from './cli-process.ts';
+
+/** Starting node with tsx and the engine under load (other suites beside) takes a while. */
+export const PROCESS_START_MS = 90_000;
+const POLL_MS = 100;
+
+export interface HostProcess {
+  readonly name: string;
+  readonly process: ChildProcess;
+  stderr(): string;
+  readonly exited: Promise<number | null>;
+}
+
+export class HostCluster {
+  readonly root = mkdtempSync(join(tmpdir(), 'jumpseat-hosts-'));
+  controlPlane: Serving | undefined;
+  adminToken = '';
+  readonly hosts: HostProcess[] = [];
+  private port = 0;
+
+  /** Starts (or restarts, on the same port and data dir) the control plane. */
+  async startControlPlane(flags: readonly string[] = []): Promise<Serving> {
+    if (this.port === 0) this.port = await freePort();
+    mkdirSync(join(this.root, 'cp-workspace'), { recursive: true });
+    this.controlPlane = await serve(
+      [
+        '--port',
+        String(this.port),
+        '--local-shells',
+        'off',
+        '--data-dir',
+        join(this.root, 'cp'),
+        '--workspace',
+        join(this.root, 'cp-workspace'),
+        ...flags,
+      ],
+      cleanEnv(),
+      { fromSource: true, startDeadlineMs: PROCESS_START_MS },
+    );
+    this.adminToken = readFileSync(join(this.root, 'cp', 'admin-token'), 'utf8').trim();
+    return this.controlPlane;
+  }
+
+  get origin(): string {
+    if (this.controlPlane === undefined) throw new Error('no control plane');
+    return this.controlPlane.origin;
+  }
+
+  async request(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
+    const { token = this.adminToken, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    if (rest.body !== undefined) headers.set('content-type', 'application/json');
+    return fetch(`${this.origin}${path}`, { ...rest, headers });
+  }
+
+  async mint(body: Record<string, unknown>): Promise<string> {
+    const response = await this.request('/api/tokens', {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
+    const reply = (await response.json()) as { token?: string };
+    if (response.status !== 201 || reply.token === undefined) {
+      throw new Error(`mint failed: ${response.status} ${JSON.stringify(reply)}`);
+    }
+    return reply.token;
+  }
+
+  /** An agent call; `{status, output}` or `{status, error}`. */
+  async call(
+    agent: string,
+    command: string,
+    token = this.adminToken,
+  ): Promise<{ status: number; output?: string; error?: { code: string; message: string } }> {
+    const response = await this.request(`/api/agents/${agent}/bash`, {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ command }),
+    });
+    return { status: response.status, ...((await response.json()) as object) };
+  }
+
+  /** Starts `jumpseat host --join` with a new host token named `name`; resolves once joined. */
+  async startHost(
+    name: string,
+    flags: readonly string[] = [],
+    token?: string,
+  ): Promise<HostProcess> {
+    const hostToken = token ?? (await this.mint({ role: 'host', name }));
+    const dir = join(this.root, `host-${name}`);
+    mkdirSync(join(dir, 'workspace'), { recursive: true });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'server/src/cli/bin.ts',
+        'host',
+        '--join',
+        this.origin,
+        '--data-dir',
+        join(dir, 'data'),
+        '--workspace',
+        join(dir, 'workspace'),
+        ...flags,
+      ],
+      {
+        cwd: REPO,
+        env: cleanEnv({ JUMPSEAT_TOKEN: hostToken }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.stdout?.resume();
+    const host: HostProcess = {
+      name,
+      process: child,
+      stderr: () => stderr,
+      exited: new Promise((resolve) => child.on('exit', resolve)),
+    };
+    this.hosts.push(host);
+    await this.waitFor(
+      async () => (await this.hostState(name)) === 'connected',
+      `host ${name} to join`,
+      PROCESS_START_MS,
+      () => stderr,
+    );
+    return host;
+  }
+
+  async hostState(name: string): Promise<string | undefined> {
+    const response = await this.request('/api/hosts');
+    if (response.status !== 200) return undefined;
+    const hosts = (await response.json()) as { name: string; state: string }[];
+    return hosts.find((host) => host.name === name)?.state;
+  }
+
+  async sessions(): Promise<
+    { id: string; agent: string; host?: string; state: string; ending: unknown }[]
+  > {
+    const response = await this.request('/api/sessions');
+    return (await response.json()) as never;
+  }
+
+  /** Polls `check` until it holds (bounded by `timeoutMs`). */
+  async waitFor(
+    check: () => Promise<boolean>,
+    what: string,
+    timeoutMs: number,
+    detail: () => string = () => '',
+  ): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        if (await check()) return;
+      } catch {
+        // not up yet
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} ${detail()}`);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  /** Ends every process this cluster started (by pid) and removes its directory. */
+  async close(): Promise<void> {
+    const children = [...this.hosts.map((host) => host.process), this.controlPlane?.process];
+    await Promise.all(children.map((child) => stopProcess(child)));
+    // A host killed with SIGKILL could not unmount its workspaces' quota file systems.
+    for (const point of mountsUnder(this.root)) {
+      execFileSync('umount', ['-l', point], { stdio: 'pipe' });
+    }
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** SIGTERM, then SIGKILL if it lingers. */
+export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGCONT');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** Mount points at or below `dir` (deepest first). */
+function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[1] ?? '')
+    .map((field) => field.replace(/\\040/g, ' '))
+    .filter((point) => point === dir || point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+}

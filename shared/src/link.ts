@@ -1,0 +1,310 @@
+/**
+ * The link between a shell host (`jumpseat host --join URL`) and the control plane, defined
+ * once: one WebSocket the host dials out on (`LINK_PATH`), multiplexing every shell of the
+ * host. JSON text frames carry every message but output; a shell's output travels in binary
+ * frames (`encodeLinkOutput`) with its display offset, so a resumed stream continues at an
+ * exact byte and a flood is never inflated by JSON or base64.
+ *
+ * Flow: the host sends `hello` (the protocol versions it speaks, what it is and what it
+ * runs); the control plane answers `welcome` (the version chosen, where to resume each
+ * shell's output, which shells it gave up on) or `refused` and closes. Then calls go down
+ * (`call_start`, `call_cancel`), results and shell news come up, and output comes up within
+ * each shell's credit: the host sends at most `LINK_OUTPUT_WINDOW_BYTES` past the last offset
+ * the control plane acknowledged (`credit`), so one flooding shell cannot fill the socket
+ * ahead of the others.
+ */
+import { type Static, Type } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { SessionInfo } from './api.ts';
+
+/** The link protocol this build speaks. */
+export const LINK_PROTOCOL_VERSION = 1;
+/** The oldest link protocol this build still speaks (a control plane takes hosts from it). */
+export const LINK_PROTOCOL_MIN_VERSION = 1;
+
+/** Where a host dials in (WebSocket upgrade with its `host` token as a Bearer header). */
+export const LINK_PATH = '/api/hosts/link';
+
+/** Unacknowledged output bytes one shell may have on the link (its credit window). */
+export const LINK_OUTPUT_WINDOW_BYTES = 256 * 1024;
+/** The control plane acknowledges a shell's output at least every this many bytes. */
+export const LINK_CREDIT_EVERY_BYTES = 32 * 1024;
+/** The control plane pings each host this often (ms)… */
+export const LINK_PING_MS = 2000;
+/** …and either side drops a link it heard nothing on for this long (ms): a cut cable sends
+ *  no FIN, so silence is how a dead link shows. */
+export const LINK_SILENCE_MS = 7000;
+/** How long a host's shells outlive its link by default (`--host-grace-ms`). */
+export const DEFAULT_HOST_GRACE_MS = 60_000;
+/** Text frames larger than this are refused (a command may be 1 MiB; its JSON a bit more). */
+export const MAX_LINK_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** Close codes of the link (4000–4999 are ours). */
+export const LINK_CLOSE = {
+  /** The host speaks no protocol version the control plane speaks. */
+  incompatible: 4426,
+  /** Another connection took this host's name (the newer one wins). */
+  replaced: 4409,
+  /** The host was forgotten (`DELETE /api/hosts/{name}`) or its token revoked. */
+  forgotten: 4403,
+  /** The control plane does not take hosts (it runs its shells itself). */
+  notControlPlane: 4501,
+  /** A message that does not follow the protocol. */
+  protocol: 4400,
+} as const;
+
+const Labels = Type.Record(Type.String(), Type.String());
+
+/** A live shell as its host reports it: the engine's session info and its output offset. */
+export const LinkShell = Type.Object({
+  info: SessionInfo,
+  /** Display bytes the shell has produced so far. */
+  offset: Type.Integer({ minimum: 0 }),
+});
+export type LinkShell = Static<typeof LinkShell>;
+
+// ---- host → control plane -----------------------------------------------------------------
+
+export const LinkHello = Type.Object({
+  type: Type.Literal('hello'),
+  /** Every link protocol version the host speaks. */
+  versions: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 }),
+  /** The name the host was started with (`--name`); its token's name binds it, so a host
+   *  whose `--name` differs from its token's is refused. Absent: the token's name. */
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  labels: Labels,
+  /** Live shells at most (`--max-shells`). */
+  maxShells: Type.Integer({ minimum: 1 }),
+  /** The dialects the host can run (pwsh only where PowerShell is installed). */
+  dialects: Type.Array(Type.Union([Type.Literal('bash'), Type.Literal('pwsh')])),
+  /** The jumpseat version the host runs. */
+  engineVersion: Type.String(),
+  /** The agents whose workspace the host holds (placement prefers it for them). */
+  workspaces: Type.Array(Type.String()),
+  /** Its shells (live ones lived through the outage or a control-plane restart; ended ones
+   *  say how they ended meanwhile). */
+  shells: Type.Array(LinkShell),
+  /** Calls it still runs or whose results it still holds (their ids). */
+  calls: Type.Array(Type.String()),
+});
+
+export const LinkShellOpened = Type.Object({
+  type: Type.Literal('shell_opened'),
+  shell: LinkShell,
+});
+
+/** A shell's info changed (state, command, size, ending). */
+export const LinkShellInfo = Type.Object({
+  type: Type.Literal('shell_info'),
+  info: SessionInfo,
+});
+
+/** A shell is gone from the host (its info says how it ended). */
+export const LinkShellClosed = Type.Object({
+  type: Type.Literal('shell_closed'),
+  info: SessionInfo,
+});
+
+export const LinkCallResult = Type.Object({
+  type: Type.Literal('call_result'),
+  callId: Type.String(),
+  /** The exact model-facing text. */
+  output: Type.String(),
+});
+
+/** A call the engine refused or could not finish: the coded error, as the engine raised it. */
+export const LinkCallError = Type.Object({
+  type: Type.Literal('call_error'),
+  callId: Type.String(),
+  code: Type.String(),
+  status: Type.Integer(),
+  message: Type.String(),
+});
+
+export const HostMessage = Type.Union([
+  LinkHello,
+  LinkShellOpened,
+  LinkShellInfo,
+  LinkShellClosed,
+  LinkCallResult,
+  LinkCallError,
+]);
+export type HostMessage = Static<typeof HostMessage>;
+
+// ---- control plane → host -----------------------------------------------------------------
+
+export const LinkResume = Type.Object({
+  shellId: Type.String(),
+  /** The control plane has every output byte before this offset. */
+  offset: Type.Integer({ minimum: 0 }),
+});
+export type LinkResume = Static<typeof LinkResume>;
+
+export const LinkWelcome = Type.Object({
+  type: Type.Literal('welcome'),
+  version: Type.Integer({ minimum: 1 }),
+  /** How long the host keeps its shells without a link before ending them (ms). */
+  graceMs: Type.Integer({ minimum: 1 }),
+  /** Where each shell's output resumes; a shell not listed resumes at its current offset. */
+  resume: Type.Array(LinkResume),
+  /** Shells the control plane declared lost: the host ends them. */
+  lost: Type.Array(Type.String()),
+});
+
+export const LinkRefused = Type.Object({
+  type: Type.Literal('refused'),
+  message: Type.String(),
+});
+
+export const LinkCallStart = Type.Object({
+  type: Type.Literal('call_start'),
+  callId: Type.String({ minLength: 1 }),
+  agent: Type.String(),
+  dialect: Type.Union([Type.Literal('bash'), Type.Literal('pwsh')]),
+  command: Type.String(),
+});
+
+export const LinkCallCancel = Type.Object({
+  type: Type.Literal('call_cancel'),
+  callId: Type.String(),
+});
+
+/** Keys for a shell (a person at the controls on the control plane). */
+export const LinkInput = Type.Object({
+  type: Type.Literal('input'),
+  shellId: Type.String(),
+  data: Type.String(),
+});
+
+export const LinkResize = Type.Object({
+  type: Type.Literal('resize'),
+  shellId: Type.String(),
+  cols: Type.Integer({ minimum: 2, maximum: 500 }),
+  rows: Type.Integer({ minimum: 2, maximum: 300 }),
+});
+
+/** End a shell (its process tree); the host answers `shell_info` with its ending. */
+export const LinkShellClose = Type.Object({
+  type: Type.Literal('shell_close'),
+  shellId: Type.String(),
+});
+
+/** The control plane has every output byte of the shell before `offset`. */
+export const LinkCredit = Type.Object({
+  type: Type.Literal('credit'),
+  shellId: Type.String(),
+  offset: Type.Integer({ minimum: 0 }),
+});
+
+export const ControlMessage = Type.Union([
+  LinkWelcome,
+  LinkRefused,
+  LinkCallStart,
+  LinkCallCancel,
+  LinkInput,
+  LinkResize,
+  LinkShellClose,
+  LinkCredit,
+]);
+export type ControlMessage = Static<typeof ControlMessage>;
+
+export type LinkParsed<T> = { ok: true; message: T } | { ok: false; error: string };
+
+const hostCheck = Compile(HostMessage);
+const controlCheck = Compile(ControlMessage);
+
+/** Parses and validates one host text frame. */
+export function parseHostMessage(text: string): LinkParsed<HostMessage> {
+  return parseWith(text, hostCheck, 'host');
+}
+
+/** Parses and validates one control-plane text frame. */
+export function parseControlMessage(text: string): LinkParsed<ControlMessage> {
+  return parseWith(text, controlCheck, 'control-plane');
+}
+
+function parseWith<T>(
+  text: string,
+  check: { Check(value: unknown): boolean; Errors(value: unknown): { message: string }[] },
+  side: string,
+): LinkParsed<T> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  if (check.Check(value)) return { ok: true, message: value as T };
+  const type = (value as { type?: unknown } | null)?.type;
+  return { ok: false, error: `not a valid ${side} link message (type ${JSON.stringify(type)})` };
+}
+
+/**
+ * The version both sides speak, the newest of them; null when they share none. The refusal
+ * names both sides' versions (see `incompatibleMessage`).
+ */
+export function chooseLinkVersion(hostVersions: readonly number[]): number | null {
+  let best: number | null = null;
+  for (const version of hostVersions) {
+    if (version < LINK_PROTOCOL_MIN_VERSION || version > LINK_PROTOCOL_VERSION) continue;
+    if (best === null || version > best) best = version;
+  }
+  return best;
+}
+
+export function incompatibleMessage(hostVersions: readonly number[]): string {
+  const ours =
+    LINK_PROTOCOL_MIN_VERSION === LINK_PROTOCOL_VERSION
+      ? `${LINK_PROTOCOL_VERSION}`
+      : `${LINK_PROTOCOL_MIN_VERSION}-${LINK_PROTOCOL_VERSION}`;
+  return `incompatible link protocol: the host speaks version ${hostVersions.join(', ')}, this control plane speaks version ${ours}; upgrade the older side`;
+}
+
+// ---- output frames (binary) ---------------------------------------------------------------
+
+/** First byte of a link output frame; then the shell id's length (1 byte), the id (UTF-8),
+ *  the offset (float64, big-endian) and the bytes. */
+export const LINK_OUTPUT_FRAME = 2;
+const ID_LENGTH_BYTES = 1;
+const OFFSET_BYTES = 8;
+const MAX_SHELL_ID_BYTES = 255;
+
+export interface LinkOutput {
+  readonly shellId: string;
+  readonly offset: number;
+  readonly data: Uint8Array;
+}
+
+/** Shell ids on the link are printable ASCII (the engine's are UUIDs). */
+const SHELL_ID = /^[\x21-\x7e]{1,255}$/;
+
+export function encodeLinkOutput(shellId: string, offset: number, data: Uint8Array): Uint8Array {
+  if (!SHELL_ID.test(shellId) || shellId.length > MAX_SHELL_ID_BYTES) {
+    throw new Error('a link frame takes a printable ASCII shell id of at most 255 bytes');
+  }
+  const id = Uint8Array.from(shellId, (char) => char.charCodeAt(0));
+  const head = 1 + ID_LENGTH_BYTES + id.length + OFFSET_BYTES;
+  const frame = new Uint8Array(head + data.length);
+  const view = new DataView(frame.buffer);
+  view.setUint8(0, LINK_OUTPUT_FRAME);
+  view.setUint8(1, id.length);
+  frame.set(id, 2);
+  view.setFloat64(2 + id.length, offset);
+  frame.set(data, head);
+  return frame;
+}
+
+export function decodeLinkOutput(frame: Uint8Array): LinkOutput | null {
+  if (frame.length < 2 || frame[0] !== LINK_OUTPUT_FRAME) return null;
+  const idLength = frame[1] ?? 0;
+  const head = 1 + ID_LENGTH_BYTES + idLength + OFFSET_BYTES;
+  if (frame.length < head) return null;
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  const offset = view.getFloat64(2 + idLength);
+  if (!Number.isSafeInteger(offset) || offset < 0) return null;
+  return {
+    shellId: String.fromCharCode(...frame.subarray(2, 2 + idLength)),
+    offset,
+    data: frame.subarray(head),
+  };
+}
