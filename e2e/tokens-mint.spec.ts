@@ -59,7 +59,7 @@ for (const size of [
       await expect(page.getByTestId('mint-error')).toHaveText('a label is key=value, not "gpu"');
       await page.getByLabel('Labels').fill('gpu=1, zone=eu');
       await page.getByRole('button', { name: 'Mint token' }).click();
-      await expect(minted).toContainText(`Bot-${stamp} (agent · bot-${stamp}`);
+      await expect(minted).toContainText(`Bot-${stamp} (agent · bot-${stamp} · gpu=1 zone=eu)`);
       await expect(page.getByTestId('minted-login-url')).toHaveCount(0);
       const secret = (await page.getByTestId('minted-token').textContent()) ?? '';
       await page.getByRole('button', { name: 'Copy token' }).click();

@@ -8,6 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { stopChild } from '../../playwright/src/worker-server.ts';
 
 /** nginx starts in milliseconds; a loaded machine gets room. */
 const START_TIMEOUT_MS = 15_000;
@@ -109,13 +110,5 @@ async function answers(port: number): Promise<boolean> {
 
 /** SIGTERM (nginx's fast stop: open WebSockets must not hold it) to its pid; SIGKILL after a grace. */
 export function stopNginx({ child }: NginxProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+  return stopChild(child, STOP_GRACE_MS);
 }

@@ -3,6 +3,7 @@
  * of global-setup and for specs that need one of their own (a restart on the same data dir).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { stopChild } from '../../playwright/src/worker-server.ts';
 
 /** Start-up is about 2 s; a loaded CI box can take several times that. */
 const START_TIMEOUT_MS = 60_000;
@@ -74,13 +75,5 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
 
 /** SIGTERM (the server closes its shells and history), SIGKILL if it does not end in time. */
 export function stopServerProcess({ child }: ServerProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-    child.on('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+  return stopChild(child, STOP_GRACE_MS);
 }

@@ -117,10 +117,11 @@ function listening(child: ChildProcess): Promise<string> {
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM to the child, SIGKILL if it has not ended after `graceMs`; resolves at its exit. */
+export function stopChild(child: ChildProcess, graceMs = STOP_GRACE_MS): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     child.once('exit', () => {
       clearTimeout(timer);
       resolve();

@@ -1,19 +1,24 @@
 /**
- * The package as a user gets it: `npm pack`, then `npm i ./jumpseat-*.tgz` in an empty
- * folder, then `npx jumpseat serve`, `npx jumpseat exec` and `import { JumpseatClient } from
- * 'jumpseat/client'` (type-checked, then run) from there. Slow by nature (npm builds the
- * native addons of the install), so it is one file with one install.
+ * The package as a user gets it (support/packed-install.ts: `npm pack`, then `npm i
+ * ./jumpseat-*.tgz` in an empty folder), then `npx jumpseat serve`, `npx jumpseat exec` and
+ * `import { JumpseatClient } from 'jumpseat/client'` (type-checked, then run) from there.
+ * Slow by nature (npm builds the native addons of the install), so it is one file with one
+ * install.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cleanEnv,
+  INSTALL_DEADLINE_MS,
+  installPacked,
+  mustRun,
+  run,
+} from './support/packed-install.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-/** Packing (a stale web build included) and installing (node-pty, better-sqlite3 compile). */
-const INSTALL_DEADLINE_MS = 540_000;
 const START_DEADLINE_MS = 30_000;
 
 let work: string;
@@ -21,49 +26,6 @@ let app: string;
 let tarball: string;
 let serving: ChildProcess | undefined;
 let origin: string;
-
-/** Our environment without npm's per-run settings (a nested npm would inherit them). */
-function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith('npm_') && !name.startsWith('JUMPSEAT_'),
-    ),
-  );
-  return { ...env, ...extra };
-}
-
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(
-  file: string,
-  args: readonly string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv = cleanEnv(),
-): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      { cwd, env, timeout: INSTALL_DEADLINE_MS, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-        resolve({ status, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function mustRun(file: string, args: readonly string[], cwd: string): Promise<Run> {
-  const result = await run(file, args, cwd);
-  if (result.status !== 0) {
-    throw new Error(`${file} ${args.join(' ')} failed (${result.status}):\n${result.stderr}`);
-  }
-  return result;
-}
 
 function startServing(): Promise<string> {
   const child = spawn('npx', ['jumpseat', 'serve', '--port', '0', '--data-dir', 'data'], {
@@ -96,21 +58,7 @@ function startServing(): Promise<string> {
 }
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'jumpseat-package-'));
-  const packed = await mustRun('npm', ['pack', '--silent', '--pack-destination', work], REPO);
-  tarball = join(work, packed.stdout.trim().split('\n').pop() ?? '');
-  app = join(work, 'app');
-  await mustRun('mkdir', [app], work);
-  writeFileSync(
-    join(app, 'package.json'),
-    JSON.stringify({
-      name: 'jumpseat-user',
-      private: true,
-      type: 'module',
-      allowScripts: { 'node-pty': true, 'better-sqlite3': true },
-    }),
-  );
-  await mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app);
+  ({ work, app, tarball } = await installPacked());
   origin = await startServing();
 }, INSTALL_DEADLINE_MS + START_DEADLINE_MS);
 

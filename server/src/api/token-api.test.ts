@@ -30,6 +30,23 @@ describe('POST /api/tokens', () => {
     expect(other.status).toBe(403);
   });
 
+  it('answers an agent token minted with placement labels with its labels', async () => {
+    const response = await server.post('/api/tokens', {
+      role: 'agent',
+      agent: 'gpu-bot',
+      name: 'gpu bot',
+      labels: { gpu: '1', zone: 'eu' },
+    });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toEqual({
+      token: expect.stringMatching(/^js_/),
+      role: 'agent',
+      agent: 'gpu-bot',
+      name: 'gpu bot',
+      labels: { gpu: '1', zone: 'eu' },
+    });
+  });
+
   it('mints a viewer token named by its role when no name is given', async () => {
     const response = await server.post('/api/tokens', { role: 'viewer' });
     expect(await response.json()).toEqual({

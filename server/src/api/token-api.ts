@@ -41,6 +41,9 @@ const tokenApiPlugin: FastifyPluginAsyncTypebox<TokenApiOptions> = async (app, {
         role: principal.role,
         ...(principal.role === 'agent' ? { agent: principal.agent } : {}),
         name: principal.name,
+        ...(principal.role === 'agent' && principal.labels !== undefined
+          ? { labels: { ...principal.labels } }
+          : {}),
       };
     },
   );

@@ -4,27 +4,14 @@
  * bounded unless the operator says otherwise (`off`); enforced in launch/.
  */
 import { DEFAULT_CPU_WEIGHT } from '../launch/cgroups.ts';
-import { NETWORK_MODES, type NetworkMode } from '../launch/sandbox-network.ts';
+import { NETWORK_MODES } from '../launch/sandbox-network.ts';
+import type { ShellResources } from '../launch/shell-resources.ts';
 import { ConfigError } from './config-error.ts';
 import type { FlagName } from './flags.ts';
 import { byteSize, got, oneOf, positiveInteger, type Setting } from './setting-values.ts';
 
-export interface ResourceSettings {
-  /** `on`: a network namespace of its own with egress; `off`: loopback only; `host`: the host's. */
-  readonly network: NetworkMode;
-  /** Processes one shell may have at once. */
-  readonly maxProcesses: number;
-  /** Memory one shell may use (its processes and what it writes to tmpfs), in bytes; undefined for none. */
-  readonly maxMemoryBytes: number | undefined;
-  /** Size of each tmpfs a sandbox mounts (/tmp, /dev/shm and the hiding ones), in bytes. */
-  readonly tmpSizeBytes: number;
-  /** Relative CPU share of one shell (cgroup v2 `cpu.weight`, 1-10000). */
-  readonly cpuWeight: number;
-  /** CPUs' worth of time one shell may use at most; undefined: no cap beyond the weight. */
-  readonly cpuMax: number | undefined;
-  /** Disk one agent's workspace may hold, in bytes; undefined: no quota. */
-  readonly workspaceQuotaBytes: number | undefined;
-}
+/** What one shell may use of the host; the launcher holds each bound (launch/shell-resources.ts). */
+export type ResourceSettings = ShellResources;
 
 export const DEFAULT_MAX_PROCESSES = 1024;
 /** Fewer processes than this cannot run a shell and a pipeline. */

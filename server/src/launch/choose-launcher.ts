@@ -14,6 +14,7 @@ import { directLauncher } from './direct-launcher.ts';
 import type { SandboxMode, ShellLauncher } from './launcher.ts';
 import type { NetworkMode } from './sandbox-network.ts';
 import { prepareWalls, type SandboxWalls, WallError } from './sandbox-walls.ts';
+import type { ShellResources } from './shell-resources.ts';
 import { DEFAULT_SHELL_USER } from './shell-user.ts';
 import { WorkspaceQuota } from './workspace-quota.ts';
 
@@ -24,16 +25,8 @@ const TUN_DEVICE = '/dev/net/tun';
 /** Hex digits of the data dir's hash that name this server's shells, cgroups and pastas. */
 const RUN_KEY_DIGITS = 16;
 
-export interface LauncherSettings {
+export interface LauncherSettings extends ShellResources {
   readonly sandbox: SandboxMode;
-  readonly network: NetworkMode;
-  readonly maxProcesses: number;
-  readonly maxMemoryBytes: number | undefined;
-  readonly tmpSizeBytes: number;
-  readonly cpuWeight: number;
-  readonly cpuMax: number | undefined;
-  /** Undefined: no quota asked for. */
-  readonly workspaceQuotaBytes: number | undefined;
   readonly dataDir: string;
   /** The workspace root, hidden from each sandbox unless shells share it. */
   readonly workspace: string;

@@ -3,8 +3,9 @@
  * the sandbox and network, memory, tmpfs, CPU and the workspace quota, saying which mechanism
  * holds each bound (or that none does), and warnings where the operator chose less isolation.
  */
-import type { ResourceSettings } from '../config/resource-settings.ts';
+
 import type { ChosenLauncher } from './choose-launcher.ts';
+import type { ShellResources } from './shell-resources.ts';
 
 const KIB = 1024;
 const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
@@ -27,7 +28,7 @@ const NETWORK_WORDS = {
   host: "host network (the host's loopback included)",
 } as const;
 
-export function placementLines(placement: ChosenLauncher, resources: ResourceSettings): string[] {
+export function placementLines(placement: ChosenLauncher, resources: ShellResources): string[] {
   const sandboxed = placement.launcher.kind === 'bwrap';
   const lines = [
     `shells: ${sandboxed ? 'sandboxed (bubblewrap)' : 'unsandboxed'}, ${NETWORK_WORDS[placement.network]}, process limit ${placement.limits === 'none' ? 'not enforced' : `by ${placement.limits}`}`,
@@ -51,7 +52,7 @@ export function placementLines(placement: ChosenLauncher, resources: ResourceSet
   return lines;
 }
 
-function memoryLine(placement: ChosenLauncher, resources: ResourceSettings): string {
+function memoryLine(placement: ChosenLauncher, resources: ShellResources): string {
   if (resources.maxMemoryBytes === undefined) return 'memory: not limited (--max-memory off)';
   const size = formatBytes(resources.maxMemoryBytes);
   return placement.memory === 'cgroup'
@@ -59,7 +60,7 @@ function memoryLine(placement: ChosenLauncher, resources: ResourceSettings): str
     : `memory: ${size} per process by rlimit (RLIMIT_AS; no memory cgroup can be made here)`;
 }
 
-function cpuLine(placement: ChosenLauncher, resources: ResourceSettings): string {
+function cpuLine(placement: ChosenLauncher, resources: ShellResources): string {
   if (placement.cpu === 'none') return 'cpu: weight not enforced (no cpu cgroup can be made here)';
   const cap = resources.cpuMax === undefined ? '' : `, at most ${resources.cpuMax} CPUs`;
   return `cpu: weight ${resources.cpuWeight}${cap} per shell by cgroup`;
