@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -22,6 +23,10 @@ export default defineConfig({
       'playwright/**/*.test.ts',
     ],
     pool: 'forks',
+    // Vitest's default is one fork fewer than the CPUs: a single fork on a 2-core CI box, where
+    // the suite then takes 18 minutes, most of it waiting on shells, servers and npm. Two forks
+    // at least (the tests hold under two CPU hogs, so a busy neighbour is no excuse to fail).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './server/test/support/summary-reporter.ts'],

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from './support/cli-process.ts';
+import { cleanEnv } from './support/packed-install.ts';
 
 /** Packing (a stale build included) and installing from the npm cache. */
 const INSTALL_DEADLINE_MS = 240_000;
@@ -37,16 +38,6 @@ interface Run {
   readonly status: number | null;
   readonly stdout: string;
   readonly stderr: string;
-}
-
-/** Our environment without npm's per-run settings and without any JUMPSEAT_* (no server named). */
-function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith('npm_') && !name.startsWith('JUMPSEAT_'),
-    ),
-  );
-  return { ...env, ...extra };
 }
 
 function run(

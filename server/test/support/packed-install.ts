@@ -28,11 +28,17 @@ export interface PackedInstall {
   readonly tarball: string;
 }
 
-/** Our environment without npm's per-run settings (a nested npm would inherit them). */
+/**
+ * Our environment without npm's per-run settings (a nested npm would inherit them) and without
+ * any JUMPSEAT_* (no server named). `npm_config_nodedir` stays: it names the headers of the
+ * Node that runs us (CI runs on Node 22 from npm's binaries), which a nested install builds
+ * native addons against.
+ */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([name]) => !name.startsWith('npm_') && !name.startsWith('JUMPSEAT_'),
+      ([name]) =>
+        name === 'npm_config_nodedir' || !(name.startsWith('npm_') || name.startsWith('JUMPSEAT_')),
     ),
   );
   return { ...env, ...extra };
