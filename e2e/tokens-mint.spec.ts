@@ -84,7 +84,9 @@ for (const size of [
       const vRow = page.locator(`[data-testid="token-row"][data-name="Vera-${stamp}"]`);
       const bRow = page.locator(`[data-testid="token-row"][data-name="Bot-${stamp}"]`);
       await expect(vRow).toContainText('every shell: watch only');
-      await expect(bRow).toContainText(`tool calls in agent bot-${stamp}’s shells`);
+      await expect(bRow).toContainText(
+        `tool calls in agent bot-${stamp}’s shells, on hosts with gpu=1 zone=eu`,
+      );
       await page.getByLabel('Search').fill(stamp);
       await expect(rows).toHaveCount(2);
       await page.getByLabel('Search').fill(`agent ${stamp}`);

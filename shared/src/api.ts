@@ -359,6 +359,8 @@ export const TokenInfo = Type.Object({
   name: Type.String(),
   role: Type.String(),
   agent: Nullable(Type.String()),
+  /** An agent token's placement labels: its shells start only on hosts with all of them. */
+  labels: Type.Optional(Type.Record(Type.String(), Type.String())),
   /** The one shell a share link reaches; null for an unscoped token. */
   scope: Nullable(Type.String()),
   /** A share link: its holder names themselves. */

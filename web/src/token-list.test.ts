@@ -40,6 +40,9 @@ describe('reachesOf', () => {
   it('says what each role and a share link reach', () => {
     expect(reachesOf(ann)).toBe('every shell: watch only');
     expect(reachesOf(bot)).toBe('tool calls in agent a1’s shells');
+    expect(reachesOf({ ...bot, labels: { gpu: '1', zone: 'eu' } })).toBe(
+      'tool calls in agent a1’s shells, on hosts with gpu=1 zone=eu',
+    );
     expect(reachesOf(old)).toBe('every shell: watch, take over, open shells');
     expect(reachesOf(token({ role: 'admin' }))).toBe('everything: every shell, tokens, history');
     expect(reachesOf(link)).toBe('watch one shell (s-9)');

@@ -43,8 +43,11 @@ export function reachesOf(token: TokenInfo): string {
       return 'every shell: watch, take over, open shells';
     case 'viewer':
       return 'every shell: watch only';
-    case 'agent':
-      return `tool calls in agent ${token.agent ?? '?'}’s shells`;
+    case 'agent': {
+      const labels = Object.entries(token.labels ?? {}).map(([key, value]) => `${key}=${value}`);
+      const where = labels.length === 0 ? '' : `, on hosts with ${labels.join(' ')}`;
+      return `tool calls in agent ${token.agent ?? '?'}’s shells${where}`;
+    }
     case 'host':
       return 'joins as a shell host, nothing else';
     default:

@@ -239,6 +239,7 @@ export class TokenStore {
       name: record.name,
       role: record.role,
       agent: record.agent ?? null,
+      ...(record.labels === undefined ? {} : { labels: { ...record.labels } }),
       scope: record.scope ?? null,
       link: record.scope !== undefined,
       createdAt: record.createdAt,
