@@ -54,11 +54,18 @@ describe('job notices', () => {
 
   it('a job that ignores the kill is never waited for: the call ends at once', async () => {
     const agent = 'jobs-ignoring';
-    expect(await engine.call('sh -c \'trap "" TERM; sleep 30\' &', agent)).toBe('');
+    // The job says when its trap is set: a kill sent before that would end it (under load
+    // the job can take a while to get there).
+    expect(
+      await engine.call('rm -f .trap-set; sh -c \'trap "" TERM; : >.trap-set; sleep 30\' &', agent),
+    ).toBe('');
+    expect(
+      await engine.call('until [ -e .trap-set ]; do sleep 0.05; done; echo trap set', agent),
+    ).toBe('trap set');
     expect(await engine.call('kill %1; echo sent', agent)).toBe('sent');
     expect(await engine.call('jobs', agent)).toMatch(/^\[1\]\+ +Running +sh -c/);
     expect(await engine.call('kill -9 %1', agent)).toBe(
-      '[1]+  Killed                  sh -c \'trap "" TERM; sleep 30\'',
+      '[1]+  Killed                  sh -c \'trap "" TERM; : >.trap-set; sleep 30\'',
     );
   });
 });
