@@ -76,6 +76,12 @@ export async function serve(
   });
   let stdout = '';
   let stderr = '';
+  // A spawn that fails (the node binary not executable by `user`) is this start's error, not
+  // an uncaught one of the whole run.
+  let spawnError: Error | undefined;
+  child.on('error', (error) => {
+    spawnError = error;
+  });
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
   });
@@ -95,6 +101,7 @@ export async function serve(
         stderr: () => stderr,
       };
     }
+    if (spawnError !== undefined) throw new Error(`serve could not start: ${spawnError.message}`);
     if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${stderr}`);
     if (Date.now() > deadline) throw new Error(`no banner; stderr: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
