@@ -54,6 +54,21 @@ describe('a host token', () => {
     });
   });
 
+  it('a person’s own shell on a pure control plane is refused with the reason', async () => {
+    const response = await cluster.request('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ dialect: 'bash' }),
+    });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      error: {
+        code: 'SHELL_CAPACITY',
+        message:
+          'this server is a control plane that runs no shells itself (--local-shells off): agents’ shells run on joined hosts, and a person’s own shell on a joined host is not supported yet',
+      },
+    });
+  });
+
   it('is the only token the link takes', async () => {
     const response = await cluster.request('/api/hosts/link');
     expect(response.status).toBe(403);

@@ -249,6 +249,12 @@ export class ShellRegistry {
 
   private refuseOverCapacity(): void {
     if (this.maxShells === Number.POSITIVE_INFINITY) return;
+    if (this.maxShells === 0) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_SHELL_CAPACITY,
+        'this server is a control plane that runs no shells itself (--local-shells off): agents’ shells run on joined hosts, and a person’s own shell on a joined host is not supported yet',
+      );
+    }
     let live = 0;
     for (const shell of this.known.values()) if (shell.alive) live++;
     if (live < this.maxShells) return;
