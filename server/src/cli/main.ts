@@ -11,7 +11,6 @@ import { parseFlagError } from '../config/parse-flag-error.ts';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, UsageError } from './connection.ts';
 import { endingOf, exitStatusOf } from './exit-status.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-safe.ts';
-import { textTable } from './text-table.ts';
 
 const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;
@@ -216,11 +215,20 @@ async function sessions(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected ${positionals[0]}`);
   const list = await clientFrom(values, io.env).sessions();
-  io.out(values.json === true ? `${terminalSafeJson(list)}\n` : table(list));
+  io.out(values.json === true ? `${terminalSafeJson(list)}\n` : await table(list));
   return 0;
 }
 
-function table(list: readonly SessionInfo[]): string {
+/**
+ * Loaded only by the commands that print tables: `exec` stays free of packages
+ * (text-table.ts measures widths with string-width).
+ */
+async function textTable(header: readonly string[], rows: readonly string[][]): Promise<string> {
+  const { textTable: format } = await import('./text-table.ts');
+  return format(header, rows);
+}
+
+async function table(list: readonly SessionInfo[]): Promise<string> {
   const header = ['ID', 'AGENT', 'DIALECT', 'STATE', 'PID', 'COMMAND'];
   const rows = list.map((session) => [
     session.id,
@@ -266,7 +274,7 @@ async function hosts(args: readonly string[], io: CliIo): Promise<number> {
     `${host.engineVersion} (link ${host.protocol})`,
     host.lastSeen,
   ]);
-  io.out(textTable(header, rows));
+  io.out(await textTable(header, rows));
   return 0;
 }
 
