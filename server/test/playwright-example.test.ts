@@ -7,7 +7,6 @@
  * from this repository's own build when the versions match (the package test compiles them
  * the way `npm install` does), which keeps this test well under two minutes.
  */
-import { execFile } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -21,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from './support/cli-process.ts';
-import { cleanEnv } from './support/packed-install.ts';
+import { cleanEnv, mustRun, run } from './support/packed-install.ts';
 
 /** Packing (a stale build included) and installing from the npm cache. */
 const INSTALL_DEADLINE_MS = 240_000;
@@ -33,40 +32,6 @@ const EXAMPLE = join(REPO, 'examples', 'playwright');
 
 let work: string;
 let app: string;
-
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(
-  file: string,
-  args: readonly string[],
-  cwd: string,
-  timeout: number,
-  env: NodeJS.ProcessEnv = cleanEnv(),
-): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      { cwd, env, timeout, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-        resolve({ status, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function mustRun(file: string, args: readonly string[], cwd: string): Promise<Run> {
-  const result = await run(file, args, cwd, INSTALL_DEADLINE_MS);
-  if (result.status !== 0) {
-    throw new Error(`${file} ${args.join(' ')} failed (${result.status}):\n${result.stderr}`);
-  }
-  return result;
-}
 
 function versionOf(root: string, name: string): string {
   const json = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8'));
@@ -150,6 +115,7 @@ describe('examples/playwright from the installed package', { timeout: RUN_DEADLI
       'npx',
       ['playwright', 'test', '--reporter=list', '--workers=2', '--fully-parallel'],
       app,
+      cleanEnv(),
       RUN_DEADLINE_MS,
     );
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
@@ -168,7 +134,7 @@ describe('examples/playwright from the installed package', { timeout: RUN_DEADLI
       '--types',
       'node',
     ];
-    const good = await run(process.execPath, [tsc, ...flags], app, RUN_DEADLINE_MS);
+    const good = await run(process.execPath, [tsc, ...flags], app, cleanEnv(), RUN_DEADLINE_MS);
     expect([good.status, good.stdout]).toEqual([0, '']);
     // The types are real: a wrong use is an error, not an `any`.
     writeFileSync(
@@ -183,7 +149,7 @@ describe('examples/playwright from the installed package', { timeout: RUN_DEADLI
         '',
       ].join('\n'),
     );
-    const bad = await run(process.execPath, [tsc, ...flags], app, RUN_DEADLINE_MS);
+    const bad = await run(process.execPath, [tsc, ...flags], app, cleanEnv(), RUN_DEADLINE_MS);
     rmSync(join(app, 'tests', 'misuse.ts'));
     expect(bad.status).not.toBe(0);
     expect(bad.stdout).toContain("Type 'string' is not assignable to type 'number'");
@@ -208,8 +174,8 @@ describe('examples/playwright from the installed package', { timeout: RUN_DEADLI
       'npx',
       ['playwright', 'test', 'tests/broken.spec.ts', '--reporter=json,html'],
       app,
-      RUN_DEADLINE_MS,
       cleanEnv({ PLAYWRIGHT_JSON_OUTPUT_NAME: 'report.json', PLAYWRIGHT_HTML_OPEN: 'never' }),
+      RUN_DEADLINE_MS,
     );
     expect(result.status).toBe(1);
     const report = JSON.parse(readFileSync(join(app, 'report.json'), 'utf8')) as {

@@ -44,17 +44,19 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** Runs `file` to its end (or `timeout` ms), with its status and both outputs. */
 export function run(
   file: string,
   args: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv = cleanEnv(),
+  timeout = INSTALL_DEADLINE_MS,
 ): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       file,
       args,
-      { cwd, env, timeout: INSTALL_DEADLINE_MS, maxBuffer: 64 * 1024 * 1024 },
+      { cwd, env, timeout, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
         resolve({ status, stdout, stderr });
