@@ -24,6 +24,11 @@ const ci = process.env.CI === 'true' || process.env.CI === '1';
 if (nginx === undefined && ci) {
   throw new Error('nginx-proxy.spec: nginx is missing (apt-get install -y nginx); CI=true fails');
 }
+if (nginx === undefined) {
+  process.stdout.write(
+    'nginx-proxy.spec: NOT RUN — nginx is not installed (apt-get install -y nginx)\n',
+  );
+}
 test.skip(nginx === undefined, 'nginx is not installed (apt-get install -y nginx)');
 
 /** What both server blocks share: the sub-path, WebSocket upgrade, streamed responses. */
