@@ -130,9 +130,11 @@ describe('after a restart', () => {
   });
 
   it('says how each shell ended: its own exit, a reset after a timeout', async () => {
-    const first = await start(['--timeout-ms', '1500']);
+    // The deadline counts a new shell's start, which can take seconds on a loaded machine
+    // (at 1.5 s, `exit 3` itself once timed out under CI's load).
+    const first = await start(['--timeout-ms', '8000']);
     expect(await call(first, 'quits', 'exit 3')).toContain('[shell exited: code 3]\n');
-    await call(first, 'slow', 'sleep 30');
+    await call(first, 'slow', 'sleep 60');
     await first.close({ keepData: true });
     servers.length = 0;
     const second = await start();

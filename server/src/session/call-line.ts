@@ -6,11 +6,12 @@
  * and a forged end mark. The shell lends it the few operations this needs (`CallLineHost`).
  */
 import type { Mark } from '../pty/marks.ts';
-import { findWaitingReader } from '../pty/proc-probe.ts';
 import { jobHoldsTerminal } from '../pty/terminal-holder.ts';
 import { interruptForeground } from '../pty/terminal-mode.ts';
 import { interruptCommand } from './call-interrupt.ts';
 import type { CallRun } from './call-run.ts';
+import { EndDoubt, lookAgainAfterEnd } from './end-doubt.ts';
+import { ReadingWatch } from './reading-watch.ts';
 import type { ShellStatus } from './shell-status.ts';
 import { commandEcho } from './typing.ts';
 
@@ -22,12 +23,6 @@ const CALL_LINE_CHECK_MS = 20;
 const PROMPT_WATCH_MS = 40;
 /** Re-installations of the integration tried for one call before the shell is reset. */
 const MAX_REPAIRS = 1;
-/**
- * When an ended call's shell is looked at again for a job holding its terminal (confirmEnd):
- * soon, and again up to a few seconds on, since a job's fork and exec can take that long on
- * a loaded machine (two cores at a load of 20 missed it at 300 ms).
- */
-const END_CONFIRM_MS = [30, 300, 1000, 2500];
 /** What a shell shows running after a forged end mark (see confirmEnd). */
 const FORGED_END_COMMAND = 'a program still in the foreground after its call ended';
 
@@ -85,10 +80,19 @@ export class CallLine {
   private cancelledNonce: string | null = null;
   /** Times the integration was re-installed for the call being started. */
   private repairs = 0;
-  /** Pending look at whether a call line ran without starting (see checkCallLine). */
-  private lineCheck: NodeJS.Timeout | undefined;
-  /** Pending look for a prompt that printed no mark (see watchForPrompt). */
-  private promptWatch: NodeJS.Timeout | undefined;
+  /** Looks at whether a call line ran without starting (see checkCallLine). */
+  private readonly lineCheck = this.readingWatch(CALL_LINE_CHECK_MS);
+  /** Looks for a prompt that printed no mark (see watchForPrompt). */
+  private readonly promptWatch = this.readingWatch(PROMPT_WATCH_MS);
+  /** An end mark that came while a job held the terminal. */
+  private readonly endDoubt = new EndDoubt(
+    () => jobHoldsTerminal(this.host.pid),
+    (status) => {
+      if (!this.status.alive) return;
+      this.host.run?.dropHeldOutput();
+      this.endAt(status);
+    },
+  );
 
   /** The dialect's line that (re-)installs the integration, once it is prepared. */
   installLine = '';
@@ -143,6 +147,7 @@ export class CallLine {
   /** The call `nonce` (its command file written) runs `command`: its line is typed. */
   type(nonce: string, command: string): void {
     this.foregroundValue = { nonce, command, since: new Date() };
+    this.endDoubt.clear();
     this.awaitingStart = true;
     this.interruptDue = false;
     this.cancelledNonce = null;
@@ -164,6 +169,7 @@ export class CallLine {
   /** The call is over and what held the terminal with it is no longer the agent's. */
   drop(): void {
     this.foregroundValue = null;
+    this.endDoubt.clear();
   }
 
   /**
@@ -226,11 +232,15 @@ export class CallLine {
       case 'E': {
         const [nonce, status] = mark.data.split(';');
         if (nonce !== this.foregroundValue?.nonce) break;
-        // A job still holds the terminal: the mark was printed by the command, not by post.
-        if (jobHoldsTerminal(this.host.pid)) break;
-        this.commandEnded(Number(status));
-        this.prompt = 'due';
-        this.confirmEnd();
+        // A job holds the terminal: the command printed the mark, or the job came after it.
+        if (jobHoldsTerminal(this.host.pid)) {
+          this.host.run?.holdOutput();
+          this.endDoubt.doubt(Number(status));
+          break;
+        }
+        // An end mark in doubt before this one was the command's: so was what followed it.
+        this.host.run?.keepHeldOutput();
+        this.endAt(Number(status));
         break;
       }
     }
@@ -238,8 +248,9 @@ export class CallLine {
 
   /** Stops the pending looks at the shell. */
   dispose(): void {
-    clearTimeout(this.lineCheck);
-    clearTimeout(this.promptWatch);
+    this.endDoubt.clear();
+    this.lineCheck.stop();
+    this.promptWatch.stop();
   }
 
   private commandStarted(nonce: string): void {
@@ -305,46 +316,29 @@ export class CallLine {
   /**
    * A call line waits for the prompt, but a prompt may come without marks: the command
    * closed stderr (`exec 2>&-`: no prompt reaches the terminal, and the hook's redirection
-   * fails) or broke the hook. The shell itself blocked reading the terminal, twice in a row,
-   * is at its prompt whatever it printed: the line goes then.
+   * fails) or broke the hook. The shell itself reading its terminal is at its prompt.
    */
   private watchForPrompt(): void {
-    if (this.promptWatch !== undefined) return;
-    let sightings = 0;
-    const look = async (): Promise<void> => {
-      const reader = await findWaitingReader(this.host.pid, this.status.ttyPath).catch(() => null);
-      this.promptWatch = undefined;
-      if (!this.lineDue || !this.status.alive || this.prompt === 'shown') return;
-      sightings = reader?.pid === this.host.pid ? sightings + 1 : 0;
-      if (sightings >= 2) {
-        this.promptShown();
-        return;
-      }
-      this.promptWatch = setTimeout(() => void look(), PROMPT_WATCH_MS);
-    };
-    this.promptWatch = setTimeout(() => void look(), PROMPT_WATCH_MS);
+    this.promptWatch.start(
+      () => this.lineDue && this.status.alive && this.prompt !== 'shown',
+      () => this.promptShown(),
+    );
+  }
+
+  private readingWatch(intervalMs: number): ReadingWatch {
+    return new ReadingWatch(
+      () => this.host.pid,
+      () => this.status.ttyPath,
+      intervalMs,
+    );
   }
 
   /** Looks, until the call starts, for the shell reading the terminal with the line unstarted. */
   private checkCallLine(): void {
-    if (this.lineCheck !== undefined) return;
-    let sightings = 0;
-    const check = async (): Promise<void> => {
-      const reader = await findWaitingReader(this.host.pid, this.status.ttyPath).catch(() => null);
-      if (!this.awaitingStart || !this.foregroundValue || !this.status.alive) {
-        this.lineCheck = undefined;
-        return;
-      }
-      // Twice in a row, as for waiting input: the start mark may still be on its way to us.
-      sightings = reader?.pid === this.host.pid ? sightings + 1 : 0;
-      if (sightings >= 2) {
-        this.lineCheck = undefined;
-        this.callLineFailed();
-        return;
-      }
-      this.lineCheck = setTimeout(() => void check(), CALL_LINE_CHECK_MS);
-    };
-    this.lineCheck = setTimeout(() => void check(), CALL_LINE_CHECK_MS);
+    this.lineCheck.start(
+      () => this.awaitingStart && this.foregroundValue !== null && this.status.alive,
+      () => this.callLineFailed(),
+    );
   }
 
   /**
@@ -376,18 +370,25 @@ export class CallLine {
    * behind it, as at a terminal), never `idle`.
    */
   private confirmEnd(): void {
-    for (const delay of END_CONFIRM_MS) {
-      setTimeout(() => {
-        const { host, status } = this;
-        if (host.run || this.foregroundValue || !status.alive || status.state !== 'idle') return;
-        if (host.humanControlled || !jobHoldsTerminal(host.pid)) return;
-        this.foregroundValue = { nonce: '', command: FORGED_END_COMMAND, since: new Date() };
-        status.set('running');
-      }, delay).unref();
-    }
+    lookAgainAfterEnd(() => {
+      const { host, status } = this;
+      if (host.run || this.foregroundValue || !status.alive || status.state !== 'idle') return;
+      if (host.humanControlled || !jobHoldsTerminal(host.pid)) return;
+      this.foregroundValue = { nonce: '', command: FORGED_END_COMMAND, since: new Date() };
+      status.set('running');
+    });
+  }
+
+  private endAt(status: number): void {
+    this.commandEnded(status);
+    this.prompt = 'due';
+    this.confirmEnd();
   }
 
   private commandEnded(status: number): void {
+    // Ended at its prompt with an end mark in doubt: what followed the mark was the prompt's.
+    if (this.endDoubt.pending) this.host.run?.dropHeldOutput();
+    this.endDoubt.clear();
     // A command cancelled before it ran ends as an interrupted one does.
     const exitCode = this.cancelledNonce === null ? status : INTERRUPTED_STATUS;
     this.foregroundValue = null;

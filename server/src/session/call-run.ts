@@ -56,6 +56,11 @@ export class CallRun {
   /** Bumped by each pause, so a probe in flight across a pause never schedules another. */
   private probeRound = 0;
   private deadlineAt: number;
+  /**
+   * Output since an end mark not yet believed (see holdOutput): the command's if that mark
+   * turns out forged, the prompt's if it was the real end.
+   */
+  private held: Uint8Array[] | null = null;
 
   constructor(private readonly options: CallRunOptions) {
     this.result = new Promise((resolve) => {
@@ -117,8 +122,32 @@ export class CallRun {
   write(chunk: Uint8Array): void {
     if (this.shellSignalled && isLineBreaksOnly(chunk)) return;
     if (this.started && (!this.settling || (this.draining && !this.lateEnding))) {
-      this.options.capture.write(chunk);
+      if (this.held !== null) this.held.push(chunk);
+      else this.options.capture.write(chunk);
     }
+  }
+
+  /**
+   * An end mark came while a job held the terminal: what follows is set aside until the
+   * shell is seen at its terminal again (the mark was the real end, and the job one its
+   * prompt started: `dropHeldOutput`) or another end mark comes (the first was printed by
+   * the command: `keepHeldOutput`).
+   */
+  holdOutput(): void {
+    this.keepHeldOutput();
+    this.held = [];
+  }
+
+  /** The output set aside was the command's after all. */
+  keepHeldOutput(): void {
+    const held = this.held;
+    this.held = null;
+    for (const chunk of held ?? []) this.options.capture.write(chunk);
+  }
+
+  /** The output set aside came after the command's end (its prompt's). */
+  dropHeldOutput(): void {
+    this.held = null;
   }
 
   complete(exitCode: number): void {

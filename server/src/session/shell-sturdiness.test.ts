@@ -120,6 +120,26 @@ describe('sturdiness', () => {
     expect(await engine.call('echo next >> next.log; cat next.log', 'sturdy-l')).toBe('next');
   });
 
+  it('ends a call at its own end mark when the server reads it late, a prompt job holding the terminal', async () => {
+    // The Enter after `read -n 1`'s key makes bash run PROMPT_COMMAND twice: its `sleep` holds
+    // the terminal while the first prompt is drawn and again after it. The server is blocked
+    // (as on a loaded machine) until the second sleep runs, so it reads the call's end mark
+    // and the first prompt's marks with a job holding the terminal. Neither is believed at
+    // once (a command can print them), nor taken for the command's: when the shell holds its
+    // terminal again the end mark was the real end, and the prompt is not output.
+    await engine.call("PROMPT_COMMAND='sleep 0.5'", 'sturdy-m');
+    expect(await engine.call('read -n 1 key; echo "key=$key"', 'sturdy-m')).toBe(
+      '[waiting for input: bash]',
+    );
+    const answered = engine.call('x', 'sturdy-m');
+    // The key is typed as the shell turns `running`; the server is blocked from then on.
+    const stateOf = () => engine.tools.registry.sessions().find((s) => s.agent === 'sturdy-m');
+    while (stateOf()?.state !== 'running') await new Promise((resolve) => setImmediate(resolve));
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 900);
+    expect(await answered).toBe('key=x');
+    expect(await engine.call('echo next', 'sturdy-m')).toBe('next');
+  });
+
   it('keeps working while a background job keeps printing', async () => {
     await engine.call(
       '(for i in $(seq 1 40); do echo tick; sleep 0.05; done) >/dev/tty &',
