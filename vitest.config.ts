@@ -22,6 +22,8 @@ export default defineConfig({
       'web/**/*.test.ts',
       'playwright/**/*.test.ts',
     ],
+    // Calls of minutes (`*.long.test.ts`) run beside this suite, under vitest.long.config.ts.
+    exclude: ['**/node_modules/**', '**/*.long.test.ts'],
     pool: 'forks',
     // Vitest's default is one fork fewer than the CPUs: a single fork on a 2-core CI box, where
     // the suite then takes 18 minutes, most of it waiting on shells, servers and npm. Two forks
