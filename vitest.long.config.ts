@@ -11,6 +11,8 @@ export default defineConfig({
     include: ['server/**/*.long.test.ts'],
     exclude: ['**/node_modules/**'],
     maxWorkers: 1,
+    // It needs neither pwsh nor dist/, and must not compile dist/ while the main suite may.
+    globalSetup: [],
     reporters: ['default'],
   },
 });
