@@ -167,7 +167,8 @@ test.describe('with test.use({ dialect: "pwsh" })', () => {
     const tools = (await jumpseat.client.tools('anthropic')) as { name?: string }[];
     const hasPwsh = tools.some((tool) => tool.name === 'pwsh');
     // In CI a missing pwsh is a failure; elsewhere the skip says why in the report.
-    if (process.env.CI === 'true') expect(hasPwsh, 'pwsh must be installed in CI').toBe(true);
+    if (process.env.CI === 'true' || process.env.CI === '1')
+      expect(hasPwsh, 'pwsh must be installed in CI').toBe(true);
     if (!hasPwsh) console.log('SKIPPED: this server runs no pwsh (install PowerShell 7)');
     test.skip(!hasPwsh, 'this server runs no pwsh (install PowerShell 7)');
     expect(shell.dialect).toBe('pwsh');

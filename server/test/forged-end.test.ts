@@ -78,3 +78,19 @@ describe.each(setups)('sandbox $sandbox', ({ sandbox }) => {
     60_000,
   );
 });
+
+describe('what a command prints after a forged end mark', () => {
+  it('is in its partial output when the deadline ends the call while its job runs', async () => {
+    const server = await startServer({ flags: ['--sandbox', 'off', '--timeout-ms', '5000'] });
+    servers.push(server);
+    const agent = 'forger-deadline';
+    const first = await server.post(`/api/agents/${agent}/bash`, { command: 'echo ready' });
+    expect(await first.json()).toMatchObject({ output: 'ready' });
+    const reply = await server.post(`/api/agents/${agent}/bash`, {
+      command: `${READ_NONCES}; ( ${FORGE}; echo after-forge; sleep 60 )`,
+    });
+    const { output } = (await reply.json()) as { output: string };
+    expect(output).toContain('Your command timed out after 5 seconds');
+    expect(output).toContain('after-forge\n');
+  }, 60_000);
+});

@@ -12,6 +12,8 @@ const PROBE_INTERVAL_MS = 30;
 /** After this long, long-running commands are probed less often. */
 const PROBE_SLOWDOWN_AFTER_MS = 3000;
 const SLOW_PROBE_INTERVAL_MS = 100;
+/** Output set aside after a doubted end mark (see holdOutput) beyond which it is the command's. */
+const MAX_HELD_BYTES = 64 * 1024;
 
 export interface WaitingProcess {
   readonly pid: number;
@@ -61,6 +63,7 @@ export class CallRun {
    * turns out forged, the prompt's if it was the real end.
    */
   private held: Uint8Array[] | null = null;
+  private heldBytes = 0;
 
   constructor(private readonly options: CallRunOptions) {
     this.result = new Promise((resolve) => {
@@ -122,8 +125,14 @@ export class CallRun {
   write(chunk: Uint8Array): void {
     if (this.shellSignalled && isLineBreaksOnly(chunk)) return;
     if (this.started && (!this.settling || (this.draining && !this.lateEnding))) {
-      if (this.held !== null) this.held.push(chunk);
-      else this.options.capture.write(chunk);
+      if (this.held === null) this.options.capture.write(chunk);
+      else {
+        this.held.push(chunk);
+        this.heldBytes += chunk.length;
+        // No prompt prints this much: the doubted mark was the command's (and a flood after a
+        // forged mark is bounded by the capture's caps, not by the server's memory).
+        if (this.heldBytes > MAX_HELD_BYTES) this.keepHeldOutput();
+      }
     }
   }
 
@@ -136,6 +145,7 @@ export class CallRun {
   holdOutput(): void {
     this.keepHeldOutput();
     this.held = [];
+    this.heldBytes = 0;
   }
 
   /** The output set aside was the command's after all. */
@@ -204,6 +214,9 @@ export class CallRun {
   private async settle(ending: CallEnding, before?: () => Promise<void>): Promise<void> {
     if (this.settling) return;
     this.settling = true;
+    // Output set aside after a doubted end mark, the call ending otherwise (a deadline while
+    // the job runs on): the command's, part of what it printed before the end.
+    this.keepHeldOutput();
     clearTimeout(this.probeTimer);
     clearTimeout(this.deadlineTimer);
     if (before) await before().catch(() => undefined);
