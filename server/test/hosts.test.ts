@@ -115,7 +115,7 @@ describe('a host token', () => {
       {
         type: 'refused',
         message:
-          'incompatible link protocol: the host speaks version 7, this control plane speaks version 1; upgrade the older side',
+          'incompatible link protocol: the host speaks version 7, this control plane speaks version 1-2; upgrade the older side',
       },
     ]);
   });

@@ -15,10 +15,11 @@
  */
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { SessionInfo } from './api.ts';
+import { CallInfo, SessionInfo } from './api.ts';
+import { Viewer } from './live.ts';
 
-/** The link protocol this build speaks. */
-export const LINK_PROTOCOL_VERSION = 1;
+/** The link protocol this build speaks (2: viewers relayed to the host's live hub). */
+export const LINK_PROTOCOL_VERSION = 2;
 /** The oldest link protocol this build still speaks (a control plane takes hosts from it). */
 export const LINK_PROTOCOL_MIN_VERSION = 1;
 
@@ -121,6 +122,37 @@ export const LinkCallError = Type.Object({
   message: Type.String(),
 });
 
+/**
+ * What happened in a shell, for the control plane's history (its calls, who took the controls,
+ * its recording's markers): the host's shell events as they fire. Hidden keys never come up.
+ */
+export const LinkShellStory = Type.Object({
+  type: Type.Literal('shell_story'),
+  shellId: Type.String(),
+  story: Type.Union([
+    Type.Object({ kind: Type.Literal('call_started'), command: Type.String() }),
+    Type.Object({ kind: Type.Literal('call_finished'), call: CallInfo }),
+    Type.Object({ kind: Type.Literal('control'), viewer: Type.Union([Viewer, Type.Null()]) }),
+    Type.Object({ kind: Type.Literal('interrupt'), viewer: Viewer }),
+    Type.Object({ kind: Type.Literal('input'), keys: Type.String() }),
+    Type.Object({
+      kind: Type.Literal('secret'),
+      by: Viewer,
+      answer: Type.Union([Type.Literal('sent'), Type.Literal('withheld')]),
+    }),
+  ]),
+});
+export type LinkShellStory = Static<typeof LinkShellStory>;
+
+/** The host ended a relayed viewer (its join was refused, the viewer was disconnected or
+ *  stopped reading); the control plane closes the person's socket with this code and reason. */
+export const LinkViewerClosed = Type.Object({
+  type: Type.Literal('viewer_closed'),
+  viewerId: Type.String(),
+  code: Type.Integer({ minimum: 1000, maximum: 4999 }),
+  reason: Type.String({ maxLength: 200 }),
+});
+
 export const HostMessage = Type.Union([
   LinkHello,
   LinkShellOpened,
@@ -128,6 +160,8 @@ export const HostMessage = Type.Union([
   LinkShellClosed,
   LinkCallResult,
   LinkCallError,
+  LinkShellStory,
+  LinkViewerClosed,
 ]);
 export type HostMessage = Static<typeof HostMessage>;
 
@@ -196,6 +230,39 @@ export const LinkCredit = Type.Object({
   offset: Type.Integer({ minimum: 0 }),
 });
 
+// ---- relayed viewers (control plane → host) -------------------------------------------
+// A person watching (or at the controls of) a shell on a joined host: the control plane
+// authenticates them and decides what they may do; the host's own live hub serves them as it
+// serves a local viewer (snapshot, output, presence, control). Their client frames go down as
+// `viewer_message`; what the hub sends them comes up in binary viewer frames
+// (`encodeViewerFrame`), forwarded to their socket byte for byte.
+
+/** A person joins a shell's live stream through the control plane. */
+export const LinkViewerOpen = Type.Object({
+  type: Type.Literal('viewer_open'),
+  viewerId: Type.String({ minLength: 1, maxLength: 100 }),
+  shellId: Type.String(),
+  viewer: Viewer,
+  tokenId: Type.String(),
+  canControl: Type.Boolean(),
+  inCharge: Type.Boolean(),
+  /** Resume the display stream at this offset (`?from=N`). */
+  from: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+/** One client text frame of a relayed viewer, already size-checked and parsed once. */
+export const LinkViewerMessage = Type.Object({
+  type: Type.Literal('viewer_message'),
+  viewerId: Type.String(),
+  text: Type.String(),
+});
+
+/** The person's socket closed (or their access ended): the host lets the viewer go. */
+export const LinkViewerClose = Type.Object({
+  type: Type.Literal('viewer_close'),
+  viewerId: Type.String(),
+});
+
 export const ControlMessage = Type.Union([
   LinkWelcome,
   LinkRefused,
@@ -205,6 +272,9 @@ export const ControlMessage = Type.Union([
   LinkResize,
   LinkShellClose,
   LinkCredit,
+  LinkViewerOpen,
+  LinkViewerMessage,
+  LinkViewerClose,
 ]);
 export type ControlMessage = Static<typeof ControlMessage>;
 
@@ -253,11 +323,12 @@ export function chooseLinkVersion(hostVersions: readonly number[]): number | nul
 }
 
 export function incompatibleMessage(hostVersions: readonly number[]): string {
-  const ours =
-    LINK_PROTOCOL_MIN_VERSION === LINK_PROTOCOL_VERSION
-      ? `${LINK_PROTOCOL_VERSION}`
-      : `${LINK_PROTOCOL_MIN_VERSION}-${LINK_PROTOCOL_VERSION}`;
+  const ours = versionRange(LINK_PROTOCOL_MIN_VERSION, LINK_PROTOCOL_VERSION);
   return `incompatible link protocol: the host speaks version ${hostVersions.join(', ')}, this control plane speaks version ${ours}; upgrade the older side`;
+}
+
+function versionRange(low: number, high: number): string {
+  return low === high ? `${high}` : `${low}-${high}`;
 }
 
 // ---- output frames (binary) ---------------------------------------------------------------
@@ -306,5 +377,42 @@ export function decodeLinkOutput(frame: Uint8Array): LinkOutput | null {
     shellId: String.fromCharCode(...frame.subarray(2, 2 + idLength)),
     offset,
     data: frame.subarray(head),
+  };
+}
+
+// ---- relayed viewer frames (binary, host → control plane) -------------------------------
+
+/** First byte of a frame for a relayed viewer: a binary (output) frame, or a text frame. */
+export const LINK_VIEWER_BINARY_FRAME = 3;
+export const LINK_VIEWER_TEXT_FRAME = 4;
+
+export interface LinkViewerFrame {
+  readonly viewerId: string;
+  readonly binary: boolean;
+  readonly payload: Uint8Array;
+}
+
+/** `[kind][id length][viewer id (ASCII)][body]`: the body goes to the person as is (a text
+ *  frame's is UTF-8). */
+export function encodeViewerFrame(viewerId: string, body: Uint8Array, binary: boolean): Uint8Array {
+  if (!SHELL_ID.test(viewerId)) throw new Error('a viewer id is printable ASCII, 1–255 bytes');
+  const frame = new Uint8Array(2 + viewerId.length + body.length);
+  frame[0] = binary ? LINK_VIEWER_BINARY_FRAME : LINK_VIEWER_TEXT_FRAME;
+  frame[1] = viewerId.length;
+  for (let i = 0; i < viewerId.length; i++) frame[2 + i] = viewerId.charCodeAt(i);
+  frame.set(body, 2 + viewerId.length);
+  return frame;
+}
+
+export function decodeViewerFrame(frame: Uint8Array): LinkViewerFrame | null {
+  const kind = frame[0];
+  if (frame.length < 2 || (kind !== LINK_VIEWER_BINARY_FRAME && kind !== LINK_VIEWER_TEXT_FRAME))
+    return null;
+  const idLength = frame[1] ?? 0;
+  if (idLength === 0 || frame.length < 2 + idLength) return null;
+  return {
+    viewerId: String.fromCharCode(...frame.subarray(2, 2 + idLength)),
+    binary: kind === LINK_VIEWER_BINARY_FRAME,
+    payload: frame.subarray(2 + idLength),
   };
 }

@@ -14,6 +14,7 @@ import type { TokenStore } from '../auth/token-store.ts';
 import type { Config } from '../config/config.ts';
 import type { ControlPlane } from '../control/control-plane.ts';
 import { linkEndpoint } from '../control/link-endpoint.ts';
+import { RemoteViewers } from '../control/remote-viewers.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import { LiveHub } from '../live/live-hub.ts';
 import { revokedReason } from '../live/revoked-reason.ts';
@@ -136,6 +137,11 @@ export function buildApp(options: AppOptions) {
       health,
     });
   app.decorate('history', history);
+  // The shells of joined hosts are recorded here, from their links: a lost host's stay whole.
+  const followed = options.control?.directory.onShellAdopted.on((shell) =>
+    history.follow(shell.story),
+  );
+  app.addHook('onClose', async () => followed?.dispose());
   const storageReports = [
     tokens.onSave.on((error) =>
       error === null ? health.recovered('tokens') : health.failed('tokens', error, 'tokens file'),
@@ -192,6 +198,16 @@ export function buildApp(options: AppOptions) {
     },
     { perToken: config.limits.livePerToken, perShell: config.limits.livePerShell },
   );
+  const remoteViewers =
+    control === undefined
+      ? null
+      : new RemoteViewers(
+          control.directory,
+          (tokenId) => hub.admitRelayed(tokenId),
+          (tokenId) => hub.releaseRelayed(tokenId),
+        );
+  if (control !== undefined) hub.showRemote(control.directory);
+  app.addHook('onClose', async () => remoteViewers?.close());
   // A revoked token's holder is disconnected at once, wherever they watch; every browser
   // signed in with it stands for the revoked token, so it stops working too.
   const revocations = tokens.onAuthEvent.on((event) => {
@@ -199,13 +215,16 @@ export function buildApp(options: AppOptions) {
     options.control?.directory.disconnectToken(event.tokenId);
     tickets.endToken(event.tokenId);
     const link = tokens.isShareLink(event.tokenId);
-    hub.disconnectToken(event.tokenId, revokedReason({ name: event.name, by: event.by, link }));
+    const reason = revokedReason({ name: event.name, by: event.by, link });
+    hub.disconnectToken(event.tokenId, reason);
+    remoteViewers?.disconnectToken(event.tokenId, reason);
   });
   app.addHook('onClose', async () => revocations.dispose());
-  app.register(liveApi, { hub, publicUrl: config.publicUrl });
+  app.register(liveApi, { hub, publicUrl: config.publicUrl, remote: remoteViewers });
   app.register(linkEndpoint, {
     directory: options.control?.directory ?? null,
     calls: options.control?.calls ?? null,
+    viewers: remoteViewers,
   });
   app.register(hostsApi, { directory: options.control?.directory ?? null });
   app.register(shellApi, { tools, history });

@@ -11,12 +11,14 @@ import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import type { RawData, WebSocket } from 'ws';
 import {
+  type ClientMessage,
   LIVE_CLOSE,
   MAX_CLIENT_MESSAGE_BYTES,
   parseClientMessage,
   type ServerMessage,
 } from '../../../shared/src/live.ts';
 import { canControl, canSeeSession, type Principal } from '../auth/principal.ts';
+import { JUMPSEAT_ERR_HOST_UNREACHABLE, type RemoteViewers } from '../control/remote-viewers.ts';
 import { JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
 import type { LiveHub } from '../live/live-hub.ts';
 import { closeWithReason } from '../live/viewer-connection.ts';
@@ -27,6 +29,8 @@ export interface LiveApiOptions {
   readonly hub: LiveHub;
   /** `--public-url`: its origin is this server's too. */
   readonly publicUrl: string | null;
+  /** People watching shells of joined hosts (a control plane); null: shells run here. */
+  readonly remote: RemoteViewers | null;
 }
 
 /** ws closes a connection (1009) past this; below it, oversized messages get an error frame. */
@@ -64,7 +68,7 @@ const MAX_EARLY_MESSAGES = 64;
 
 const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (
   app,
-  { hub, publicUrl },
+  { hub, publicUrl, remote },
 ) => {
   const alive = new WeakMap<WebSocket, boolean>();
   const heartbeat = setInterval(() => {
@@ -106,12 +110,44 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (
       preHandler: async (request) => {
         refuseForeignOrigin(request, publicUrl);
         const { id } = request.params as { id: string };
-        if (!hub.knows(id)) throw noSuchSession(id);
+        if (hub.knows(id)) return;
+        const shell = remote?.find(id);
+        if (shell === undefined) throw noSuchSession(id);
+        const away = remote?.unavailable(shell);
+        if (away !== undefined) throw new JumpseatError(JUMPSEAT_ERR_HOST_UNREACHABLE, away);
       },
     },
     async (socket, request) => {
       track(socket);
       const principal = request.principal as Principal;
+      const link = principal.scope !== undefined;
+      const viewer = {
+        id: randomUUID(),
+        name: principal.name,
+        role: principal.role,
+        ...(link ? { link: true } : {}),
+        tokenId: principal.tokenId,
+      };
+      const shell = hub.knows(request.params.id) ? undefined : remote?.find(request.params.id);
+      if (shell !== undefined && remote !== null) {
+        // A shell of a joined host: its host serves the person; the frames are checked here.
+        const relayed = remote.open(shell, socket, {
+          viewer,
+          tokenId: principal.tokenId,
+          canControl: canControl(principal),
+          inCharge: principal.role === 'admin',
+          ...(request.query.from === undefined ? {} : { from: request.query.from }),
+        });
+        if ('refused' in relayed) return;
+        closeAtExpiry(socket, principal);
+        socket.on('message', (data, isBinary) => {
+          const checked = checkedFrame(data, isBinary, (message) =>
+            socket.send(JSON.stringify(message)),
+          );
+          if (checked !== undefined) relayed.forward(checked.text);
+        });
+        return;
+      }
       // Messages may arrive while the snapshot is being taken; they wait for it.
       const early: [RawData, boolean][] = [];
       let onMessage: (data: RawData, isBinary: boolean) => void = (data, isBinary) => {
@@ -120,15 +156,8 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (
       };
       socket.on('message', (data, isBinary) => onMessage(data, isBinary));
       const owner = hub.ownerOf(request.params.id);
-      const link = principal.scope !== undefined;
       const joined = await hub.join(request.params.id, socket, {
-        viewer: {
-          id: randomUUID(),
-          name: principal.name,
-          role: principal.role,
-          ...(link ? { link: true } : {}),
-          tokenId: principal.tokenId,
-        },
+        viewer,
         tokenId: principal.tokenId,
         canControl: canControl(principal),
         // The admin, and the owner of a person's own shell, have the last word over it.
@@ -153,25 +182,9 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (
       if (socket.readyState !== socket.OPEN) hub.leave(channel, connection);
       onMessage = (data, isBinary) => {
         const reply = (message: ServerMessage): void => connection.send(message);
-        if (isBinary) {
-          reply({ type: 'error', code: 'BAD_MESSAGE', message: 'send JSON text frames' });
-          return;
-        }
-        const size = rawLength(data);
-        if (size > MAX_CLIENT_MESSAGE_BYTES) {
-          reply({
-            type: 'error',
-            code: 'TOO_LARGE',
-            message: `a message may hold at most ${MAX_CLIENT_MESSAGE_BYTES} bytes; this one held ${size}`,
-          });
-          return;
-        }
-        const parsed = parseClientMessage(rawText(data));
-        if (!parsed.ok) {
-          reply({ type: 'error', code: 'BAD_MESSAGE', message: parsed.error });
-          return;
-        }
-        channel.handle(connection, parsed.message).catch((error: unknown) => {
+        const checked = checkedFrame(data, isBinary, reply);
+        if (checked === undefined) return;
+        channel.handle(connection, checked.message).catch((error: unknown) => {
           request.log.error({ err: error }, 'live message failed');
           reply({ type: 'error', code: 'INTERNAL', message: 'the message could not be handled' });
         });
@@ -227,6 +240,37 @@ function refuseForeignOrigin(request: FastifyRequest, publicUrl: string | null):
       `WebSocket refused: origin ${JSON.stringify(origin)} is not this server`,
     );
   }
+}
+
+/**
+ * A client frame, when it is a text frame within the size bound and a message of the
+ * protocol; else undefined, after `reply` told the client why.
+ */
+function checkedFrame(
+  data: RawData,
+  isBinary: boolean,
+  reply: (message: ServerMessage) => void,
+): { text: string; message: ClientMessage } | undefined {
+  if (isBinary) {
+    reply({ type: 'error', code: 'BAD_MESSAGE', message: 'send JSON text frames' });
+    return undefined;
+  }
+  const size = rawLength(data);
+  if (size > MAX_CLIENT_MESSAGE_BYTES) {
+    reply({
+      type: 'error',
+      code: 'TOO_LARGE',
+      message: `a message may hold at most ${MAX_CLIENT_MESSAGE_BYTES} bytes; this one held ${size}`,
+    });
+    return undefined;
+  }
+  const text = rawText(data);
+  const parsed = parseClientMessage(text);
+  if (!parsed.ok) {
+    reply({ type: 'error', code: 'BAD_MESSAGE', message: parsed.error });
+    return undefined;
+  }
+  return { text, message: parsed.message };
 }
 
 function rawLength(data: RawData): number {

@@ -18,6 +18,7 @@ import {
 } from '../../../shared/src/link.ts';
 import { ShellInbox } from '../link/output-inbox.ts';
 import { Emitter } from '../pty/disposable.ts';
+import { RemoteStory } from './remote-story.ts';
 
 /** Ended shells of hosts kept for the supervisor API before the oldest is forgotten. */
 const MAX_ENDED_SHELLS_KEPT = 200;
@@ -34,15 +35,30 @@ export class RemoteShell {
   readonly inbox: ShellInbox;
   /** Output bytes new to the control plane, in order (a resend's repeats already dropped). */
   readonly onOutput = new Emitter<{ offset: number; data: Uint8Array }>();
+  /** The shell as the control plane's history follows it. */
+  readonly story: RemoteStory;
   /** Output the host no longer had when the link came back (bytes). */
   gapBytes = 0;
+  private current: SessionInfo;
 
   constructor(
-    public info: SessionInfo,
+    info: SessionInfo,
     offset: number,
     readonly host: JoinedHost,
   ) {
+    this.current = info;
     this.inbox = new ShellInbox(offset);
+    this.story = new RemoteStory(() => this.current);
+  }
+
+  get info(): SessionInfo {
+    return this.current;
+  }
+
+  set info(info: SessionInfo) {
+    const before = this.current;
+    this.current = info;
+    this.story.changed(before);
   }
 
   get id(): string {
@@ -109,6 +125,10 @@ export class HostDirectory {
   readonly hosts = new Map<string, JoinedHost>();
   /** A host stayed away past the grace period: its shells ended `host_lost`. */
   readonly onHostLost = new Emitter<JoinedHost>();
+  /** A shell of a host appeared, changed or ended (for the dashboards). */
+  readonly onSession = new Emitter<SessionInfo>();
+  /** A live shell of a host is known here for the first time (history follows it). */
+  readonly onShellAdopted = new Emitter<RemoteShell>();
   private ended: SessionInfo[] = [];
   private readonly creditTimers = new Map<JoinedHost, NodeJS.Timeout>();
 
@@ -186,6 +206,9 @@ export class HostDirectory {
       case 'shell_info':
         this.update(host, message.info);
         break;
+      case 'shell_story':
+        host.shells.get(message.shellId)?.story.tell(message.story);
+        break;
       case 'shell_closed': {
         this.update(host, message.info);
         const shell = host.shells.get(message.info.id);
@@ -206,6 +229,7 @@ export class HostDirectory {
     if (delivery === null) return;
     shell.gapBytes += delivery.gapBytes;
     shell.onOutput.fire({ offset: delivery.offset, data: delivery.data });
+    shell.story.output(delivery.data);
     if (delivery.credit !== null) {
       host.connection?.send({ type: 'credit', shellId: shell.id, offset: delivery.credit });
     }
@@ -294,11 +318,16 @@ export class HostDirectory {
       if (known !== undefined) {
         known.info = tagged;
         if (!known.alive) this.retire(host, known);
+        this.onSession.fire(tagged);
         continue;
       }
       const shell = new RemoteShell(tagged, offset, host);
-      if (shell.alive) host.shells.set(info.id, shell);
-      else if (!this.ended.some((ended) => ended.id === info.id)) this.keepEnded(tagged);
+      if (shell.alive) {
+        host.shells.set(info.id, shell);
+        this.onShellAdopted.fire(shell);
+      } else if (!this.ended.some((ended) => ended.id === info.id)) this.keepEnded(tagged);
+      else continue;
+      this.onSession.fire(tagged);
     }
   }
 
@@ -306,6 +335,7 @@ export class HostDirectory {
     const shell = host.shells.get(info.id);
     if (shell === undefined) return;
     shell.info = { ...info, host: host.name };
+    this.onSession.fire(shell.info);
   }
 
   private retire(host: JoinedHost, shell: RemoteShell): void {
@@ -336,6 +366,7 @@ export class HostDirectory {
         ending: shell.info.ending ?? { kind: 'host_lost', exitCode: null, signal: null },
       };
       this.retire(host, shell);
+      this.onSession.fire(shell.info);
     }
     this.onHostLost.fire(host);
     host.onBackOrLost.fire(false);

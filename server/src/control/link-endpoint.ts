@@ -10,7 +10,9 @@ import type { RawData, WebSocket } from 'ws';
 import {
   type ControlMessage,
   decodeLinkOutput,
+  decodeViewerFrame,
   LINK_CLOSE,
+  LINK_OUTPUT_FRAME,
   LINK_PATH,
   LINK_PING_MS,
   LINK_SILENCE_MS,
@@ -20,11 +22,13 @@ import {
 import type { Principal } from '../auth/principal.ts';
 import type { HostDirectory, JoinedHost, LinkConnection } from './joined-hosts.ts';
 import type { RemoteCalls } from './remote-calls.ts';
+import type { RemoteViewers } from './remote-viewers.ts';
 
 export interface LinkEndpointOptions {
   /** Null when this server runs its shells itself (`--local-shells on`): joins are refused. */
   readonly directory: HostDirectory | null;
   readonly calls: RemoteCalls | null;
+  readonly viewers: RemoteViewers | null;
 }
 
 function refuseNonHosts(principal: Principal): string | undefined {
@@ -33,7 +37,7 @@ function refuseNonHosts(principal: Principal): string | undefined {
 
 const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
   app,
-  { directory, calls },
+  { directory, calls, viewers },
 ) => {
   app.get(
     LINK_PATH,
@@ -46,7 +50,7 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
         },
         close: (code, reason) => socket.close(code, reason.slice(0, 120)),
       };
-      if (directory === null || calls === null) {
+      if (directory === null || calls === null || viewers === null) {
         const message =
           'this server runs its shells itself; start it with --local-shells off to take hosts';
         connection.send({ type: 'refused', message });
@@ -69,8 +73,14 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
         lastHeard = Date.now();
         const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
         if (isBinary) {
-          const frame = decodeLinkOutput(bytes);
-          if (host !== null && frame !== null) directory.output(host, frame);
+          if (host === null) return;
+          if (bytes[0] === LINK_OUTPUT_FRAME) {
+            const frame = decodeLinkOutput(bytes);
+            if (frame !== null) directory.output(host, frame);
+            return;
+          }
+          const frame = decodeViewerFrame(bytes);
+          if (frame !== null) viewers.frame(host, frame);
           return;
         }
         if (bytes.length > MAX_LINK_MESSAGE_BYTES) return;
@@ -102,10 +112,13 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
         if (message.type === 'call_result' || message.type === 'call_error') {
           host.lastSeen = new Date();
           calls.answered(host, message);
+        } else if (message.type === 'viewer_closed') {
+          viewers.closedByHost(host, message.viewerId, message.code, message.reason);
         } else directory.received(host, message);
       });
       socket.on('close', () => {
         clearInterval(heartbeat);
+        viewers.linkClosed(connection);
         if (host !== null) directory.disconnected(host, connection);
       });
     },

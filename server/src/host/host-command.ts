@@ -206,6 +206,16 @@ export async function runHost(argv: readonly string[]): Promise<void> {
     },
   });
   const shells = new HostShells(tools, config.workspace, link);
+  const { HostViewers } = await import('./host-viewers.ts');
+  const viewers = new HostViewers(
+    tools.registry,
+    {
+      controlIdleMs: config.controlIdleMs,
+      inputPendingMaxBytes: config.limits.inputPendingMaxBytes,
+    },
+    config.limits.livePerShell,
+    link,
+  );
   let stopping = false;
   const stop = async (status: number): Promise<void> => {
     if (stopping) process.exit(EXIT_FAILURE);
@@ -215,13 +225,14 @@ export async function runHost(argv: readonly string[]): Promise<void> {
       SHUTDOWN_GRACE_MS,
     ).unref();
     link.stop();
+    viewers.close();
     shells.dispose();
     await tools.close();
     process.exit(status);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
-  link.start(shells);
+  link.start(shells, viewers);
   process.stdout.write(
     `jumpseat host joining ${settings.join} (shells up to ${tools.maxShells})\n`,
   );

@@ -19,6 +19,7 @@ import {
   parseControlMessage,
 } from '../../../shared/src/link.ts';
 import type { HostShells } from './host-shells.ts';
+import type { HostViewers } from './host-viewers.ts';
 
 /** Ceilings of the pause before each reconnection attempt (ms): quick at first, then calm. */
 const RECONNECT_CEILINGS_MS = [200, 500, 1000, 2000, 4000, 8000];
@@ -78,15 +79,17 @@ export class HostLink {
   /** What the control plane said when it refused this host (the close reason is short). */
   private refusal: string | undefined;
   private shells!: HostShells;
+  private viewers: HostViewers | undefined;
 
   constructor(private readonly options: HostLinkOptions) {
     this.graceMs = options.graceMs;
     this.silence = setInterval(() => this.checkSilence(), SILENCE_CHECK_MS);
   }
 
-  /** Starts dialling; `shells` is the engine the link serves. */
-  start(shells: HostShells): void {
+  /** Starts dialling; `shells` is the engine the link serves, `viewers` its relayed people. */
+  start(shells: HostShells, viewers?: HostViewers): void {
     this.shells = shells;
+    this.viewers = viewers;
     this.connect();
   }
 
@@ -98,6 +101,18 @@ export class HostLink {
     if (!this.up || this.socket?.readyState !== WebSocket.OPEN) return false;
     this.socket.send(JSON.stringify(message));
     return true;
+  }
+
+  /** Sends one binary frame (a relayed viewer's); false when the link is down. */
+  sendFrame(frame: Uint8Array): boolean {
+    if (!this.up || this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(frame);
+    return true;
+  }
+
+  /** Bytes the link's socket holds unsent. */
+  get bufferedAmount(): number {
+    return this.socket?.bufferedAmount ?? 0;
   }
 
   /** Sends what output the shells' credit allows, shells taking turns. */
@@ -218,6 +233,14 @@ export class HostLink {
       this.pumpOutput();
       return;
     }
+    if (
+      message.type === 'viewer_open' ||
+      message.type === 'viewer_message' ||
+      message.type === 'viewer_close'
+    ) {
+      this.viewers?.handle(message);
+      return;
+    }
     this.shells.handle(message);
   }
 
@@ -230,6 +253,7 @@ export class HostLink {
     socket.terminate();
     if (this.up) this.options.log('lost the link to the control plane; reconnecting');
     this.up = false;
+    this.viewers?.linkLost();
     if (this.stopped) return;
     if (this.graceTimer === undefined && this.shells.liveCount() > 0) {
       // The control plane notices the silence up to LINK_SILENCE_MS later than the host may.

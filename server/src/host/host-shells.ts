@@ -7,7 +7,12 @@
  */
 import { readdirSync } from 'node:fs';
 import type { SessionInfo } from '../../../shared/src/api.ts';
-import type { ControlMessage, HostMessage, LinkShell } from '../../../shared/src/link.ts';
+import type {
+  ControlMessage,
+  HostMessage,
+  LinkShell,
+  LinkShellStory,
+} from '../../../shared/src/link.ts';
 import { AGENT_ID_REGEX } from '../../../shared/src/vocabulary.ts';
 import { JUMPSEAT_ERR_INTERNAL, JumpseatError } from '../errors.ts';
 import { LinkOutbox } from '../link/output-outbox.ts';
@@ -96,10 +101,14 @@ export class HostShells {
         break;
       case 'resize':
       case 'input':
-        // A person at the controls of a remote shell is not relayed yet (see the README).
+        // People at the controls come as relayed viewers (host-viewers.ts), not bare keys.
         break;
       case 'welcome':
       case 'refused':
+      case 'viewer_open':
+      case 'viewer_message':
+      case 'viewer_close':
+        // The link's, and the relayed viewers' (host-viewers.ts).
         break;
     }
   }
@@ -153,6 +162,12 @@ export class HostShells {
   }
 
   private answer(callId: string, call: RunningCall, message: HostMessage): void {
+    // The shells' changes waiting for their timer go first: whoever reads the shell's state
+    // on the control plane once the agent has its answer sees it idle, not still running.
+    for (const id of [...this.infoTimers.keys()]) {
+      const shell = this.tools.registry.find(id);
+      if (shell !== undefined) this.flushInfo(shell);
+    }
     if (this.link.send(message)) this.calls.delete(callId);
     else call.answer = message;
   }
@@ -169,10 +184,35 @@ export class HostShells {
       }),
     );
     store.add(shell.onChange.on(() => this.infoSoon(shell)));
+    const tell = (story: LinkShellStory['story']): void => {
+      // Its info first: the control plane records a call with the shell's state at its end.
+      this.flushInfo(shell);
+      this.link.send({ type: 'shell_story', shellId: shell.id, story });
+    };
+    const { human } = shell;
+    store.add(shell.onCallStarted.on(({ command }) => tell({ kind: 'call_started', command })));
+    store.add(shell.onCallFinished.on((call) => tell({ kind: 'call_finished', call })));
+    store.add(human.onControl.on((viewer) => tell({ kind: 'control', viewer })));
+    store.add(human.onInterrupt.on((viewer) => tell({ kind: 'interrupt', viewer })));
+    store.add(
+      human.onInput.on(({ keys, hidden }) => {
+        if (!hidden) tell({ kind: 'input', keys });
+      }),
+    );
+    store.add(human.secrets.onAnswer.on(({ by, answer }) => tell({ kind: 'secret', by, answer })));
     this.link.send({
       type: 'shell_opened',
       shell: { info: shell.info(), offset: shell.displayOffset },
     });
+  }
+
+  /** A change waiting for its timer goes up now. */
+  private flushInfo(shell: Shell): void {
+    const timer = this.infoTimers.get(shell.id);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.infoTimers.delete(shell.id);
+    this.link.send({ type: 'shell_info', info: shell.info() });
   }
 
   private infoSoon(shell: Shell): void {

@@ -7,7 +7,7 @@ import type { WebSocket } from 'ws';
 import type { SessionInfo } from '../../../shared/src/api.ts';
 import { type DashboardMessage, LIVE_CLOSE } from '../../../shared/src/live.ts';
 import { DEFAULT_LIVE_PER_SHELL, DEFAULT_LIVE_PER_TOKEN } from '../config/connection-limits.ts';
-import { DisposableStore } from '../pty/disposable.ts';
+import { DisposableStore, type Emitter } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
 import type { ShellRegistry } from '../session/shell-registry.ts';
 import {
@@ -16,7 +16,7 @@ import {
   type LiveObserver,
   ShellChannel,
 } from './shell-channel.ts';
-import type { ViewerConnection } from './viewer-connection.ts';
+import type { ViewerConnection, ViewerSocket } from './viewer-connection.ts';
 import { closeWithReason, VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
 
 /** A shell nobody watches keeps its recent output this long, for viewers reconnecting. */
@@ -43,12 +43,21 @@ export interface DashboardViewer {
   readonly canSee: (session: SessionInfo) => boolean;
 }
 
+/** Shells that live elsewhere (on joined hosts), listed on the dashboards with ours. */
+export interface RemoteSessions {
+  sessions(): SessionInfo[];
+  /** A shell appeared, changed or ended. */
+  readonly onSession: Emitter<SessionInfo>;
+}
+
 export class LiveHub {
   private readonly channels = new Map<string, ShellChannel>();
   private readonly dashboards = new Map<WebSocket, DashboardViewer>();
   private readonly disposables = new DisposableStore();
   private readonly shellSubscriptions = new Map<string, DisposableStore>();
   private readonly dirty = new Set<Shell>();
+  private readonly dirtyRemote = new Map<string, SessionInfo>();
+  private remote: RemoteSessions | undefined;
   private dashboardTimer: NodeJS.Timeout | undefined;
   private readonly idleTimers = new Map<string, NodeJS.Timeout>();
   /** Open live sockets per token id, and the shell viewers counted in it (each once). */
@@ -82,7 +91,7 @@ export class LiveHub {
    */
   async join(
     shellId: string,
-    socket: WebSocket,
+    socket: ViewerSocket,
     request: JoinRequest,
   ): Promise<{ channel: ShellChannel; connection: ViewerConnection } | { refused: string } | null> {
     const shell = this.registry.find(shellId);
@@ -119,6 +128,32 @@ export class LiveHub {
     if (this.counted.delete(connection)) this.count(connection.tokenId, -1);
     channel.leave(connection);
     this.leaveEmpty(channel);
+  }
+
+  /** Lists the shells of joined hosts on every dashboard, kept up to date. */
+  showRemote(remote: RemoteSessions): void {
+    this.remote = remote;
+    this.disposables.add(
+      remote.onSession.on((session) => {
+        this.dirtyRemote.set(session.id, session);
+        this.scheduleDashboards();
+      }),
+    );
+  }
+
+  /**
+   * Counts a live socket served elsewhere (a viewer relayed to a shell's host) toward its
+   * token's cap; the refusal past it, else null (then `releaseRelayed` when it closes).
+   */
+  admitRelayed(tokenId: string): string | null {
+    const tooMany = this.tokenRefusal(tokenId);
+    if (tooMany !== null) return tooMany;
+    this.count(tokenId, 1);
+    return null;
+  }
+
+  releaseRelayed(tokenId: string): void {
+    this.count(tokenId, -1);
   }
 
   /** Open live sockets of this token (shell streams and dashboards). */
@@ -179,7 +214,8 @@ export class LiveHub {
     this.dashboards.set(socket, viewer);
     this.count(viewer.tokenId, 1);
     socket.on('close', () => this.forgetDashboard(socket));
-    sendTo(socket, { type: 'sessions', sessions: this.registry.sessions().filter(viewer.canSee) });
+    const sessions = [...this.registry.sessions(), ...(this.remote?.sessions() ?? [])];
+    sendTo(socket, { type: 'sessions', sessions: sessions.filter(viewer.canSee) });
     return null;
   }
 
@@ -226,6 +262,10 @@ export class LiveHub {
 
   private markDirty(shell: Shell): void {
     this.dirty.add(shell);
+    this.scheduleDashboards();
+  }
+
+  private scheduleDashboards(): void {
     this.dashboardTimer ??= setTimeout(() => {
       this.dashboardTimer = undefined;
       const shells = [...this.dirty];
@@ -234,6 +274,9 @@ export class LiveHub {
         const session = changed.info();
         this.broadcast({ type: 'session', session }, session);
       }
+      const remote = [...this.dirtyRemote.values()];
+      this.dirtyRemote.clear();
+      for (const session of remote) this.broadcast({ type: 'session', session }, session);
     }, DASHBOARD_UPDATE_MS);
   }
 

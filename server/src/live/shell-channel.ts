@@ -4,7 +4,6 @@
  * control messages they send. It only subscribes to the shell's events and calls its
  * control methods; the shell never knows who watches beyond a count.
  */
-import type { WebSocket } from 'ws';
 import {
   type ClientMessage,
   encodeOutputFrame,
@@ -20,7 +19,7 @@ import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
 import { ControlIdleWatch } from './control-idle.ts';
 import { OutputRing } from './output-ring.ts';
-import { ViewerConnection } from './viewer-connection.ts';
+import { ViewerConnection, type ViewerSocket } from './viewer-connection.ts';
 
 /** Output is gathered this long before a frame goes out (STYLE.md: about 5 ms)… */
 export const COALESCE_MS = 4;
@@ -135,7 +134,7 @@ export class ShellChannel {
   }
 
   /** Adds a viewer: hello, then a snapshot or the resumed output, then the live stream. */
-  async join(socket: WebSocket, request: JoinRequest): Promise<ViewerConnection> {
+  async join(socket: ViewerSocket, request: JoinRequest): Promise<ViewerConnection> {
     const connection: ViewerConnection = new ViewerConnection(
       request.viewer,
       request.tokenId,

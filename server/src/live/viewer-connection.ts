@@ -6,7 +6,6 @@
  * a reason. A stalled viewer therefore costs at most the bound in memory, and never slows
  * the shell, the agent or anyone else.
  */
-import type { WebSocket } from 'ws';
 import {
   encodeOutputFrame,
   LIVE_CLOSE,
@@ -31,6 +30,19 @@ const VIEWER_CLOSE_GRACE_MS = 1000;
 
 export type ViewerMode = 'syncing' | 'live' | 'behind';
 
+/**
+ * What a viewer's connection needs of its socket: a `ws` WebSocket, or a viewer relayed over
+ * a shell host's link (`host/relayed-socket.ts`), whose buffer is the link's.
+ */
+export interface ViewerSocket {
+  readonly readyState: number;
+  readonly OPEN: number;
+  readonly bufferedAmount: number;
+  send(data: string | Uint8Array, options?: { binary?: boolean }): void;
+  close(code: number, reason: string): void;
+  terminate(): void;
+}
+
 export class ViewerConnection {
   /** Display offset of the next byte this viewer needs. */
   position = 0;
@@ -44,7 +56,7 @@ export class ViewerConnection {
     /** The token it connected with. */
     readonly tokenId: string,
     readonly canControl: boolean,
-    private readonly socket: WebSocket,
+    private readonly socket: ViewerSocket,
     private readonly drained: () => void,
     /** The admin or the shell's owner (see JoinRequest.inCharge). */
     readonly inCharge = false,
@@ -136,7 +148,7 @@ export class ViewerConnection {
 }
 
 /** Closes `socket` with a code and reason; cut after a grace if the peer never answers. */
-export function closeWithReason(socket: WebSocket, code: number, reason: string): void {
+export function closeWithReason(socket: ViewerSocket, code: number, reason: string): void {
   if (socket.readyState !== socket.OPEN) return;
   socket.close(code, reason);
   setTimeout(() => socket.terminate(), VIEWER_CLOSE_GRACE_MS).unref();

@@ -19,14 +19,13 @@ import type { AuthEvent } from '../auth/auth-events.ts';
 import type { HistorySettings } from '../config/config.ts';
 import type { StorageHealth } from '../ops/storage-health.ts';
 import { DisposableStore, type Emitter } from '../pty/disposable.ts';
-import type { Shell } from '../session/shell.ts';
 import type { ShellRegistry } from '../session/shell-registry.ts';
 import { AuditGatherer } from './audit-gatherer.ts';
 import { HistoryDatabase, type ShellRow } from './history-database.ts';
 import { RecordingFiles } from './recording-files.ts';
 import { RecordingThread } from './recording-thread.ts';
 import { RowBacklog } from './row-backlog.ts';
-import { ShellRecorder } from './shell-recorder.ts';
+import { type RecordedShell, ShellRecorder } from './shell-recorder.ts';
 
 /**
  * How often gathered history is written. Under a second, so a crash (`kill -9`) loses at most
@@ -258,7 +257,8 @@ export class History {
     this.db.close();
   }
 
-  private follow(shell: Shell): void {
+  /** Follows a shell (the registry's are followed from the start; a host's, when it joins). */
+  follow(shell: RecordedShell): void {
     if (this.recorders.has(shell.id) || !shell.alive) return;
     this.recorders.set(
       shell.id,

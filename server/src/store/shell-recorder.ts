@@ -4,12 +4,41 @@
  * Listeners only append to memory — the PTY path never waits for a disk — and `drain` hands
  * what gathered to the history's periodic flush.
  */
-import type { CallInfo, ControlEvent } from '../../../shared/src/api.ts';
+import type { CallInfo, ControlEvent, SessionInfo } from '../../../shared/src/api.ts';
 import type { AsciicastHeader, EventCode } from '../../../shared/src/asciicast.ts';
 import type { Viewer } from '../../../shared/src/live.ts';
-import { DisposableStore } from '../pty/disposable.ts';
-import type { Shell } from '../session/shell.ts';
+import { type Disposable, DisposableStore } from '../pty/disposable.ts';
 import type { RecordingEventData } from './recording-messages.ts';
+
+/**
+ * What history follows of a shell: a shell of this server's own, or one of a joined host
+ * as its link tells it (control/remote-story.ts), so a host's shells are recorded here.
+ */
+/** Events history listens to (an Emitter, seen from outside). */
+interface Heard<T> {
+  on(listener: (value: T) => void): Disposable;
+}
+
+export interface RecordedShell {
+  readonly id: string;
+  readonly startedAt: Date;
+  readonly alive: boolean;
+  readonly agent: string | null;
+  info(): SessionInfo;
+  readonly onDisplay: Heard<{ readonly data: Buffer }>;
+  readonly onResize: Heard<{ cols: number; rows: number }>;
+  readonly onCallStarted: Heard<{ readonly command: string }>;
+  readonly onCallFinished: Heard<CallInfo>;
+  readonly onChange: Heard<void>;
+  readonly human: {
+    readonly onControl: Heard<Viewer | null>;
+    readonly onInterrupt: Heard<Viewer>;
+    readonly onInput: Heard<{ readonly keys: string; readonly hidden: boolean }>;
+    readonly secrets: {
+      readonly onAnswer: Heard<{ readonly by: Viewer; readonly answer: 'sent' | 'withheld' }>;
+    };
+  };
+}
 
 /**
  * A shell's output gathered past this size asks for a flush before the timer's: a flood is
@@ -63,7 +92,7 @@ export class ShellRecorder {
   private drainsSinceEnd = 0;
 
   constructor(
-    readonly shell: Shell,
+    readonly shell: RecordedShell,
     private readonly recordKeystrokes: boolean,
     /** Called (once per drain) when gathered output passes RECORDER_BACKLOG_BYTES. */
     private readonly onBacklog: () => void,
