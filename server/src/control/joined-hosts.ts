@@ -86,6 +86,8 @@ export class JoinedHost {
   engineVersion = '';
   protocol = 0;
   workspaces = new Set<string>();
+  /** The agents (and dialects) whose calls this control plane sent here (`placementKey`). */
+  readonly placed = new Set<string>();
 
   constructor(
     readonly name: string,
@@ -119,6 +121,11 @@ export class JoinedHost {
   }
 }
 
+/** An agent's shell of one dialect: what a host may hold once the control plane placed it. */
+export function placementKey(agent: string, dialect: Dialect): string {
+  return `${agent}\u0000${dialect}`;
+}
+
 export type JoinAnswer = { host: JoinedHost } | { refusal: string; code: number };
 
 export class HostDirectory {
@@ -131,6 +138,8 @@ export class HostDirectory {
   readonly onShellAdopted = new Emitter<RemoteShell>();
   private ended: SessionInfo[] = [];
   private readonly creditTimers = new Map<JoinedHost, NodeJS.Timeout>();
+
+  private readonly startedAt = Date.now();
 
   constructor(readonly graceMs: number) {}
 
@@ -173,7 +182,7 @@ export class HostDirectory {
     host.engineVersion = hello.engineVersion;
     host.protocol = version;
     host.workspaces = new Set(hello.workspaces);
-    this.adopt(host, hello.shells);
+    this.adopt(host, hello.shells, true);
     connection.send({
       type: 'welcome',
       version,
@@ -201,7 +210,7 @@ export class HostDirectory {
     switch (message.type) {
       case 'shell_opened':
         if (message.shell.info.agent !== null) host.workspaces.add(message.shell.info.agent);
-        this.adopt(host, [message.shell]);
+        this.adopt(host, [message.shell], false);
         break;
       case 'shell_info':
         this.update(host, message.info);
@@ -310,15 +319,21 @@ export class HostDirectory {
     }
   }
 
-  private adopt(host: JoinedHost, shells: readonly LinkShell[]): void {
+  private adopt(host: JoinedHost, shells: readonly LinkShell[], inHello: boolean): void {
     for (const { info, offset } of shells) {
       if (host.lost.has(info.id)) continue;
       const known = host.shells.get(info.id);
+      if (known === undefined && !this.mayHold(host, info, inHello)) {
+        // Not a shell this control plane gave the host: it is not believed, and it ends.
+        if (info.endedAt === null) host.connection?.send({ type: 'shell_close', shellId: info.id });
+        continue;
+      }
+      if (info.agent !== null) host.placed.add(placementKey(info.agent, info.dialect));
       const tagged = { ...info, host: host.name };
       if (known !== undefined) {
-        known.info = tagged;
+        known.info = this.reported(known, info);
         if (!known.alive) this.retire(host, known);
-        this.onSession.fire(tagged);
+        this.onSession.fire(known.info);
         continue;
       }
       const shell = new RemoteShell(tagged, offset, host);
@@ -331,11 +346,48 @@ export class HostDirectory {
     }
   }
 
+  /**
+   * Whether a host may announce this shell: its id is no other host's, no other host runs the
+   * agent's shell of that dialect, and this control plane sent the agent's calls there. Right
+   * after a restart (within the grace period) a returning host's hello is believed as it is:
+   * the control plane no longer knows where it placed what.
+   */
+  private mayHold(host: JoinedHost, info: SessionInfo, inHello: boolean): boolean {
+    for (const other of this.hosts.values()) {
+      if (other === host) continue;
+      if (other.shells.has(info.id)) return false;
+    }
+    // People's own shells never run on hosts: an agentless shell is nobody's to announce.
+    if (info.agent === null) return false;
+    if (info.endedAt !== null) return true;
+    const holder = this.liveShell(info.agent, info.dialect);
+    if (holder !== undefined && holder.host !== host) return false;
+    if (host.placed.has(placementKey(info.agent, info.dialect))) return true;
+    return inHello && Date.now() - this.startedAt < this.graceMs;
+  }
+
   private update(host: JoinedHost, info: SessionInfo): void {
     const shell = host.shells.get(info.id);
     if (shell === undefined) return;
-    shell.info = { ...info, host: host.name };
+    shell.info = this.reported(shell, info);
     this.onSession.fire(shell.info);
+  }
+
+  /** A host's new report of a shell: whose it is, and where, stay as first adopted. */
+  private reported(shell: RemoteShell, info: SessionInfo): SessionInfo {
+    const { id, agent, owner, dialect, startedAt } = shell.info;
+    const { ownerId: _ownerId, ...rest } = info;
+    const ownerId = shell.info.ownerId;
+    return {
+      ...rest,
+      id,
+      agent,
+      owner,
+      ...(ownerId === undefined ? {} : { ownerId }),
+      dialect,
+      startedAt,
+      host: shell.host.name,
+    };
   }
 
   private retire(host: JoinedHost, shell: RemoteShell): void {

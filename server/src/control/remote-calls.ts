@@ -25,7 +25,7 @@ import type {
   FinishedCall,
   ToolService,
 } from '../tool/tool-service.ts';
-import type { HostDirectory, JoinedHost } from './joined-hosts.ts';
+import { type HostDirectory, type JoinedHost, placementKey } from './joined-hosts.ts';
 import { chooseHost } from './placement.ts';
 
 /** No joined host can take a new shell (the message says why). */
@@ -252,6 +252,8 @@ export class RemoteCalls {
           else resolve(answer);
         },
       });
+      // The only shells a host may announce for an agent are those of calls sent to it.
+      host.placed.add(placementKey(agent, dialect));
       host.connection?.send({ type: 'call_start', callId, agent, dialect, command });
     });
   }
