@@ -67,6 +67,7 @@ const SORT_LABELS: Record<SortKey, string> = {
   exit: 'Last exit',
   controller: 'Controller',
   viewers: 'Watching',
+  host: 'Host',
 };
 
 export async function showDashboard(root: HTMLElement): Promise<void> {
@@ -109,7 +110,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     type: 'search',
     id: 'shell-filter',
     class: 'filter',
-    placeholder: 'agent, owner, command or state',
+    placeholder: 'agent, owner, command, state or host:NAME',
     value: view.filter,
     autocomplete: 'off',
   });
