@@ -1,7 +1,8 @@
 // The admin's Hosts page (issue 23) against a real control plane (`--local-shells off`) and a
-// real `jumpseat host --join` process: the host is listed connected with its labels and its
-// shell, links to its shells on the dashboard, is drained, refused forgetting while connected,
-// stopped (by its pid) and seen unreachable, then forgotten. A phone gets it as a card.
+// real `jumpseat host --join` process: the dashboard names the host of the agent's shell; the
+// host is listed connected with its labels and its shell, links to its shells on the dashboard
+// (host:NAME), is drained, refused forgetting while connected, stopped (by its pid) and seen
+// unreachable, then forgotten. A phone gets it as a card.
 import type { Page } from '@playwright/test';
 import { HostCluster, PROCESS_START_MS, stopProcess } from '../server/test/support/host-cluster.ts';
 import { expect, test } from './support/fixtures.ts';
@@ -34,6 +35,11 @@ test('the admin sees a joined host, drains it, sees it unreachable once stopped,
 
     await page.goto(`${origin}/login?token=${encodeURIComponent(cluster.adminToken)}`);
     await expect(page).toHaveURL(`${origin}/`);
+    // The dashboard's live stream names the host the agent's shell runs on.
+    await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
+    const shellRow = page.locator(`[data-testid="session-row"][data-agent="${agent}"]`);
+    await expect(shellRow).toHaveAttribute('data-host', 'build-1');
+    await expect(shellRow.locator('td[data-label="Host"]')).toHaveText('build-1');
 
     await page.getByTestId('hosts-link').click();
     await expect(page).toHaveURL(`${origin}/hosts`);
@@ -53,6 +59,9 @@ test('the admin sees a joined host, drains it, sees it unreachable once stopped,
     await row.getByRole('link', { name: '1 / 4' }).click();
     await expect(page).toHaveURL(`${origin}/?q=host%3Abuild-1`);
     await expect(page.getByLabel('Filter')).toHaveValue('host:build-1');
+    await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
+    await expect(page.getByTestId('session-row')).toHaveCount(1);
+    await expect(shellRow.locator('td[data-label="Host"]')).toHaveText('build-1');
     await page.goBack();
     await expect(row).toHaveAttribute('data-state', 'connected');
 
