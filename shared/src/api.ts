@@ -335,6 +335,8 @@ export const WebSettings = Type.Object({
   publicUrl: Nullable(Type.String()),
   /** The server's clock (ISO), so a page can time waits on the server's clock. */
   serverTime: Type.String(),
+  /** The server runs shells itself (its embedded host); false with `--local-shells off`. */
+  localShells: Type.Boolean(),
 });
 export type WebSettings = Static<typeof WebSettings>;
 

@@ -7,6 +7,7 @@ import type {
   CallInfo,
   ControlEvent,
   Dialect,
+  HostInfo,
   SessionInfo,
   ShareCreated,
   ShareInfo,
@@ -192,6 +193,23 @@ export function renameToken(id: string, name: string): Promise<Fetched<TokenInfo
 
 export function revokeToken(id: string): Promise<Fetched<null>> {
   return requestJson<null>('DELETE', `/api/tokens/${encodeURIComponent(id)}`);
+}
+
+/** The shell hosts that joined this control plane (admin). */
+export function fetchHosts(): Promise<Fetched<HostInfo[]>> {
+  return requestJson<HostInfo[]>('GET', '/api/hosts');
+}
+
+const hostPath = (name: string): string => `/api/hosts/${encodeURIComponent(name)}`;
+
+/** No new shells go to the host; the ones it runs go on. */
+export function drainHost(name: string): Promise<Fetched<HostInfo>> {
+  return requestJson<HostInfo>('POST', `${hostPath(name)}/drain`);
+}
+
+/** Forgets a host that is gone (the server refuses a connected one). */
+export function forgetHost(name: string): Promise<Fetched<null>> {
+  return requestJson<null>('DELETE', hostPath(name));
 }
 
 export function fetchControlEvents(sessionId: string): Promise<Fetched<ControlEvent[]>> {

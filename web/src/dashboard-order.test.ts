@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
-import { arrange, DEFAULT_VIEW, matchesFilter, stateCounts } from './dashboard-order.ts';
+import {
+  arrange,
+  type DashboardView,
+  DEFAULT_VIEW,
+  matchesFilter,
+  stateCounts,
+} from './dashboard-order.ts';
 
 const shell = (id: string, change: Partial<SessionInfo>): SessionInfo => ({
   id,
@@ -75,5 +81,43 @@ describe('arrange', () => {
       waiting_input: 1,
       needs_human: 1,
     });
+  });
+});
+
+describe('the host filter term and column', () => {
+  const spread = [
+    shell('on-gpu-1', { host: 'gpu-1' }),
+    shell('on-gpu-10', { host: 'gpu-10' }),
+    shell('on-cpu', { host: 'cpu', state: 'running', command: 'make' }),
+    shell('local', {}),
+  ];
+  const shown = (filter: string, sort: DashboardView['sort'] = 'owner') =>
+    arrange(spread, { ...DEFAULT_VIEW, filter, sort }, () => false).flatMap((group) =>
+      group.sessions.map((session) => session.id),
+    );
+
+  it('host:NAME keeps the shells on that host only, its name whole and in any case', () => {
+    expect(shown('host:gpu-1')).toEqual(['on-gpu-1']);
+    expect(shown('HOST:GPU-10')).toEqual(['on-gpu-10']);
+    expect(shown('host:gpu')).toEqual([]);
+    expect(shown('host:nowhere')).toEqual([]);
+  });
+
+  it('host:NAME goes with other words, each of which must match too', () => {
+    expect(shown('host:cpu make')).toEqual(['on-cpu']);
+    expect(shown('host:cpu idle')).toEqual([]);
+  });
+
+  it('a bare host: still being typed narrows nothing', () => {
+    expect(shown('host:')).toEqual(['local', 'on-cpu', 'on-gpu-1', 'on-gpu-10']);
+  });
+
+  it('plain words find a host by part of its name, and the server’s own shells as this server', () => {
+    expect(shown('gpu')).toEqual(['on-gpu-1', 'on-gpu-10']);
+    expect(shown('this server')).toEqual(['local']);
+  });
+
+  it('sorts by host, the server’s own shells as "this server", numbers as people count', () => {
+    expect(shown('', 'host')).toEqual(['on-cpu', 'on-gpu-1', 'on-gpu-10', 'local']);
   });
 });

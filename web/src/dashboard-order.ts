@@ -1,11 +1,12 @@
 /**
  * Which shells the dashboard shows and in what order: the filter (every word must match the
- * agent, owner, dialect, command or state), the sort (by a column, or "attention": those
- * needing a human, then running ones, first), grouping by agent or owner, and the counts per
- * state the header shows. Pure: the page renders what this decides.
+ * agent, owner, dialect, command, state or host; a `host:NAME` term keeps only the shells on
+ * that host), the sort (by a column, or "attention": those needing a human, then running
+ * ones, first), grouping by agent or owner, and the counts per state the header shows. Pure:
+ * the page renders what this decides.
  */
 import type { SessionInfo, SessionState } from '../../shared/src/api.ts';
-import { shellOwnerLabel, stateLabel } from './session-labels.ts';
+import { shellHostLabel, shellOwnerLabel, stateLabel } from './session-labels.ts';
 
 export const SORT_KEYS = [
   'attention',
@@ -17,6 +18,7 @@ export const SORT_KEYS = [
   'exit',
   'controller',
   'viewers',
+  'host',
 ] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 export type SortDirection = 'ascending' | 'descending';
@@ -88,16 +90,32 @@ function haystack(session: SessionInfo, needsHuman: boolean): string {
     stateLabel(session.state),
     needsHuman ? 'needs a human' : '',
     session.controller ?? '',
+    shellHostLabel(session),
   ]
     .join('\n')
     .toLowerCase();
 }
 
+/**
+ * `host:NAME`: the shells on that joined host, its name whole (`host:gpu-1` is not `gpu-10`),
+ * so a link can narrow the list to one host. A bare `host:` (still being typed) narrows nothing.
+ */
+const HOST_TERM = /^host:(.*)$/;
+
 export function matchesFilter(session: SessionInfo, filter: string, needsHuman: boolean): boolean {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
   const text = haystack(session, needsHuman);
-  return words.every((word) => text.includes(word));
+  return words.every((word) => {
+    const host = HOST_TERM.exec(word)?.[1];
+    if (host === undefined) return text.includes(word);
+    return host === '' || session.host?.toLowerCase() === host;
+  });
+}
+
+/** The filter that shows only the shells on `host` (what the Hosts page links to). */
+export function hostFilter(host: string): string {
+  return `host:${host}`;
 }
 
 /** Attention order: who needs a human, then running, then the rest. */
@@ -153,6 +171,8 @@ function comparer(key: SortKey, needsHuman: NeedsHumanTest, now: number): Compar
       return byText((s) => s.controller ?? '');
     case 'viewers':
       return byNumber((s) => s.viewers);
+    case 'host':
+      return byText(shellHostLabel);
   }
 }
 

@@ -32,7 +32,7 @@ import {
   stateCounts,
 } from './dashboard-order.ts';
 import { COLUMNS, type SessionRow, sessionRow } from './dashboard-row.ts';
-import { h, replaceChildren } from './dom.ts';
+import { h, placeChildren, replaceChildren } from './dom.ts';
 import { HumanAlerts } from './human-alerts.ts';
 import { NeedsHuman } from './needs-human.ts';
 import { newShellControl } from './new-shell.ts';
@@ -67,6 +67,7 @@ const SORT_LABELS: Record<SortKey, string> = {
   exit: 'Last exit',
   controller: 'Controller',
   viewers: 'Watching',
+  host: 'Host',
 };
 
 export async function showDashboard(root: HTMLElement): Promise<void> {
@@ -109,7 +110,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     type: 'search',
     id: 'shell-filter',
     class: 'filter',
-    placeholder: 'agent, owner, command or state',
+    placeholder: 'agent, owner, command, state or host:NAME',
     value: view.filter,
     autocomplete: 'off',
   });
@@ -192,6 +193,8 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       alerts.element,
       mayOpenShells && newShellControl(),
       who?.role === 'admin' &&
+        h('a', { href: appUrl('/hosts'), class: 'quiet', 'data-testid': 'hosts-link' }, 'Hosts'),
+      who?.role === 'admin' &&
         h('a', { href: appUrl('/tokens'), class: 'quiet', 'data-testid': 'tokens-link' }, 'Tokens'),
       who !== null && signOutButton(),
     ),
@@ -242,7 +245,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
         shown += 1;
       }
     }
-    placeRows(body, wanted);
+    placeChildren(body, wanted);
     const total = sessions.size;
     tableWrap.hidden = total === 0 || shown === 0;
     empty.hidden = total !== 0;
@@ -354,15 +357,6 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
 /** Where the API is reached, for the example: the public URL when the server has one. */
 function apiBase(settings: WebSettings | null): string {
   return settings?.publicUrl ?? appOrigin();
-}
-
-/** Puts `wanted` in `body` in order, moving only rows that are out of place. */
-function placeRows(body: HTMLElement, wanted: readonly HTMLTableRowElement[]): void {
-  const keep = new Set<Element>(wanted);
-  for (const child of [...body.children]) if (!keep.has(child)) child.remove();
-  wanted.forEach((row, index) => {
-    if (body.children[index] !== row) body.insertBefore(row, body.children[index] ?? null);
-  });
 }
 
 function groupRow(label: string, count: number): HTMLTableRowElement {

@@ -5,7 +5,13 @@
 import type { SessionInfo, WhoAmI } from '../../shared/src/api.ts';
 import { appUrl } from './app-path.ts';
 import { h, replaceChildren } from './dom.ts';
-import { commandPreview, isOver, shellOwnerLabel, stateBadge } from './session-labels.ts';
+import {
+  commandPreview,
+  isOver,
+  shellHostLabel,
+  shellOwnerLabel,
+  stateBadge,
+} from './session-labels.ts';
 import { opened } from './sharing-rules.ts';
 import { formatElapsed } from './time-format.ts';
 
@@ -19,6 +25,8 @@ export const COLUMNS = [
   { title: 'Last exit', sort: 'exit' },
   { title: 'Controller', sort: 'controller' },
   { title: 'Watching', sort: 'viewers' },
+  // Last, so the columns people read most keep their places.
+  { title: 'Host', sort: 'host' },
 ] as const;
 
 export interface SessionRow {
@@ -42,6 +50,7 @@ export function sessionRow(who: WhoAmI | null): SessionRow {
     exit: cell(5, { class: 'num' }),
     controller: cell(6),
     viewers: cell(7, { class: 'num' }),
+    host: cell(8, { class: 'host-cell' }),
   };
   cells.agent.append(agentLink, yours);
   const element = h('tr', { 'data-testid': 'session-row' }, ...Object.values(cells));
@@ -63,6 +72,7 @@ export function sessionRow(who: WhoAmI | null): SessionRow {
       element.dataset.agent = session.agent ?? '';
       element.dataset.owner = session.owner ?? '';
       element.dataset.dialect = session.dialect;
+      element.dataset.host = session.host ?? '';
       // Before the state: whoever watches the state (a bench) reads when it changed.
       element.dataset.stateSince = session.stateSince ?? '';
       element.dataset.state = session.state;
@@ -93,6 +103,10 @@ export function sessionRow(who: WhoAmI | null): SessionRow {
       cells.controller.textContent = session.controller ?? '';
       cells.controller.classList.toggle('blank', session.controller === null);
       cells.viewers.textContent = String(session.viewers);
+      cells.host.textContent = shellHostLabel(session);
+      // A shell of the server's own: said muted on a wide screen, left off a phone's card.
+      cells.host.classList.toggle('local', session.host === undefined);
+      cells.host.classList.toggle('blank', session.host === undefined);
     },
   };
 }

@@ -28,3 +28,16 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 export function replaceChildren(parent: Element, ...children: Child[]): void {
   parent.replaceChildren(...children.filter((child): child is Node | string => Boolean(child)));
 }
+
+/**
+ * Puts `wanted` in `parent` in order, moving only children that are out of place: a row that
+ * stays where it was keeps the keyboard's focus and whatever was being typed in it.
+ */
+export function placeChildren(parent: Element, wanted: readonly Element[]): void {
+  const keep = new Set<Element>(wanted);
+  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
+  wanted.forEach((child, index) => {
+    if (parent.children[index] !== child)
+      parent.insertBefore(child, parent.children[index] ?? null);
+  });
+}

@@ -1,8 +1,8 @@
 /**
  * Entry of the browser app (Vite root: web/): picks the page from the path (`/`, `/login`,
- * `/tokens`, `/sessions/:id`, `/sessions/:id/replay` or `/sessions/:id/calls/:callId/output`)
- * and publishes `window.jumpseat`, the hooks
- * Playwright users rely on.
+ * `/tokens`, `/hosts`, `/sessions/:id`, `/sessions/:id/replay` or
+ * `/sessions/:id/calls/:callId/output`) and publishes `window.jumpseat`, the hooks Playwright
+ * users rely on.
  */
 import './style.css';
 import { appRoute } from './app-path.ts';
@@ -32,6 +32,9 @@ async function start(): Promise<void> {
   } else if (/^\/tokens\/?$/.test(route)) {
     const { showTokens } = await import('./tokens-page.ts');
     await showTokens(root);
+  } else if (/^\/hosts\/?$/.test(route)) {
+    const { showHosts } = await import('./hosts-page.ts');
+    await showHosts(root);
   } else if (output?.[1] !== undefined && output[2] !== undefined) {
     const { showFullOutput } = await import('./full-output-page.ts');
     await showFullOutput(root, decodeURIComponent(output[1]), decodeURIComponent(output[2]));

@@ -37,7 +37,12 @@ describe('NeedsHuman', () => {
 
   it('times the wait on the server clock', () => {
     const ahead = NeedsHuman.from(
-      { needsHumanAfterMs: 2000, publicUrl: null, serverTime: '2026-01-01T00:00:13.000Z' },
+      {
+        needsHumanAfterMs: 2000,
+        publicUrl: null,
+        serverTime: '2026-01-01T00:00:13.000Z',
+        localShells: true,
+      },
       at('2026-01-01T00:00:10.000Z'),
     );
     expect(ahead.test(base, at('2026-01-01T00:00:10.000Z'))).toBe(true);

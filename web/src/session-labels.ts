@@ -31,6 +31,11 @@ export function shellOwnerLabel(session: SessionInfo): string {
   return session.agent ?? `${session.owner ?? 'someone'} (person)`;
 }
 
+/** Where the shell runs: the joined host's name, or this server for a shell of its own. */
+export function shellHostLabel(session: SessionInfo): string {
+  return session.host ?? 'this server';
+}
+
 /** A command can be a megabyte heredoc; lists show its first line, shortened. */
 const MAX_COMMAND_PREVIEW_CHARS = 160;
 

@@ -144,12 +144,13 @@ describe('--public-url', () => {
     );
   });
 
-  it('is in GET /api/settings with the needs-a-human wait', async () => {
+  it('is in GET /api/settings with the needs-a-human wait and the local shells', async () => {
     const settings = await json<WebSettings>(
       await server.request('/api/settings', { token: server.adminToken }),
     );
     expect(settings.publicUrl).toBe('https://js.example.test/team/');
     expect(settings.needsHumanAfterMs).toBe(2000);
+    expect(settings.localShells).toBe(true);
     expect(Math.abs(Date.parse(settings.serverTime) - Date.now())).toBeLessThan(60_000);
   });
 });

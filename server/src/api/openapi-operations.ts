@@ -293,7 +293,7 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
   'GET /api/settings': {
     operationId: 'getSettings',
     summary:
-      'What the web app needs: the needs-a-human threshold, the public URL, the server clock',
+      'What the web app needs: the needs-a-human threshold, the public URL, the server clock, whether it runs shells itself',
     tag: 'operations',
   },
   'GET /api/sessions/{id}/calls/{callId}/output': {
@@ -304,6 +304,13 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
   'GET /tokens': {
     operationId: 'tokensPage',
     summary: 'The tokens page (admin)',
+    access: 'public',
+    tag: 'pages',
+    responses: { '200': htmlPage('The web app'), '400': MALFORMED },
+  },
+  'GET /hosts': {
+    operationId: 'hostsPage',
+    summary: 'The shell hosts page (admin)',
     access: 'public',
     tag: 'pages',
     responses: { '200': htmlPage('The web app'), '400': MALFORMED },

@@ -1,8 +1,8 @@
 /**
  * Serves the built browser app (`dist/web`, made by `vite build`): the HTML shell at `/`,
- * `/tokens`, `/sessions/:id`, `/sessions/:id/replay` and a call's full output page, hashed assets under `/assets/`. Pages and assets
- * are public — they hold no data; every byte of data comes from the API and the live sockets,
- * which need a token.
+ * `/tokens`, `/hosts`, `/sessions/:id`, `/sessions/:id/replay` and a call's full output page,
+ * hashed assets under `/assets/`. Pages and assets are public — they hold no data; every byte
+ * of data comes from the API and the live sockets, which need a token.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -98,6 +98,7 @@ const webAppPlugin: FastifyPluginAsyncTypebox<WebAppOptions> = async (app, optio
 
   app.get('/', async (request, reply) => sendShell(request, reply));
   app.get('/tokens', async (request, reply) => sendShell(request, reply));
+  app.get('/hosts', async (request, reply) => sendShell(request, reply));
   app.get(
     '/sessions/:id',
     { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) } },

@@ -1,6 +1,7 @@
 /**
  * `GET /api/settings`: the few server settings the web app shows by — when a waiting shell
- * needs a human, and the public URL links and examples name. Any valid token may read it.
+ * needs a human, the public URL links and examples name, and whether the server runs shells
+ * itself. Any valid token may read it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
@@ -9,7 +10,7 @@ import type { Config } from '../config/config.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 
 export interface WebSettingsApiOptions {
-  readonly config: Pick<Config, 'needsHumanAfterMs' | 'publicUrl'>;
+  readonly config: Pick<Config, 'needsHumanAfterMs' | 'publicUrl' | 'localShells'>;
 }
 
 const webSettingsApiPlugin: FastifyPluginAsyncTypebox<WebSettingsApiOptions> = async (
@@ -28,6 +29,7 @@ const webSettingsApiPlugin: FastifyPluginAsyncTypebox<WebSettingsApiOptions> = a
         needsHumanAfterMs: config.needsHumanAfterMs,
         publicUrl: config.publicUrl,
         serverTime: new Date().toISOString(),
+        localShells: config.localShells,
       };
     },
   );
