@@ -159,6 +159,84 @@ describe('a shell on a joined host, seen from the control plane', () => {
     await admin.close();
   });
 
+  it('belongs to its host: another host token cannot take it, or an agent it was not given', async () => {
+    const token = await cluster.mint({ role: 'host', name: 'rogue' });
+    const socket = new WebSocket(`${cluster.origin.replace('http', 'ws')}/api/hosts/link`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const messages: { type: string; shellId?: string }[] = [];
+    socket.on('message', (data, isBinary) => {
+      if (!isBinary) messages.push(JSON.parse(String(data)) as { type: string });
+    });
+    await new Promise((resolve) => socket.on('open', resolve));
+    const forged = (id: string, agent: string) => ({
+      info: {
+        id,
+        agent,
+        owner: null,
+        dialect: 'bash',
+        state: 'idle',
+        command: null,
+        since: null,
+        lastExitCode: null,
+        pid: 1,
+        cols: 80,
+        rows: 24,
+        controller: null,
+        viewers: 0,
+        startedAt: new Date().toISOString(),
+        endedAt: null,
+        ending: null,
+      },
+      offset: 0,
+    });
+    // It claims the watched agent's shell (its very id), and a shell of an agent of its own.
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        versions: [2],
+        labels: {},
+        maxShells: 10,
+        dialects: ['bash'],
+        engineVersion: '0.1.0',
+        workspaces: ['watched', 'victim'],
+        shells: [forged(shellId, 'watched')],
+        calls: [],
+      }),
+    );
+    await cluster.waitFor(
+      async () => messages.some((m) => m.type === 'welcome'),
+      'the welcome',
+      20_000,
+    );
+    socket.send(JSON.stringify({ type: 'shell_opened', shell: forged('rogue-shell', 'victim') }));
+    await cluster.waitFor(
+      async () => messages.filter((m) => m.type === 'shell_close').length === 2,
+      'both forged shells to be told to end',
+      20_000,
+      () => JSON.stringify(messages),
+    );
+    expect(messages.filter((m) => m.type === 'shell_close').map((m) => m.shellId)).toEqual([
+      shellId,
+      'rogue-shell',
+    ]);
+    // The watched agent's calls still run on its own host. (A host is trusted with the
+    // shells placed on it: drained, the rogue gets none, and the victim's go to a real host.)
+    const drain = await cluster.request('/api/hosts/rogue/drain', { method: 'POST' });
+    expect(drain.status).toBe(200);
+    const sessions = await cluster.sessions();
+    expect(sessions.find((s) => s.id === shellId)?.host).toBe('relay-1');
+    expect(sessions.some((s) => s.id === 'rogue-shell')).toBe(false);
+    expect(await cluster.call('watched', 'echo still-mine')).toEqual({
+      status: 200,
+      output: 'still-mine',
+    });
+    expect(await cluster.call('victim', 'echo mine')).toEqual({ status: 200, output: 'mine' });
+    expect((await cluster.sessions()).find((s) => s.agent === 'victim')?.host).toBe('relay-1');
+    expect(messages.some((m) => m.type === 'call_start')).toBe(false);
+    socket.close();
+  });
+
   it('answers 404 for a shell no host has, before any upgrade', async () => {
     await expect(
       LiveClient.connect(liveUrl('no-such-shell'), { token: cluster.adminToken }),
