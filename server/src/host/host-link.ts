@@ -100,6 +100,18 @@ export class HostLink {
     return true;
   }
 
+  /** Sends a binary frame (a saved output's chunk); false when the link is down. */
+  sendFrame(frame: Uint8Array): boolean {
+    if (!this.up || this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(frame);
+    return true;
+  }
+
+  /** Bytes the socket holds unsent (0 without one). */
+  get bufferedBytes(): number {
+    return this.socket?.bufferedAmount ?? 0;
+  }
+
   /** Sends what output the shells' credit allows, shells taking turns. */
   pumpOutput(): void {
     if (this.pumpTimer !== undefined) return;
