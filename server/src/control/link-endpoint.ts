@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import type { RawData, WebSocket } from 'ws';
 import {
   type ControlMessage,
+  decodeLinkFileChunk,
   decodeLinkOutput,
   LINK_CLOSE,
   LINK_PATH,
@@ -20,11 +21,14 @@ import {
 import type { Principal } from '../auth/principal.ts';
 import type { HostDirectory, JoinedHost, LinkConnection } from './joined-hosts.ts';
 import type { RemoteCalls } from './remote-calls.ts';
+import type { RemoteFiles } from './remote-files.ts';
 
 export interface LinkEndpointOptions {
   /** Null when this server runs its shells itself (`--local-shells on`): joins are refused. */
   readonly directory: HostDirectory | null;
   readonly calls: RemoteCalls | null;
+  /** Saved outputs read from the hosts (null with `directory`). */
+  readonly files: RemoteFiles | null;
 }
 
 function refuseNonHosts(principal: Principal): string | undefined {
@@ -33,7 +37,7 @@ function refuseNonHosts(principal: Principal): string | undefined {
 
 const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
   app,
-  { directory, calls },
+  { directory, calls, files },
 ) => {
   app.get(
     LINK_PATH,
@@ -71,6 +75,8 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
         if (isBinary) {
           const frame = decodeLinkOutput(bytes);
           if (host !== null && frame !== null) directory.output(host, frame);
+          const chunk = frame === null ? decodeLinkFileChunk(bytes) : null;
+          if (host !== null && chunk !== null) files?.chunk(host, chunk);
           return;
         }
         if (bytes.length > MAX_LINK_MESSAGE_BYTES) return;
@@ -102,6 +108,8 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
         if (message.type === 'call_result' || message.type === 'call_error') {
           host.lastSeen = new Date();
           calls.answered(host, message);
+        } else if (message.type === 'file_opened' || message.type === 'file_error') {
+          files?.received(host, message);
         } else directory.received(host, message);
       });
       socket.on('close', () => {
