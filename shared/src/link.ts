@@ -64,6 +64,150 @@ export const LinkShell = Type.Object({
 });
 export type LinkShell = Static<typeof LinkShell>;
 
+// ---- saved output files (the full-output route for a shell on a joined host) -------------
+//
+// A clipped call's whole output is saved on the host that ran it (TOOL-CONTRACT.md, "this
+// file"); a person reads it through the control plane. `file_open` names the file (its agent
+// and the engine's name for it); the host opens it safely and answers `file_opened` with its
+// size, or `file_error`. Holding that handle, it waits for `file_read`: the span the control
+// plane wants, which it can only resolve (an HTTP `Range`, a 416) once it knows the size. The
+// bytes come up in binary chunk frames (`encodeLinkFileChunk`), at most
+// `LINK_FILE_WINDOW_BYTES` past the last offset the control plane acknowledged
+// (`file_credit`), so a 256 MiB file never sits whole in either side's memory, and a slow
+// reader slows only its own transfer. Binary rather than base64 in JSON: the bytes are bytes,
+// as a shell's output is, and base64 would add a third to them and a JSON parse per chunk.
+// `file_close` ends a request early (the reader left); a request the control plane stopped
+// speaking of (its link dropped) is dropped by the host after `LINK_FILE_IDLE_MS`. A host of an
+// older build ignores `file_open`: the control plane stops waiting after its own deadline.
+
+/** Unacknowledged bytes of one file transfer on the link (its credit window). */
+export const LINK_FILE_WINDOW_BYTES = 1024 * 1024;
+/** Bytes one file chunk frame carries at most: transfers and shells' output take turns finely. */
+export const LINK_FILE_CHUNK_BYTES = 64 * 1024;
+/** The host drops a file request it heard nothing of for this long (ms): longer than the
+ *  link's silence limit, so only a request whose link is gone (or a forgetful peer) ends so. */
+export const LINK_FILE_IDLE_MS = 30_000;
+
+/** Request ids head a binary frame: printable ASCII, like shell ids (the control plane's are
+ *  UUIDs). */
+const FileRequestId = Type.String({ pattern: '^[\\x21-\\x7e]{1,255}$' });
+
+/** Control plane → host: open a saved output of `agent` named `name` (as the engine names it). */
+export const LinkFileOpen = Type.Object({
+  type: Type.Literal('file_open'),
+  requestId: FileRequestId,
+  agent: Type.String({ minLength: 1, maxLength: 64 }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+});
+
+/** Control plane → host: send the bytes from `start` up to (not including) `end`. */
+export const LinkFileRead = Type.Object({
+  type: Type.Literal('file_read'),
+  requestId: FileRequestId,
+  start: Type.Integer({ minimum: 0 }),
+  end: Type.Integer({ minimum: 0 }),
+});
+
+/** Control plane → host: it has every byte of the transfer before `offset`. */
+export const LinkFileCredit = Type.Object({
+  type: Type.Literal('file_credit'),
+  requestId: FileRequestId,
+  offset: Type.Integer({ minimum: 0 }),
+});
+
+/** Control plane → host: the transfer is no longer wanted; the host closes the file. */
+export const LinkFileClose = Type.Object({
+  type: Type.Literal('file_close'),
+  requestId: FileRequestId,
+});
+
+/** Host → control plane: the file is open (the host holds it until read or closed). */
+export const LinkFileOpened = Type.Object({
+  type: Type.Literal('file_opened'),
+  requestId: FileRequestId,
+  size: Type.Integer({ minimum: 0 }),
+});
+
+/**
+ * Host → control plane: the request ends without (more) bytes. `not_found`: no saved output of
+ * that agent by that name (or not a plain file of the host's); `busy`: the host serves too many
+ * transfers at once; `failed`: reading failed or the file shrank mid-transfer.
+ */
+export const LinkFileError = Type.Object({
+  type: Type.Literal('file_error'),
+  requestId: FileRequestId,
+  reason: Type.Union([Type.Literal('not_found'), Type.Literal('busy'), Type.Literal('failed')]),
+  message: Type.String(),
+});
+
+export const LinkFileControlMessage = Type.Union([
+  LinkFileOpen,
+  LinkFileRead,
+  LinkFileCredit,
+  LinkFileClose,
+]);
+export type LinkFileControlMessage = Static<typeof LinkFileControlMessage>;
+
+export const LinkFileHostMessage = Type.Union([LinkFileOpened, LinkFileError]);
+export type LinkFileHostMessage = Static<typeof LinkFileHostMessage>;
+
+/** First byte of a file chunk frame (output frames are `LINK_OUTPUT_FRAME`, 2); then the
+ *  request id's length (1 byte), the id (ASCII), the offset (float64, big-endian), the bytes. */
+export const LINK_FILE_FRAME = 3;
+const FILE_FRAME_ID_AT = 2;
+const FILE_FRAME_OFFSET_BYTES = 8;
+const FILE_REQUEST_ID = /^[\x21-\x7e]{1,255}$/;
+
+export interface LinkFileChunk {
+  readonly requestId: string;
+  /** Where `data` starts in the file. */
+  readonly offset: number;
+  readonly data: Uint8Array;
+}
+
+export function encodeLinkFileChunk(
+  requestId: string,
+  offset: number,
+  data: Uint8Array,
+): Uint8Array {
+  if (!FILE_REQUEST_ID.test(requestId)) {
+    throw new Error('a file chunk frame takes a printable ASCII request id of at most 255 bytes');
+  }
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new Error('a file chunk frame takes a non-negative integer offset');
+  }
+  const head = FILE_FRAME_ID_AT + requestId.length + FILE_FRAME_OFFSET_BYTES;
+  const frame = new Uint8Array(head + data.length);
+  const view = new DataView(frame.buffer);
+  view.setUint8(0, LINK_FILE_FRAME);
+  view.setUint8(1, requestId.length);
+  frame.set(
+    Uint8Array.from(requestId, (char) => char.charCodeAt(0)),
+    FILE_FRAME_ID_AT,
+  );
+  view.setFloat64(FILE_FRAME_ID_AT + requestId.length, offset);
+  frame.set(data, head);
+  return frame;
+}
+
+/** The chunk a frame carries; null for any other frame or a malformed one. */
+export function decodeLinkFileChunk(frame: Uint8Array): LinkFileChunk | null {
+  if (frame.length < FILE_FRAME_ID_AT || frame[0] !== LINK_FILE_FRAME) return null;
+  const idLength = frame[1] ?? 0;
+  const head = FILE_FRAME_ID_AT + idLength + FILE_FRAME_OFFSET_BYTES;
+  if (idLength === 0 || frame.length < head) return null;
+  const requestId = String.fromCharCode(
+    ...frame.subarray(FILE_FRAME_ID_AT, FILE_FRAME_ID_AT + idLength),
+  );
+  if (!FILE_REQUEST_ID.test(requestId)) return null;
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  const offset = view.getFloat64(FILE_FRAME_ID_AT + idLength);
+  if (!Number.isSafeInteger(offset) || offset < 0) return null;
+  return { requestId, offset, data: frame.subarray(head) };
+}
+
+// ---- end of saved output files ------------------------------------------------------------
+
 // ---- host → control plane -----------------------------------------------------------------
 
 export const LinkHello = Type.Object({
@@ -155,6 +299,7 @@ export const LinkViewerClosed = Type.Object({
 
 export const HostMessage = Type.Union([
   LinkHello,
+  LinkFileHostMessage,
   LinkShellOpened,
   LinkShellInfo,
   LinkShellClosed,
@@ -265,6 +410,7 @@ export const LinkViewerClose = Type.Object({
 
 export const ControlMessage = Type.Union([
   LinkWelcome,
+  LinkFileControlMessage,
   LinkRefused,
   LinkCallStart,
   LinkCallCancel,
@@ -383,8 +529,8 @@ export function decodeLinkOutput(frame: Uint8Array): LinkOutput | null {
 // ---- relayed viewer frames (binary, host → control plane) -------------------------------
 
 /** First byte of a frame for a relayed viewer: a binary (output) frame, or a text frame. */
-export const LINK_VIEWER_BINARY_FRAME = 3;
-export const LINK_VIEWER_TEXT_FRAME = 4;
+export const LINK_VIEWER_BINARY_FRAME = 4;
+export const LINK_VIEWER_TEXT_FRAME = 5;
 
 export interface LinkViewerFrame {
   readonly viewerId: string;

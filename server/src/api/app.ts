@@ -187,7 +187,11 @@ export function buildApp(options: AppOptions) {
     history,
     isShareLink: (tokenId) => tokens.isShareLink(tokenId),
   });
-  app.register(fullOutputApi, { history, dir: join(config.dataDir, SPILL_DIR_NAME) });
+  app.register(fullOutputApi, {
+    history,
+    dir: join(config.dataDir, SPILL_DIR_NAME),
+    remote: control === undefined ? null : { directory: control.directory, files: control.files },
+  });
   const hub = new LiveHub(
     tools.registry,
     metrics,
@@ -225,6 +229,7 @@ export function buildApp(options: AppOptions) {
     directory: options.control?.directory ?? null,
     calls: options.control?.calls ?? null,
     viewers: remoteViewers,
+    files: options.control?.files ?? null,
   });
   app.register(hostsApi, { directory: options.control?.directory ?? null });
   app.register(shellApi, { tools, history });

@@ -3,18 +3,25 @@
  * file its result's `[full output saved to …]` line names), for people, under the same access
  * rules as the calls. Only a file of that shell's agent, named as the engine names them, is
  * ever served; `?download=1` makes it an attachment; a single `Range: bytes=` is honoured so
- * a page can show the start of a 256 MiB file.
+ * a page can show the start of a 256 MiB file. A shell on a joined host saved it there: it is
+ * read through the host's link (remote-files.ts), and a host out of reach is 503
+ * `HOST_UNREACHABLE`. The calls of such a shell are not recorded here yet, so for one the
+ * call is named by its saved file's name (the last part of that line).
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import { canSeeSession, type Principal } from '../auth/principal.ts';
+import type { HostDirectory } from '../control/joined-hosts.ts';
+import { JUMPSEAT_ERR_HOST_UNREACHABLE, type RemoteFiles } from '../control/remote-files.ts';
 import { JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import type { History } from '../store/history.ts';
 import { savedOutputIn } from '../tool/contract-text.ts';
-import { savedOutputPath } from '../tool/spill-files.ts';
+import { isSavedOutputName, savedOutputPath } from '../tool/spill-files.ts';
 import { openUntrusted } from '../untrusted-file.ts';
 import { ERROR_RESPONSES } from './error-replies.ts';
 import { MAX_SESSION_ID_CHARS, noSuchSession, refuseUnlessSupervisor } from './supervisor-api.ts';
@@ -23,6 +30,8 @@ export interface FullOutputApiOptions {
   readonly history: History;
   /** The saved outputs' folder (`<data-dir>/outputs`). */
   readonly dir: string;
+  /** The joined hosts and their saved outputs (`--local-shells off`); null: none join. */
+  readonly remote: { readonly directory: HostDirectory; readonly files: RemoteFiles } | null;
 }
 
 const CallParams = Type.Object({
@@ -34,10 +43,97 @@ const SINGLE_RANGE = /^bytes=(\d*)-(\d*)$/;
 const HTTP_PARTIAL = 206;
 const HTTP_RANGE_NOT_SATISFIABLE = 416;
 
+/** Where a request's saved output lives: this server's folder, or a joined host's. */
+type SavedOutput =
+  | { readonly agent: string; readonly path: string }
+  | { readonly agent: string; readonly name: string; readonly host: string };
+
+/** A saved output opened for reading: its size, then one span of it streamed. */
+interface OpenedOutput {
+  readonly size: number;
+  /** Bytes `start` to `end`, inclusive. */
+  stream(start: number, end: number): Promise<Readable>;
+  close(): Promise<void> | void;
+}
+
+const gone = (): JumpseatError =>
+  new JumpseatError(
+    JUMPSEAT_ERR_NOT_FOUND,
+    'the saved output is gone: the newest 20 of each agent are kept',
+  );
+
+const notClipped = (): JumpseatError =>
+  new JumpseatError(
+    JUMPSEAT_ERR_NOT_FOUND,
+    'this call was not clipped: its result holds its whole output',
+  );
+
 const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = async (
   app,
-  { history, dir },
+  { history, dir, remote },
 ) => {
+  /** The saved output of the call, or of the file a remote shell's call saved; 404 else. */
+  const locate = (id: string, callId: string, principal: Principal): SavedOutput => {
+    const calls = history.calls(id);
+    if (calls === undefined) return locateOnHost(id, callId, principal);
+    const call = calls.find((candidate) => candidate.id === callId);
+    if (call === undefined) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_NOT_FOUND,
+        `session ${JSON.stringify(id)} has no call ${JSON.stringify(callId)}`,
+      );
+    }
+    const named = savedOutputIn(call.output);
+    const session = history.session(id);
+    const agent = session?.agent ?? null;
+    if (named === null || agent === null) throw notClipped();
+    const name = basename(named);
+    if (session?.host !== undefined && remote !== null) {
+      if (!isSavedOutputName(name)) throw notClipped();
+      return { agent, name, host: session.host };
+    }
+    const path = savedOutputPath(dir, agent, name);
+    if (path === null) throw notClipped();
+    return { agent, path };
+  };
+
+  /** A shell on a joined host, whose calls this server does not record: `callId` names the
+   *  file, and only a name the engine gives its files, in the shell's agent's folder, is read. */
+  const locateOnHost = (id: string, callId: string, principal: Principal): SavedOutput => {
+    const shell = remote?.directory.sessions().find((session) => session.id === id);
+    if (shell?.host === undefined || !canSeeSession(principal, shell)) throw noSuchSession(id);
+    if (shell.agent === null || !isSavedOutputName(callId)) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_NOT_FOUND,
+        `session ${JSON.stringify(id)} runs on host ${shell.host}, whose calls are not recorded here: name a saved output by its file name (the end of its result's "[full output saved to …]" line), not ${JSON.stringify(callId)}`,
+      );
+    }
+    return { agent: shell.agent, name: callId, host: shell.host };
+  };
+
+  const open = async (saved: SavedOutput): Promise<OpenedOutput> => {
+    if ('path' in saved) {
+      // An unsandboxed shell can write this folder: only a plain file of ours is served,
+      // never through a link, and a FIFO planted there cannot make the open wait.
+      const opened = await openUntrusted(saved.path).catch(() => null);
+      if (opened === null) throw gone();
+      const { handle, size } = opened;
+      return {
+        size,
+        stream: async (start, end) => createReadStream('', { fd: handle, start, end }),
+        close: () => handle.close(),
+      };
+    }
+    const host = remote?.directory.hosts.get(saved.host);
+    if (host === undefined || remote === null) {
+      throw new JumpseatError(
+        JUMPSEAT_ERR_HOST_UNREACHABLE,
+        `host ${saved.host} cannot be reached: it was forgotten, and its saved outputs with it`,
+      );
+    }
+    return remote.files.open(host, saved.agent, saved.name);
+  };
+
   app.get(
     '/api/sessions/:id/calls/:callId/output',
     {
@@ -54,36 +150,19 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
     },
     async (request, reply) => {
       const { id, callId } = request.params;
-      const calls = history.calls(id);
-      if (calls === undefined) throw noSuchSession(id);
-      const call = calls.find((candidate) => candidate.id === callId);
-      if (call === undefined) {
-        throw new JumpseatError(
-          JUMPSEAT_ERR_NOT_FOUND,
-          `session ${JSON.stringify(id)} has no call ${JSON.stringify(callId)}`,
-        );
+      const saved = locate(id, callId, request.principal as Principal);
+      const file = await open(saved);
+      const { size } = file;
+      const range = byteRange(request.headers.range, size);
+      let body: Readable | null = null;
+      if (range !== 'unsatisfiable' && size > 0) {
+        const { start, end } = range ?? { start: 0, end: size - 1 };
+        // Before any header: a host lost before the first byte is a refusal of its own.
+        body = await file.stream(start, end);
+      } else {
+        await file.close();
       }
-      const named = savedOutputIn(call.output);
-      const agent = history.session(id)?.agent ?? null;
-      const path =
-        named === null || agent === null ? null : savedOutputPath(dir, agent, basename(named));
-      if (path === null) {
-        throw new JumpseatError(
-          JUMPSEAT_ERR_NOT_FOUND,
-          'this call was not clipped: its result holds its whole output',
-        );
-      }
-      // An unsandboxed shell can write this folder: only a plain file of ours is served,
-      // never through a link, and a FIFO planted there cannot make the open wait.
-      const opened = await openUntrusted(path).catch(() => null);
-      if (opened === null) {
-        throw new JumpseatError(
-          JUMPSEAT_ERR_NOT_FOUND,
-          'the saved output is gone: the newest 20 of each agent are kept',
-        );
-      }
-      const { handle: file, size } = opened;
-      const name = `${agent}-${basename(path)}`;
+      const name = `${saved.agent}-${'path' in saved ? basename(saved.path) : saved.name}`;
       reply
         .type('text/plain; charset=utf-8')
         .header('cache-control', 'no-store')
@@ -94,9 +173,7 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
           'content-disposition',
           `${request.query.download === true ? 'attachment' : 'inline'}; filename="${name}"`,
         );
-      const range = byteRange(request.headers.range, size);
       if (range === 'unsatisfiable') {
-        await file.close();
         return reply
           .status(HTTP_RANGE_NOT_SATISFIABLE)
           .header('content-range', `bytes */${size}`)
@@ -107,13 +184,11 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
         reply.status(HTTP_PARTIAL).header('content-range', `bytes ${start}-${end}/${size}`);
       }
       reply.header('content-length', Math.max(0, end - start + 1));
-      if (size === 0) {
-        await file.close();
-        return reply.send('');
-      }
-      // Streamed from the file: Fastify pipes a stream as is (the typed reply knows strings).
+      if (body === null) return reply.send('');
+      // Streamed (Fastify pipes a stream as is; the typed reply knows strings). A stream that
+      // fails after its first byte (a host's link dropped) cuts the reply off, never short.
       const untyped: FastifyReply = reply;
-      return untyped.send(createReadStream('', { fd: file, start, end }));
+      return untyped.send(body);
     },
   );
 };

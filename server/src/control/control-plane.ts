@@ -7,10 +7,13 @@ import type { Config } from '../config/config.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { HostDirectory } from './joined-hosts.ts';
 import { RemoteCalls } from './remote-calls.ts';
+import { RemoteFiles } from './remote-files.ts';
 
 export interface ControlPlane {
   readonly directory: HostDirectory;
   readonly calls: RemoteCalls;
+  /** The saved outputs of the hosts' shells, read through their links. */
+  readonly files: RemoteFiles;
   readonly tools: EngineToolService;
 }
 
@@ -18,5 +21,5 @@ export interface ControlPlane {
 export function createControlPlane(config: Config, local: EngineToolService): ControlPlane {
   const directory = new HostDirectory(config.hostGraceMs);
   const calls = new RemoteCalls(directory, (dialect) => config.dialects[dialect]);
-  return { directory, calls, tools: calls.service(local) };
+  return { directory, calls, files: new RemoteFiles(directory), tools: calls.service(local) };
 }

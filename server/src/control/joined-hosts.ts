@@ -136,6 +136,9 @@ export class HostDirectory {
   readonly onSession = new Emitter<SessionInfo>();
   /** A live shell of a host is known here for the first time (history follows it). */
   readonly onShellAdopted = new Emitter<RemoteShell>();
+  /** A host's link ended (dropped, replaced by a newer one, or the control plane stops):
+   *  what streamed over it (a saved output) cannot go on. */
+  readonly onLinkDown = new Emitter<JoinedHost>();
   private ended: SessionInfo[] = [];
   private readonly creditTimers = new Map<JoinedHost, NodeJS.Timeout>();
 
@@ -171,7 +174,10 @@ export class HostDirectory {
       this.hosts.set(host.name, host);
     }
     // The newer link wins: the old one is a dead socket the silence check has not caught yet.
-    host.connection?.close(LINK_CLOSE.replaced, 'a newer link of this host took over');
+    if (host.connection !== null) {
+      host.connection.close(LINK_CLOSE.replaced, 'a newer link of this host took over');
+      this.onLinkDown.fire(host);
+    }
     host.connection = connection;
     clearTimeout(host.graceTimer);
     host.graceTimer = undefined;
@@ -200,6 +206,7 @@ export class HostDirectory {
   disconnected(host: JoinedHost, connection: LinkConnection): void {
     if (host.connection !== connection) return;
     host.connection = null;
+    this.onLinkDown.fire(host);
     clearTimeout(host.graceTimer);
     host.graceTimer = setTimeout(() => this.loseHost(host), this.graceMs);
   }
@@ -298,6 +305,7 @@ export class HostDirectory {
       clearTimeout(host.graceTimer);
       host.connection?.close(1001, 'the control plane is stopping');
       host.connection = null;
+      this.onLinkDown.fire(host);
     }
     for (const timer of this.creditTimers.values()) clearTimeout(timer);
   }

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import type { RawData, WebSocket } from 'ws';
 import {
   type ControlMessage,
+  decodeLinkFileChunk,
   decodeLinkOutput,
   decodeViewerFrame,
   LINK_CLOSE,
@@ -22,6 +23,7 @@ import {
 import type { Principal } from '../auth/principal.ts';
 import type { HostDirectory, JoinedHost, LinkConnection } from './joined-hosts.ts';
 import type { RemoteCalls } from './remote-calls.ts';
+import type { RemoteFiles } from './remote-files.ts';
 import type { RemoteViewers } from './remote-viewers.ts';
 
 export interface LinkEndpointOptions {
@@ -29,6 +31,8 @@ export interface LinkEndpointOptions {
   readonly directory: HostDirectory | null;
   readonly calls: RemoteCalls | null;
   readonly viewers: RemoteViewers | null;
+  /** Saved outputs read from the hosts (null with `directory`). */
+  readonly files: RemoteFiles | null;
 }
 
 function refuseNonHosts(principal: Principal): string | undefined {
@@ -37,7 +41,7 @@ function refuseNonHosts(principal: Principal): string | undefined {
 
 const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
   app,
-  { directory, calls, viewers },
+  { directory, calls, viewers, files },
 ) => {
   app.get(
     LINK_PATH,
@@ -79,6 +83,11 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
             if (frame !== null) directory.output(host, frame);
             return;
           }
+          const chunk = decodeLinkFileChunk(bytes);
+          if (chunk !== null) {
+            files?.chunk(host, chunk);
+            return;
+          }
           const frame = decodeViewerFrame(bytes);
           if (frame !== null) viewers.frame(host, frame);
           return;
@@ -114,6 +123,8 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
           calls.answered(host, message);
         } else if (message.type === 'viewer_closed') {
           viewers.closedByHost(host, message.viewerId, message.code, message.reason);
+        } else if (message.type === 'file_opened' || message.type === 'file_error') {
+          files?.received(host, message);
         } else directory.received(host, message);
       });
       socket.on('close', () => {

@@ -103,7 +103,7 @@ export class HostLink {
     return true;
   }
 
-  /** Sends one binary frame (a relayed viewer's); false when the link is down. */
+  /** Sends one binary frame (a relayed viewer's, a saved output's chunk); false when the link is down. */
   sendFrame(frame: Uint8Array): boolean {
     if (!this.up || this.socket?.readyState !== WebSocket.OPEN) return false;
     this.socket.send(frame);

@@ -19,6 +19,7 @@ import { LinkOutbox } from '../link/output-outbox.ts';
 import { DisposableStore } from '../pty/disposable.ts';
 import type { Shell } from '../session/shell.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
+import { HostFiles, type HostFilesPort } from './host-files.ts';
 
 /** A shell's info changes are sent at most this often (a fast agent changes state per call). */
 const INFO_UPDATE_MS = 16;
@@ -26,7 +27,7 @@ const INFO_UPDATE_MS = 16;
 const MAX_REPORTED_WORKSPACES = 10_000;
 
 /** What the engine needs of the link: send a message (false when down), and send output. */
-export interface HostLinkPort {
+export interface HostLinkPort extends HostFilesPort {
   send(message: HostMessage): boolean;
   pumpOutput(): void;
 }
@@ -39,6 +40,8 @@ interface RunningCall {
 
 export class HostShells {
   readonly outbox = new LinkOutbox();
+  /** The saved outputs the control plane reads through the link. */
+  readonly files: HostFiles;
   private readonly calls = new Map<string, RunningCall>();
   private readonly watched = new Map<string, DisposableStore>();
   private readonly infoTimers = new Map<string, NodeJS.Timeout>();
@@ -49,6 +52,7 @@ export class HostShells {
     private readonly workspaceRoot: string,
     private readonly link: HostLinkPort,
   ) {
+    this.files = new HostFiles(tools.spill.dir, link);
     for (const shell of tools.registry.shells()) this.watch(shell);
     this.disposables.add(tools.registry.onShellAdded.on((shell) => this.watch(shell)));
     this.disposables.add(tools.registry.onShellRemoved.on((shell) => this.unwatch(shell)));
@@ -110,6 +114,12 @@ export class HostShells {
       case 'viewer_close':
         // The link's, and the relayed viewers' (host-viewers.ts).
         break;
+      case 'file_open':
+      case 'file_read':
+      case 'file_credit':
+      case 'file_close':
+        this.files.handle(message);
+        break;
     }
   }
 
@@ -135,6 +145,7 @@ export class HostShells {
 
   dispose(): void {
     this.disposables.dispose();
+    this.files.dispose();
     for (const store of this.watched.values()) store.dispose();
     for (const timer of this.infoTimers.values()) clearTimeout(timer);
   }

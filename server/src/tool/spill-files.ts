@@ -191,6 +191,11 @@ export function savedOutputPath(dir: string, agent: string, fileName: string): s
   return join(resolve(dir), agent, fileName);
 }
 
+/** Whether `fileName` is a name this module gives its files (a timestamp and random hex). */
+export function isSavedOutputName(fileName: string): boolean {
+  return FILE_NAME.test(fileName);
+}
+
 function checkAgent(agent: string): void {
   // The id becomes a directory name: the pattern rules out `..`, separators and dot-files.
   if (!AGENT_ID_REGEX.test(agent)) throw new Error(`invalid agent id: ${JSON.stringify(agent)}`);
