@@ -1,12 +1,13 @@
 /**
  * The full-output route for a shell on a joined host, with real processes: a pure control
  * plane and one `jumpseat host`. A clipped call's saved file is read through the host's link,
- * byte for byte, whole and by range; only that shell's agent's files are served; a link that
+ * byte for byte, whole and by range; only that shell's calls' files are served (symlinks and
+ * other agents' files are refused on the host: host-files.test.ts); a link that
  * drops mid-transfer cuts the reply off; a host killed (SIGKILL) or forgotten is 503
  * `HOST_UNREACHABLE`, named.
  */
-import { readFileSync, symlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { savedOutputIn } from '../src/tool/contract-text.ts';
 import { HostCluster, type HostProcess, PROCESS_START_MS } from './support/host-cluster.ts';
@@ -14,9 +15,10 @@ import { HostCluster, type HostProcess, PROCESS_START_MS } from './support/host-
 const cluster = new HostCluster();
 let host: HostProcess;
 
-/** A clipped call of `agent` on the host: its session, its saved file's name and bytes. */
+/** A clipped call of `agent` on the host: its session and id, its saved file's name and bytes. */
 interface Saved {
   readonly session: string;
+  readonly callId: string;
   readonly name: string;
   readonly path: string;
   readonly bytes: Buffer;
@@ -29,12 +31,25 @@ async function clippedCall(agent: string, command: string): Promise<Saved> {
   if (path === null) throw new Error(`not clipped: ${call.output}`);
   const session = (await cluster.sessions()).find((s) => s.agent === agent);
   expect(session?.host).toBe('fo1');
+  // The control plane recorded the call from the link, with the host's exact result.
+  const calls = (await (await cluster.request(`/api/sessions/${session?.id}/calls`)).json()) as {
+    id: string;
+    output: string;
+  }[];
+  const recorded = calls.at(-1);
+  expect(recorded?.output).toBe(call.output);
   // Every process runs on this machine: the host's file is read here to compare with.
-  return { session: session?.id ?? '', name: basename(path), path, bytes: readFileSync(path) };
+  return {
+    session: session?.id ?? '',
+    callId: recorded?.id ?? '',
+    name: basename(path),
+    path,
+    bytes: readFileSync(path),
+  };
 }
 
-const outputPath = (session: string, name: string): string =>
-  `/api/sessions/${session}/calls/${encodeURIComponent(name)}/output`;
+const outputPath = (session: string, callId: string): string =>
+  `/api/sessions/${session}/calls/${encodeURIComponent(callId)}/output`;
 
 async function errorOf(response: Response): Promise<{ code: string; message: string }> {
   return ((await response.json()) as { error: { code: string; message: string } }).error;
@@ -58,14 +73,14 @@ describe('the full output of a call on a joined host', () => {
   it('is read through the link, byte for byte, inline or as a download', async () => {
     expect(a.bytes.length).toBeGreaterThan(2 * 1024 * 1024);
     expect(a.bytes.subarray(0, 8).toString()).toBe('1\n2\n3\n4\n');
-    const response = await cluster.request(outputPath(a.session, a.name));
+    const response = await cluster.request(outputPath(a.session, a.callId));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(response.headers.get('content-length')).toBe(String(a.bytes.length));
     expect(response.headers.get('accept-ranges')).toBe('bytes');
     expect(response.headers.get('content-disposition')).toBe(`inline; filename="fo-a-${a.name}"`);
     expect(Buffer.from(await response.arrayBuffer()).equals(a.bytes)).toBe(true);
-    const download = await cluster.request(`${outputPath(b.session, b.name)}?download=1`);
+    const download = await cluster.request(`${outputPath(b.session, b.callId)}?download=1`);
     expect(download.status).toBe(200);
     expect(download.headers.get('content-disposition')).toBe(
       `attachment; filename="fo-b-${b.name}"`,
@@ -75,7 +90,7 @@ describe('the full output of a call on a joined host', () => {
 
   it('honours a single Range: a span, a suffix, and 416 past the end', async () => {
     const size = a.bytes.length;
-    const span = await cluster.request(outputPath(a.session, a.name), {
+    const span = await cluster.request(outputPath(a.session, a.callId), {
       headers: { range: 'bytes=1048570-1048579' },
     });
     expect(span.status).toBe(206);
@@ -84,42 +99,41 @@ describe('the full output of a call on a joined host', () => {
     expect(Buffer.from(await span.arrayBuffer()).equals(a.bytes.subarray(1048570, 1048580))).toBe(
       true,
     );
-    const suffix = await cluster.request(outputPath(a.session, a.name), {
+    const suffix = await cluster.request(outputPath(a.session, a.callId), {
       headers: { range: 'bytes=-7' },
     });
     expect(suffix.status).toBe(206);
     expect(suffix.headers.get('content-range')).toBe(`bytes ${size - 7}-${size - 1}/${size}`);
     expect(await suffix.text()).toBe(a.bytes.subarray(size - 7).toString());
-    const past = await cluster.request(outputPath(a.session, a.name), {
+    const past = await cluster.request(outputPath(a.session, a.callId), {
       headers: { range: `bytes=${size}-` },
     });
     expect(past.status).toBe(416);
     expect(past.headers.get('content-range')).toBe(`bytes */${size}`);
   });
 
-  it('is 404 for a name that is not a file of that shell’s agent', async () => {
-    // Another agent's real file, asked for through this agent's shell.
-    const other = await cluster.request(outputPath(a.session, b.name));
-    expect(other.status).toBe(404);
-    expect(await errorOf(other)).toEqual({
-      code: 'NOT_FOUND',
-      message: 'the saved output is gone: the newest 20 of each agent are kept',
-    });
-    // A link the agent could plant in its own folder, named as the engine names files.
-    const planted = '20200101T000000000Z-0badc0de.txt';
-    symlinkSync(b.path, join(dirname(a.path), planted));
-    const linked = await cluster.request(outputPath(a.session, planted));
-    expect(linked.status).toBe(404);
-    expect((await errorOf(linked)).code).toBe('NOT_FOUND');
-    for (const name of ['notes.txt', `../fo-b/${b.name}`, 'a-call-id']) {
-      const response = await cluster.request(outputPath(a.session, name));
-      expect(response.status, name).toBe(404);
+  it('is 404 for a call that is not that shell’s, or was not clipped, or no shell', async () => {
+    // Another agent's clipped call, asked for through this agent's shell; a saved file's name.
+    for (const callId of [b.callId, a.name, '../fo-b/x']) {
+      const response = await cluster.request(outputPath(a.session, callId));
+      expect(response.status, callId).toBe(404);
       expect(await errorOf(response)).toEqual({
         code: 'NOT_FOUND',
-        message: `session "${a.session}" runs on host fo1, whose calls are not recorded here: name a saved output by its file name (the end of its result's "[full output saved to …]" line), not ${JSON.stringify(name)}`,
+        message: `session ${JSON.stringify(a.session)} has no call ${JSON.stringify(callId)}`,
       });
     }
-    const unknown = await cluster.request(outputPath('no-such-session', a.name));
+    const whole = await cluster.call('fo-a', 'echo short');
+    expect(whole).toEqual({ status: 200, output: 'short' });
+    const calls = (await (await cluster.request(`/api/sessions/${a.session}/calls`)).json()) as {
+      id: string;
+    }[];
+    const unclipped = await cluster.request(outputPath(a.session, calls.at(-1)?.id ?? ''));
+    expect(unclipped.status).toBe(404);
+    expect(await errorOf(unclipped)).toEqual({
+      code: 'NOT_FOUND',
+      message: 'this call was not clipped: its result holds its whole output',
+    });
+    const unknown = await cluster.request(outputPath('no-such-session', a.callId));
     expect(unknown.status).toBe(404);
     expect(await errorOf(unknown)).toEqual({
       code: 'NOT_FOUND',
@@ -136,7 +150,7 @@ describe('a host that goes away', () => {
       'yes 0123456789012345678901234567890123456789012345678901234567890123456789 | head -n 450000',
     );
     expect(big.bytes.length).toBeGreaterThan(30_000_000);
-    const response = await cluster.request(outputPath(big.session, big.name));
+    const response = await cluster.request(outputPath(big.session, big.callId));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-length')).toBe(String(big.bytes.length));
     const reader = response.body?.getReader();
@@ -164,7 +178,7 @@ describe('a host that goes away', () => {
       'fo1 to be unreachable',
       30_000,
     );
-    const response = await cluster.request(outputPath(a.session, a.name));
+    const response = await cluster.request(outputPath(a.session, a.callId));
     expect(response.status).toBe(503);
     expect(await errorOf(response)).toEqual({
       code: 'HOST_UNREACHABLE',
@@ -174,7 +188,7 @@ describe('a host that goes away', () => {
 
   it('forgotten: 503 HOST_UNREACHABLE saying so', async () => {
     expect((await cluster.request('/api/hosts/fo1', { method: 'DELETE' })).status).toBe(204);
-    const response = await cluster.request(outputPath(a.session, a.name));
+    const response = await cluster.request(outputPath(a.session, a.callId));
     expect(response.status).toBe(503);
     expect(await errorOf(response)).toEqual({
       code: 'HOST_UNREACHABLE',

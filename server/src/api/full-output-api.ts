@@ -5,8 +5,8 @@
  * ever served; `?download=1` makes it an attachment; a single `Range: bytes=` is honoured so
  * a page can show the start of a 256 MiB file. A shell on a joined host saved it there: it is
  * read through the host's link (remote-files.ts), and a host out of reach is 503
- * `HOST_UNREACHABLE`. The calls of such a shell are not recorded here yet, so for one the
- * call is named by its saved file's name (the last part of that line).
+ * `HOST_UNREACHABLE`. Its calls are this server's history's like any (recorded from the link),
+ * so the same rules pick the file.
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -15,7 +15,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
-import { canSeeSession, type Principal } from '../auth/principal.ts';
 import type { HostDirectory } from '../control/joined-hosts.ts';
 import { JUMPSEAT_ERR_HOST_UNREACHABLE, type RemoteFiles } from '../control/remote-files.ts';
 import { JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
@@ -72,10 +71,10 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
   app,
   { history, dir, remote },
 ) => {
-  /** The saved output of the call, or of the file a remote shell's call saved; 404 else. */
-  const locate = (id: string, callId: string, principal: Principal): SavedOutput => {
+  /** The saved output of the call, here or on the joined host that ran it; 404 else. */
+  const locate = (id: string, callId: string): SavedOutput => {
     const calls = history.calls(id);
-    if (calls === undefined) return locateOnHost(id, callId, principal);
+    if (calls === undefined) throw noSuchSession(id);
     const call = calls.find((candidate) => candidate.id === callId);
     if (call === undefined) {
       throw new JumpseatError(
@@ -95,20 +94,6 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
     const path = savedOutputPath(dir, agent, name);
     if (path === null) throw notClipped();
     return { agent, path };
-  };
-
-  /** A shell on a joined host, whose calls this server does not record: `callId` names the
-   *  file, and only a name the engine gives its files, in the shell's agent's folder, is read. */
-  const locateOnHost = (id: string, callId: string, principal: Principal): SavedOutput => {
-    const shell = remote?.directory.sessions().find((session) => session.id === id);
-    if (shell?.host === undefined || !canSeeSession(principal, shell)) throw noSuchSession(id);
-    if (shell.agent === null || !isSavedOutputName(callId)) {
-      throw new JumpseatError(
-        JUMPSEAT_ERR_NOT_FOUND,
-        `session ${JSON.stringify(id)} runs on host ${shell.host}, whose calls are not recorded here: name a saved output by its file name (the end of its result's "[full output saved to …]" line), not ${JSON.stringify(callId)}`,
-      );
-    }
-    return { agent: shell.agent, name: callId, host: shell.host };
   };
 
   const open = async (saved: SavedOutput): Promise<OpenedOutput> => {
@@ -150,7 +135,7 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
     },
     async (request, reply) => {
       const { id, callId } = request.params;
-      const saved = locate(id, callId, request.principal as Principal);
+      const saved = locate(id, callId);
       const file = await open(saved);
       const { size } = file;
       const range = byteRange(request.headers.range, size);
