@@ -41,6 +41,25 @@ it(
       status: 200,
       output: '42\n/tmp\nhi there',
     });
+    // The restarted control plane's history has the calls of both lives, and one recording:
+    // an asciicast with one header, holding the output from before and after the restart.
+    const calls = (await (await cluster.request(`/api/sessions/${after?.id}/calls`)).json()) as {
+      output: string;
+    }[];
+    expect(calls.map((call) => call.output)).toEqual(['set', '42\n/tmp\nhi there']);
+    await cluster.waitFor(
+      async () => {
+        const response = await cluster.request(`/api/sessions/${after?.id}/recording`);
+        return response.status === 200 && (await response.text()).includes('hi there');
+      },
+      'the recording to hold the call after the restart',
+      20_000,
+    );
+    const recording = await (await cluster.request(`/api/sessions/${after?.id}/recording`)).text();
+    const lines = recording.trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('{')).length).toBe(1);
+    for (const line of lines.slice(1)) expect(Array.isArray(JSON.parse(line))).toBe(true);
+    expect(recording).toContain('set');
   },
   3 * PROCESS_START_MS,
 );

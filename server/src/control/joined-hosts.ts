@@ -121,6 +121,9 @@ export class JoinedHost {
   }
 }
 
+/** What a host's shell id may be (the engine's are UUIDs). */
+const SHELL_ID = /^[A-Za-z0-9-]{1,100}$/;
+
 /** An agent's shell of one dialect: what a host may hold once the control plane placed it. */
 export function placementKey(agent: string, dialect: Dialect): string {
   return `${agent}\u0000${dialect}`;
@@ -361,6 +364,8 @@ export class HostDirectory {
    * the control plane no longer knows where it placed what.
    */
   private mayHold(host: JoinedHost, info: SessionInfo, inHello: boolean): boolean {
+    // The engine's ids are UUIDs; an id is a file name in the history's recordings.
+    if (!SHELL_ID.test(info.id)) return false;
     for (const other of this.hosts.values()) {
       if (other === host) continue;
       if (other.shells.has(info.id)) return false;

@@ -150,6 +150,26 @@ export class ViewerConnection {
 /** Closes `socket` with a code and reason; cut after a grace if the peer never answers. */
 export function closeWithReason(socket: ViewerSocket, code: number, reason: string): void {
   if (socket.readyState !== socket.OPEN) return;
-  socket.close(code, reason);
+  // ws throws on a code a peer may not be sent or a reason past 123 bytes: a relayed host's
+  // words are cut to fit, never a throw.
+  socket.close(sendableCloseCode(code) ? code : CLOSE_INTERNAL_ERROR, fittedReason(reason));
   setTimeout(() => socket.terminate(), VIEWER_CLOSE_GRACE_MS).unref();
+}
+
+/** A WebSocket close reason is at most 123 bytes of UTF-8. */
+const CLOSE_REASON_MAX_BYTES = 123;
+const CLOSE_INTERNAL_ERROR = 1011;
+
+/** Codes an endpoint may send (RFC 6455 7.4): 1000–1003, 1007–1014, and 3000–4999. */
+function sendableCloseCode(code: number): boolean {
+  if (!Number.isInteger(code)) return false;
+  if (code >= 3000 && code <= 4999) return true;
+  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014);
+}
+
+function fittedReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= CLOSE_REASON_MAX_BYTES) return reason;
+  const points = [...reason];
+  while (Buffer.byteLength(points.join('')) > CLOSE_REASON_MAX_BYTES) points.pop();
+  return points.join('');
 }

@@ -3,7 +3,7 @@
  * `<id>.2.cast`, … once a part passes the rotation size — appended with whole lines only,
  * and the retention that deletes the oldest files by age and by total size.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { appendFile, readdir, readFile, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AsciicastHeader } from '../../../shared/src/asciicast.ts';
@@ -45,7 +45,23 @@ export class RecordingFiles {
       header,
       this.limits,
       context,
+      this.lastPart(sessionId),
     );
+  }
+
+  /**
+   * The last part on disk of a recording begun before (a joined host's shell followed again
+   * by a restarted control plane): it goes on there, under the header it has.
+   */
+  private lastPart(sessionId: string): WrittenPart | undefined {
+    let found: WrittenPart | undefined;
+    for (let part = 1; ; part++) {
+      try {
+        found = { part, bytes: statSync(this.partPath(sessionId, part)).size };
+      } catch {
+        return found;
+      }
+    }
   }
 
   /** The shell's whole recording (its parts joined), or null when none is on disk. */
@@ -128,6 +144,12 @@ interface PlannedWrite {
   kept: boolean;
 }
 
+/** A recording's part already on disk, and its size. */
+interface WrittenPart {
+  readonly part: number;
+  readonly bytes: number;
+}
+
 /**
  * Appends one shell's event lines, in order, one write per batch and part: each part starts
  * with the header, and a batch that would take a part past the rotation size goes on in the
@@ -164,7 +186,14 @@ export class RecordingWriter {
     private readonly header: AsciicastHeader,
     private readonly limits: RecordingLimits,
     private readonly context: RecordingWriterContext = { disk: null, markerLine: () => '' },
-  ) {}
+    written?: WrittenPart,
+  ) {
+    if (written === undefined) return;
+    this.part = written.part;
+    this.partBytes = written.bytes;
+    this.partEvents = 1;
+    this.sizes.set(pathOf(written.part), written.bytes);
+  }
 
   /** The first write error, if any (with a budget, failed writes wait instead). */
   get error(): Error | null {
