@@ -6,7 +6,6 @@
  * socket. The namespace and the veth pair are removed at the end, even on failure.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './support/http-server.ts';
 import { SANDBOX_WORKS } from './support/sandbox-check.ts';
+import { netnsUnavailable, TestNetns } from './support/test-netns.ts';
 
 /** The test host's /30 is 10.231.<random>.0: .1 on the host's side, .2 in the test host. */
 const SUBNET_PREFIX = '10.231';
@@ -28,12 +28,12 @@ const LISTEN_POLL_MS = 100;
 const CI = process.env.CI === 'true' || process.env.CI === '1';
 
 function whyNot(): string | null {
-  if (process.getuid?.() !== 0) return 'a test host in a network namespace needs root';
+  const netns = netnsUnavailable();
+  if (netns !== null) return netns;
   try {
-    execFileSync('ip', ['-V'], { stdio: 'ignore' });
     execFileSync('pasta', ['--version'], { stdio: 'ignore' });
   } catch {
-    return 'ip (iproute2) and pasta (passt) are needed';
+    return 'pasta (passt) is needed';
   }
   return null;
 }
@@ -44,20 +44,12 @@ if (reason !== null) {
   process.stdout.write(`sandbox network tests: NOT RUN — ${reason}\n`);
 }
 
-const tag = randomBytes(3).toString('hex');
-const namespace = `js-net-${tag}`;
-const hostVeth = `jsh${tag}`;
-const hostVethPeer = `jsn${tag}`;
-const subnet = `${SUBNET_PREFIX}.${randomInt(0, 256)}`;
-const testHost = `${subnet}.2`;
+const machine = new TestNetns('net', SUBNET_PREFIX);
+const testHost = machine.inner;
 
 let server: TestServer;
 let scratch: string;
 let listener: ChildProcess | null = null;
-
-function ip(...args: string[]): void {
-  execFileSync('ip', args, { stdio: 'pipe' });
-}
 
 function reachable(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -90,17 +82,7 @@ except OSError as e:
 
 function removeTestHost(): void {
   listener?.kill('SIGKILL');
-  // Deleting the namespace deletes the veth end inside it, and so the pair.
-  for (const args of [
-    ['netns', 'del', namespace],
-    ['link', 'del', hostVeth],
-  ]) {
-    try {
-      ip(...args);
-    } catch {
-      // Not made, or gone with the namespace.
-    }
-  }
+  machine.remove();
 }
 
 describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only', () => {
@@ -108,18 +90,12 @@ describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only',
     scratch = mkdtempSync(join(tmpdir(), 'jumpseat-net-test-'));
     writeFileSync(join(scratch, 'hello.txt'), 'hello from the test host\n');
     try {
-      ip('netns', 'add', namespace);
-      ip('link', 'add', hostVeth, 'type', 'veth', 'peer', 'name', hostVethPeer);
-      ip('link', 'set', hostVethPeer, 'netns', namespace);
-      ip('addr', 'add', `${subnet}.1/30`, 'dev', hostVeth);
-      ip('link', 'set', hostVeth, 'up');
-      ip('-n', namespace, 'addr', 'add', `${testHost}/30`, 'dev', hostVethPeer);
-      ip('-n', namespace, 'link', 'set', hostVethPeer, 'up');
-      ip('-n', namespace, 'link', 'set', 'lo', 'up');
+      machine.create();
+      const [command = 'ip', ...prefix] = machine.exec;
       listener = spawn(
-        'ip',
+        command,
         [
-          ...['netns', 'exec', namespace],
+          ...prefix,
           ...['python3', '-m', 'http.server', String(TEST_HOST_PORT)],
           ...['--bind', testHost, '--directory', scratch],
         ],

@@ -18,7 +18,8 @@ import {
   type ServerMessage,
 } from '../../../shared/src/live.ts';
 import { canControl, canSeeSession, type Principal } from '../auth/principal.ts';
-import { JUMPSEAT_ERR_HOST_UNREACHABLE, type RemoteViewers } from '../control/remote-viewers.ts';
+import { JUMPSEAT_ERR_HOST_UNREACHABLE } from '../control/remote-files.ts';
+import type { RemoteViewers } from '../control/remote-viewers.ts';
 import { JUMPSEAT_ERR_FORBIDDEN, JumpseatError } from '../errors.ts';
 import type { LiveHub } from '../live/live-hub.ts';
 import { closeWithReason } from '../live/viewer-connection.ts';

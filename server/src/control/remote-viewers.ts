@@ -10,12 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { LinkViewerFrame } from '../../../shared/src/link.ts';
 import { LIVE_CLOSE, type Viewer } from '../../../shared/src/live.ts';
-import type { ErrorSpec } from '../errors.ts';
 import { closeWithReason, VIEWER_MAX_BUFFERED_BYTES } from '../live/viewer-connection.ts';
 import type { HostDirectory, JoinedHost, LinkConnection, RemoteShell } from './joined-hosts.ts';
-
-/** The shell's host is not connected (away within its grace period, or gone). */
-export const JUMPSEAT_ERR_HOST_UNREACHABLE: ErrorSpec = { code: 'HOST_UNREACHABLE', status: 503 };
 
 /** The link protocol from which hosts serve relayed viewers. */
 const VIEWERS_FROM_PROTOCOL = 2;

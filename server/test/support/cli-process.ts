@@ -91,11 +91,13 @@ export async function serve(
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const deadline = Date.now() + startDeadlineMs;
   for (;;) {
-    const port = /^jumpseat listening on http:\/\/127\.0\.0\.1:(\d+)\//m.exec(stdout)?.[1];
-    if (port !== undefined) {
+    // 127.0.0.1 unless the test named an address (`--host`).
+    const [, address, port] =
+      /^jumpseat listening on http:\/\/([\d.]+):(\d+)\//m.exec(stdout) ?? [];
+    if (address !== undefined && port !== undefined) {
       return {
         process: child,
-        origin: `http://127.0.0.1:${port}`,
+        origin: `http://${address}:${port}`,
         exited,
         stdout: () => stdout,
         stderr: () => stderr,

@@ -90,18 +90,24 @@ export class HostCluster {
     return { status: response.status, ...((await response.json()) as object) };
   }
 
-  /** Starts `jumpseat host --join` with a new host token named `name`; resolves once joined. */
+  /**
+   * Starts `jumpseat host --join` with a new host token named `name`; resolves once joined.
+   * `launcher` runs it through a command first (`ip netns exec NS`: a machine of its own).
+   */
   async startHost(
     name: string,
     flags: readonly string[] = [],
     token?: string,
+    launcher: readonly string[] = [],
   ): Promise<HostProcess> {
     const hostToken = token ?? (await this.mint({ role: 'host', name }));
     const dir = join(this.root, `host-${name}`);
     mkdirSync(join(dir, 'workspace'), { recursive: true });
+    const [command = process.execPath, ...prefix] = [...launcher, process.execPath];
     const child = spawn(
-      process.execPath,
+      command,
       [
+        ...prefix,
         '--import',
         'tsx',
         'server/src/cli/bin.ts',
