@@ -10,7 +10,11 @@ import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { LinkViewerFrame } from '../../../shared/src/link.ts';
 import { LIVE_CLOSE, type Viewer } from '../../../shared/src/live.ts';
-import { closeWithReason, VIEWER_MAX_BUFFERED_BYTES } from '../live/viewer-connection.ts';
+import {
+  closeIfStalled,
+  closeWithReason,
+  VIEWER_MAX_BUFFERED_BYTES,
+} from '../live/viewer-connection.ts';
 import type { HostDirectory, JoinedHost, LinkConnection, RemoteShell } from './joined-hosts.ts';
 
 /** The link protocol from which hosts serve relayed viewers. */
@@ -115,12 +119,7 @@ export class RemoteViewers {
     if (relay === undefined || relay.host !== host) return;
     const { socket } = relay;
     if (socket.readyState !== socket.OPEN) return;
-    if (socket.bufferedAmount > MAX_RELAYED_BUFFERED_BYTES) {
-      closeWithReason(
-        socket,
-        LIVE_CLOSE.tooSlow,
-        `this viewer stopped reading: over ${MAX_RELAYED_BUFFERED_BYTES} bytes waited unread`,
-      );
+    if (closeIfStalled(socket, MAX_RELAYED_BUFFERED_BYTES, 'viewer')) {
       this.end(relay, true);
       return;
     }

@@ -17,7 +17,7 @@ import {
   ShellChannel,
 } from './shell-channel.ts';
 import type { ViewerConnection, ViewerSocket } from './viewer-connection.ts';
-import { closeWithReason, VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
+import { closeIfStalled, closeWithReason, VIEWER_MAX_BUFFERED_BYTES } from './viewer-connection.ts';
 
 /** A shell nobody watches keeps its recent output this long, for viewers reconnecting. */
 const UNWATCHED_CHANNEL_GRACE_MS = 60_000;
@@ -295,13 +295,6 @@ export class LiveHub {
  */
 function sendTo(socket: WebSocket, message: DashboardMessage): void {
   if (socket.readyState !== socket.OPEN) return;
-  if (socket.bufferedAmount > VIEWER_MAX_BUFFERED_BYTES) {
-    closeWithReason(
-      socket,
-      LIVE_CLOSE.tooSlow,
-      `this dashboard stopped reading: over ${VIEWER_MAX_BUFFERED_BYTES} bytes waited unread`,
-    );
-    return;
-  }
+  if (closeIfStalled(socket, VIEWER_MAX_BUFFERED_BYTES, 'dashboard')) return;
   socket.send(JSON.stringify(message));
 }

@@ -156,6 +156,21 @@ export function closeWithReason(socket: ViewerSocket, code: number, reason: stri
   setTimeout(() => socket.terminate(), VIEWER_CLOSE_GRACE_MS).unref();
 }
 
+/**
+ * For sockets fed without a resync (a dashboard, a relayed viewer): past `bound` unsent bytes
+ * the peer stopped reading, and is closed with the reason (it reconnects and starts over).
+ * True when it was closed.
+ */
+export function closeIfStalled(socket: ViewerSocket, bound: number, what: string): boolean {
+  if (socket.bufferedAmount <= bound) return false;
+  closeWithReason(
+    socket,
+    LIVE_CLOSE.tooSlow,
+    `this ${what} stopped reading: over ${bound} bytes waited unread`,
+  );
+  return true;
+}
+
 /** A WebSocket close reason is at most 123 bytes of UTF-8. */
 const CLOSE_REASON_MAX_BYTES = 123;
 const CLOSE_INTERNAL_ERROR = 1011;
