@@ -2,8 +2,9 @@
  * `npm run bench`: jumpseat's speed and memory as ratios against baselines measured in the
  * same run on the same machine (absolute figures are printed too, for context only).
  * Starts the real server as a child process on loopback and drives it over HTTP.
- * `--shells N` lowers the many-shells step's 1,000 shells (scale-bench.ts); `--only NAME,…`
- * runs only the named steps (see STEPS).
+ * `--shells N` lowers the many-shells step's 1,000 shells (scale-bench.ts); `--hosts N` and
+ * `--host-shells N` size the joined hosts' step (hosts-bench.ts); `--only NAME,…` runs only
+ * the named steps (see STEPS).
  */
 import * as nodePty from 'node-pty';
 import { locatePwsh, PWSH_MISSING_HINT } from '../src/pty/pwsh-executable.ts';
@@ -23,6 +24,7 @@ import {
 import { cpuPerCall, throughputBenchmark } from './call-cost-bench.ts';
 import { churnBenchmarks } from './churn-bench.ts';
 import { cliBenchmarks } from './cli-bench.ts';
+import { hostsBenchmarks } from './hosts-bench.ts';
 import { liveBenchmarks } from './live-bench.ts';
 import { sandboxBenchmarks } from './sandbox-bench.ts';
 import { scaleBenchmarks, shellsFromArgv } from './scale-bench.ts';
@@ -202,6 +204,7 @@ const STEPS: Record<string, () => Promise<boolean[]>> = {
   sandbox: sandboxBenchmarks,
   live: liveBenchmarks,
   scale: () => scaleBenchmarks(shellsFromArgv(process.argv)),
+  hosts: () => hostsBenchmarks(process.argv),
 };
 
 function chosenSteps(argv: readonly string[]): (() => Promise<boolean[]>)[] {

@@ -4,7 +4,8 @@
  * cable is pulled (`ip link set … down`: no FIN, no RST) while a call runs:
  * - for less than the grace period: both sides notice the silence, the host re-links when the
  *   cable is back, and the call answers exactly, its output in the control plane's recording
- *   once each, with no gap and no repeat;
+ *   once each, with no gap and no repeat, and the call (it ended while the cable was out) in
+ *   the control plane's history;
  * - for more: the call answers that the shell was lost, the shell ends `host_lost`, and the
  *   agent's next call gets a new shell on the host once it is back.
  * The namespace and the pair are removed at the end, even on failure.
@@ -83,6 +84,12 @@ describe.runIf(reason === null)('a host on a machine of its own, its cable pulle
       status: 200,
       output: 'still-42',
     });
+    // The call ended while the cable was out: the host kept its story, and the control
+    // plane's history has it, between the calls before and after.
+    const calls = (await (await cluster.request(`/api/sessions/${session?.id}/calls`)).json()) as {
+      output: string;
+    }[];
+    expect(calls.map((c) => c.output)).toEqual(['across', lines, 'still-42']);
     // The control plane's recording got the stream resumed at its offset: each line once.
     await cluster.waitFor(
       async () => {

@@ -23,6 +23,9 @@ import { HostFiles, type HostFilesPort } from './host-files.ts';
 
 /** A shell's info changes are sent at most this often (a fast agent changes state per call). */
 const INFO_UPDATE_MS = 16;
+/** Stories (calls, control changes, keys) kept for a link that is down, at most: a busy
+ *  host's hour of calls; past it the oldest go (the agents had their answers). */
+const MAX_KEPT_STORIES = 10_000;
 /** Workspaces reported in the hello at most (placement needs the agents', not a census). */
 const MAX_REPORTED_WORKSPACES = 10_000;
 
@@ -43,6 +46,8 @@ export class HostShells {
   /** The saved outputs the control plane reads through the link. */
   readonly files: HostFiles;
   private readonly calls = new Map<string, RunningCall>();
+  /** Shells' stories told while the link was down, oldest first. */
+  private readonly keptStories: HostMessage[] = [];
   private readonly watched = new Map<string, DisposableStore>();
   private readonly infoTimers = new Map<string, NodeJS.Timeout>();
   private readonly disposables = new DisposableStore();
@@ -123,8 +128,12 @@ export class HostShells {
     }
   }
 
-  /** The link is back: answers kept meanwhile go up now. */
+  /** The link is back: what happened in the shells meanwhile, then the answers kept, go up. */
   deliverKeptAnswers(): void {
+    while (this.keptStories.length > 0) {
+      if (!this.link.send(this.keptStories[0] as HostMessage)) return;
+      this.keptStories.shift();
+    }
     for (const [id, call] of this.calls) {
       if (call.answer !== undefined && this.link.send(call.answer)) this.calls.delete(id);
     }
@@ -198,7 +207,11 @@ export class HostShells {
     const tell = (story: LinkShellStory['story']): void => {
       // Its info first: the control plane records a call with the shell's state at its end.
       this.flushInfo(shell);
-      this.link.send({ type: 'shell_story', shellId: shell.id, story });
+      const message: HostMessage = { type: 'shell_story', shellId: shell.id, story };
+      if (this.keptStories.length === 0 && this.link.send(message)) return;
+      // The link is down: the story waits for it (its newest part, within a bound).
+      this.keptStories.push(message);
+      if (this.keptStories.length > MAX_KEPT_STORIES) this.keptStories.shift();
     };
     const { human } = shell;
     store.add(shell.onCallStarted.on(({ command }) => tell({ kind: 'call_started', command })));
