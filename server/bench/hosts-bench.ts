@@ -7,7 +7,7 @@
  * size that step (3 × 500 by default).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -61,6 +61,7 @@ async function api(server: Server, path: string, body?: object): Promise<unknown
 async function startHost(plane: Server, name: string, maxShells: number): Promise<HostChild> {
   const { token } = (await api(plane, '/api/tokens', { role: 'host', name })) as { token: string };
   const dir = mkdtempSync(join(tmpdir(), `jumpseat-bench-${name}-`));
+  mkdirSync(join(dir, 'workspace'));
   const child = spawn(
     process.execPath,
     [

@@ -71,10 +71,12 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (
   app,
   { hub, publicUrl, remote },
 ) => {
-  const alive = new WeakMap<WebSocket, boolean>();
+  // Only this plugin's sockets: a host's link shares the WebSocket server and keeps its own
+  // watch (link-endpoint.ts); this one would cut it at its second round.
+  const alive = new Map<WebSocket, boolean>();
   const heartbeat = setInterval(() => {
-    for (const socket of app.websocketServer.clients) {
-      if (alive.get(socket) === false) {
+    for (const [socket, answered] of alive) {
+      if (!answered) {
         socket.terminate();
         continue;
       }
@@ -85,7 +87,10 @@ const liveApiPlugin: FastifyPluginAsyncTypebox<LiveApiOptions> = async (
   heartbeat.unref();
   const track = (socket: WebSocket): void => {
     alive.set(socket, true);
-    socket.on('pong', () => alive.set(socket, true));
+    socket.on('pong', () => {
+      if (alive.has(socket)) alive.set(socket, true);
+    });
+    socket.on('close', () => alive.delete(socket));
   };
   app.addHook('onClose', async () => {
     clearInterval(heartbeat);

@@ -65,7 +65,11 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
       let lastHeard = Date.now();
       const heartbeat = setInterval(() => {
         if (Date.now() - lastHeard > LINK_SILENCE_MS) {
-          socket.terminate();
+          // Timers run before sockets are read: after a stall of this process, what the host
+          // sent meanwhile is read first, and only then is silence silence.
+          setImmediate(() => {
+            if (Date.now() - lastHeard > LINK_SILENCE_MS) socket.terminate();
+          });
           return;
         }
         socket.ping();

@@ -162,7 +162,7 @@ export class HostLink {
           return;
         }
         this.options.log(`join failed: ${message}`);
-        this.lost(socket);
+        this.lost(socket, message);
       });
     });
     socket.on('open', () => {
@@ -203,9 +203,9 @@ export class HostLink {
         );
         return;
       }
-      this.lost(socket);
+      this.lost(socket, `closed: ${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}`);
     });
-    socket.on('error', () => this.lost(socket));
+    socket.on('error', (error) => this.lost(socket, error.message));
   }
 
   private onMessage(text: string): void {
@@ -245,13 +245,14 @@ export class HostLink {
   }
 
   /** The link went down (once per socket): shells live on for the grace period. */
-  private lost(socket: WebSocket): void {
+  private lost(socket: WebSocket, why: string): void {
     if (this.socket !== socket) return;
     this.socket = null;
     socket.removeAllListeners('close');
     socket.on('error', () => undefined);
     socket.terminate();
-    if (this.up) this.options.log('lost the link to the control plane; reconnecting');
+    if (this.up && !this.stopped)
+      this.options.log(`lost the link to the control plane (${why}); reconnecting`);
     this.up = false;
     this.viewers?.linkLost();
     if (this.stopped) return;
@@ -271,7 +272,13 @@ export class HostLink {
   private checkSilence(): void {
     const socket = this.socket;
     if (socket === null || Date.now() - this.lastHeard < LINK_SILENCE_MS) return;
-    this.lost(socket);
+    // Timers run before sockets are read: after a stall of this process (a loaded machine),
+    // what the control plane sent meanwhile is read first, and only then is silence silence.
+    setImmediate(() => {
+      if (this.socket === socket && Date.now() - this.lastHeard >= LINK_SILENCE_MS) {
+        this.lost(socket, `nothing heard for ${LINK_SILENCE_MS / 1000} s`);
+      }
+    });
   }
 }
 
