@@ -8,8 +8,13 @@ import { promisify } from 'node:util';
 import { readStat } from './proc-probe.ts';
 
 const run = promisify(execFile);
-/** stty answers in milliseconds; a terminal gone wrong must not hold control hand-over. */
-const STTY_TIMEOUT_MS = 2000;
+/**
+ * stty answers in milliseconds, but a loaded machine may take seconds to start a process. A
+ * short bound left the echo off for a person who took the controls (their keys not shown; the
+ * suspected cause of the Playwright example's flake in CI10); `stty` on a pty does not block,
+ * so the bound only keeps a terminal gone wrong from holding the hand-over for good.
+ */
+const STTY_TIMEOUT_MS = 10_000;
 
 /**
  * Switches the terminal's echo on or off, only while it reads in canonical (line) mode:
