@@ -1,18 +1,18 @@
 /**
  * Acting on a shell's terminal from outside the shell, for a human at the controls: the echo
  * switched on while they type (the agent's shells run with it off), and an interrupt sent to
- * whichever process group holds the terminal's foreground.
+ * whichever process group holds the terminal's foreground. The terminal is reached through a
+ * descriptor opened while it is still the shell's (own-terminal.ts), never by its path alone.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
+import type { FileHandle } from 'node:fs/promises';
+import type { TerminalOpener } from './own-terminal.ts';
 import { readStat } from './proc-probe.ts';
 
-const run = promisify(execFile);
 /**
- * stty answers in milliseconds, but a loaded machine may take seconds to start a process. A
- * short bound left the echo off for a person who took the controls (their keys not shown; the
- * suspected cause of the Playwright example's flake in CI10); `stty` on a pty does not block,
- * so the bound only keeps a terminal gone wrong from holding the hand-over for good.
+ * stty answers in milliseconds, but a loaded machine may take seconds to start a process;
+ * `stty` on a pty does not block, so the bound only keeps a terminal gone wrong from holding
+ * the hand-over for good.
  */
 const STTY_TIMEOUT_MS = 10_000;
 
@@ -20,17 +20,22 @@ const STTY_TIMEOUT_MS = 10_000;
  * Switches the terminal's echo on or off, only while it reads in canonical (line) mode:
  * a full-screen or line-editing program runs the terminal raw and echoes by itself, and
  * turning echo on under it would print every key twice. Resolves true when the terminal's
- * line echo is now as asked (it already was, or it switched), false when it was left alone.
+ * line echo is now as asked (it already was, or it switched), false when it was left alone
+ * (that, or the terminal is not the shell's any more).
  */
-export async function setLineEcho(ttyPath: string, on: boolean): Promise<boolean> {
-  const mode = await readLineMode(ttyPath);
-  if (mode === undefined || !mode.canonical) return false;
-  if (mode.echo === on) return true;
+export async function setLineEcho(openTerminal: TerminalOpener, on: boolean): Promise<boolean> {
+  const terminal = await openTerminal();
+  if (terminal === null) return false;
   try {
-    await run('stty', ['-F', ttyPath, on ? 'echo' : '-echo'], { timeout: STTY_TIMEOUT_MS });
+    const mode = await modeOf(terminal);
+    if (mode === undefined || !mode.canonical) return false;
+    if (mode.echo === on) return true;
+    await stty(terminal, [on ? 'echo' : '-echo']);
     return true;
   } catch {
     return false;
+  } finally {
+    await terminal.close();
   }
 }
 
@@ -44,11 +49,20 @@ export interface LineMode {
   readonly interrupts: boolean;
 }
 
-/** Reads the terminal's mode; undefined when it cannot be read (the terminal is gone). */
-export async function readLineMode(ttyPath: string): Promise<LineMode | undefined> {
-  if (ttyPath === '') return undefined;
+/** Reads the terminal's mode; undefined when it cannot be read (it is gone, or not the shell's). */
+export async function readLineMode(openTerminal: TerminalOpener): Promise<LineMode | undefined> {
+  const terminal = await openTerminal();
+  if (terminal === null) return undefined;
   try {
-    const { stdout } = await run('stty', ['-F', ttyPath, '-a'], { timeout: STTY_TIMEOUT_MS });
+    return await modeOf(terminal);
+  } finally {
+    await terminal.close();
+  }
+}
+
+async function modeOf(terminal: FileHandle): Promise<LineMode | undefined> {
+  try {
+    const stdout = await stty(terminal, ['-a']);
     return {
       canonical: /(^|\s)icanon(\s|$)/.test(stdout),
       interrupts: /(^|\s)isig(\s|$)/.test(stdout),
@@ -57,6 +71,32 @@ export async function readLineMode(ttyPath: string): Promise<LineMode | undefine
   } catch {
     return undefined;
   }
+}
+
+/** Runs `stty` on the open terminal (its stdin); resolves with what it printed. */
+function stty(terminal: FileHandle, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('stty', args, {
+      stdio: [terminal.fd, 'pipe', 'pipe'],
+      timeout: STTY_TIMEOUT_MS,
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else {
+        const why = signal === null ? `exit code ${code}` : `signal ${signal}`;
+        reject(
+          new Error(
+            `stty ${args.join(' ')}: ${why}: ${Buffer.concat(err).toString('utf8').trim()}`,
+          ),
+        );
+      }
+    });
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
  * few operations this needs through `ControlledShell`; the prompt and marks stay the shell's.
  */
 
+import type { FileHandle } from 'node:fs/promises';
 import type { Viewer } from '../../../shared/src/live.ts';
 import { DEFAULT_INPUT_PENDING_MAX_BYTES } from '../config/connection-limits.ts';
 import {
@@ -32,8 +33,8 @@ export interface ControlledShell {
   readonly alive: boolean;
   /** A person's own shell, no agent's (yet): releasing it hands nothing back. */
   readonly personal: boolean;
-  /** The terminal's device path (for its echo setting). */
-  readonly ttyPath: string;
+  /** The shell's terminal, opened while it is still the shell's (for its echo setting). */
+  openTerminal(): Promise<FileHandle | null>;
   readonly pid: number;
   /** An agent's command holds the terminal (running, or waiting for input). */
   readonly commandInForeground: boolean;
@@ -158,7 +159,7 @@ export class HumanControl {
       this.shell.commandInForeground && SECRET_PROMPT.test(await this.shell.cursorLineText());
     // Left off (a secret, or a program running the terminal raw), it comes back with
     // backAtPrompt, which switches echo on at every prompt under a human.
-    if (!secret) await setLineEcho(this.shell.ttyPath, true);
+    if (!secret) await setLineEcho(() => this.shell.openTerminal(), true);
     await this.shell.switchEditing();
     if (this.control !== who) return;
     this.announce();
@@ -253,7 +254,7 @@ export class HumanControl {
     if (!this.control) return;
     // Every time, not only when it was left off: when a job ends by a signal (a Ctrl+C),
     // bash puts back the terminal modes it saved earlier, the agent's echo-off among them.
-    await setLineEcho(this.shell.ttyPath, true);
+    await setLineEcho(() => this.shell.openTerminal(), true);
     await this.shell.switchEditing();
   }
 
@@ -282,7 +283,7 @@ export class HumanControl {
       this.use.dropPendingLine();
     }
     await this.shell.switchEditing();
-    await setLineEcho(this.shell.ttyPath, false);
+    await setLineEcho(() => this.shell.openTerminal(), false);
     this.shell.resize();
     await this.shell.adoptHumanCommand();
   }

@@ -4,6 +4,7 @@
  * answer), bounded while the shell does not read, and Ctrl-C ahead of everything waiting.
  */
 
+import type { FileHandle } from 'node:fs/promises';
 import type { Viewer } from '../../../shared/src/live.ts';
 import { readLineMode } from '../pty/terminal-mode.ts';
 import { isHiddenInput } from './hidden-input.ts';
@@ -28,8 +29,8 @@ export interface TypedKeys {
 /** What the keys need of the shell's terminal. */
 export interface KeyedShell {
   readonly alive: boolean;
-  /** The terminal's device path (for its mode). */
-  readonly ttyPath: string;
+  /** The shell's terminal, opened while it is still the shell's (for its mode). */
+  openTerminal(): Promise<FileHandle | null>;
   /** The dialect's shell answers cursor queries itself (see ShellDialect). */
   readonly answersCursorQueries: boolean;
   /** The text on the cursor's line, once every displayed byte is on the screen. */
@@ -145,7 +146,7 @@ export class HumanKeys {
   private async interruptFullTerminal(): Promise<void> {
     const by = this.host.controller();
     if (by === null) return;
-    const mode = await readLineMode(this.shell.ttyPath);
+    const mode = await readLineMode(() => this.shell.openTerminal());
     if (mode?.interrupts === true && this.host.controller() === by) await this.host.interrupt(by);
   }
 
@@ -162,7 +163,7 @@ export class HumanKeys {
     const by = this.host.controller();
     if (by?.id !== id || !this.shell.alive) return;
     const hidden = isHiddenInput(
-      await readLineMode(this.shell.ttyPath),
+      await readLineMode(() => this.shell.openTerminal()),
       await this.shell.cursorLineText(),
       this.use.typedLine,
     );

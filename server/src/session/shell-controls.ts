@@ -4,6 +4,7 @@
  * size, their interrupt, and a program they leave in the foreground adopted as the agent's
  * waiting program. The prompt and the marks stay the shell's (see CallLine).
  */
+import type { FileHandle } from 'node:fs/promises';
 import type { ShellDialect } from '../pty/dialect.ts';
 import { readStat } from '../pty/proc-probe.ts';
 import type { CallLine } from './call-line.ts';
@@ -68,8 +69,8 @@ export class ShellControls implements ControlledShell {
     return this.host.personal;
   }
 
-  get ttyPath(): string {
-    return this.parts.status.ttyPath;
+  openTerminal(): Promise<FileHandle | null> {
+    return this.parts.pty.openTerminal(this.parts.status.ttyPath);
   }
 
   get pid(): number {

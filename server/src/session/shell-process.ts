@@ -5,8 +5,10 @@
  * and dies.
  */
 import { readFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import type { Placement, PlacementRequest, ShellLauncher } from '../launch/launcher.ts';
 import type { Disposable } from '../pty/disposable.ts';
+import { openOwnTerminal } from '../pty/own-terminal.ts';
 import { hostPidOf, readStat, startTimeOf, terminalOf } from '../pty/proc-probe.ts';
 import { endProcessTree } from '../pty/process-tree.ts';
 import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
@@ -99,6 +101,11 @@ export class ShellProcess {
     ]);
     this.shellPid = pid ?? this.pty.pid;
     return { tty: tty ?? '' };
+  }
+
+  /** The shell's terminal (`ttyPath`, as located), opened while it is still this shell's. */
+  openTerminal(ttyPath: string): Promise<FileHandle | null> {
+    return openOwnTerminal(ttyPath, this.pty.pid, this.ptyStartTime);
   }
 
   /** Ends the whole tree the launcher knows of, once, and frees the placement after. */
