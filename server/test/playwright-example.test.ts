@@ -54,6 +54,24 @@ function serversOfApp(): number[] {
   return found;
 }
 
+/**
+ * The recordings a failed run attached (its temporary directory is removed after the run):
+ * the end of each, as the shell's output with its timing, to tell a CI failure's story.
+ */
+function failedCasts(): string {
+  const results = join(app, 'test-results');
+  if (!existsSync(results)) return '';
+  const casts = readdirSync(results, { recursive: true, encoding: 'utf8' }).filter((name) =>
+    name.endsWith('.cast'),
+  );
+  return casts
+    .map((name) => {
+      const lines = readFileSync(join(results, name), 'utf8').trimEnd().split('\n');
+      return `\n--- ${name} (last 30 events of ${lines.length - 1})\n${lines.slice(-30).join('\n')}`;
+    })
+    .join('');
+}
+
 /** The test docs/playwright.md shows under `tests/hello.spec.ts` (it was the README's). */
 function readmeTest(): string {
   const readme = readFileSync(join(REPO, 'docs', 'playwright.md'), 'utf8');
@@ -118,7 +136,7 @@ describe('examples/playwright from the installed package', { timeout: RUN_DEADLI
       cleanEnv(),
       RUN_DEADLINE_MS,
     );
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.status, `${result.stdout}\n${result.stderr}${failedCasts()}`).toBe(0);
     expect(result.stdout).toMatch(/^ {2}6 passed/m);
     expect(result.stdout).toContain('using 2 workers');
     expect(serversOfApp()).toEqual([]);
