@@ -6,11 +6,12 @@
  * socket. The namespace and the veth pair are removed at the end, even on failure.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 import { startServer, type TestServer } from './support/http-server.ts';
 import { SANDBOX_WORKS } from './support/sandbox-check.ts';
 import { netnsUnavailable, TestNetns } from './support/test-netns.ts';
@@ -26,6 +27,10 @@ const LISTEN_DEADLINE_MS = 20_000;
 const LISTEN_POLL_MS = 100;
 
 const CI = process.env.CI === 'true' || process.env.CI === '1';
+/** The unprivileged server of the second case (every Debian system has it). */
+const NOBODY = { uid: 65534, gid: 65534 };
+/** A server from source run as nobody fills a tsx cache of its own first. */
+const NOBODY_START_MS = 60_000;
 
 function whyNot(): string | null {
   const netns = netnsUnavailable();
@@ -167,4 +172,53 @@ sleep 0.5`,
     expect(await call('alice', abstract)).toBe('refused: ConnectionRefusedError');
     await call('bob', 'kill $(jobs -p); wait 2>/dev/null; true');
   });
+  it.runIf(process.getuid?.() === 0)(
+    "gives an unprivileged server's shells the same: egress, and not its own port",
+    { timeout: NOBODY_START_MS + 60_000 },
+    async () => {
+      // Made by bwrap, the namespace was one pasta could not enter without root: the shell
+      // of a server run by an ordinary user had loopback only, under a banner saying "on".
+      const root = mkdtempSync(join(tmpdir(), 'jumpseat-net-nobody-'));
+      let serving: Serving | undefined;
+      try {
+        chmodSync(root, 0o755);
+        for (const dir of ['data', 'workspace', 'home']) {
+          mkdirSync(join(root, dir), { mode: 0o700 });
+          chownSync(join(root, dir), NOBODY.uid, NOBODY.gid);
+        }
+        const token = 'js_network-test-nobody-admin-token-0123456789';
+        serving = await serve(
+          ['--data-dir', join(root, 'data'), '--workspace', join(root, 'workspace')],
+          cleanEnv({ JUMPSEAT_TOKEN: token, HOME: join(root, 'home') }),
+          { fromSource: true, user: NOBODY, startDeadlineMs: NOBODY_START_MS },
+        );
+        expect(serving.stdout()).toContain('network on (own namespace, egress only)');
+        const origin = serving.origin;
+        const run = async (command: string): Promise<string> => {
+          const response = await fetch(`${origin}/api/agents/carol/bash`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ command }),
+          });
+          const body = (await response.json()) as { output?: string };
+          if (response.status !== 200)
+            throw new Error(`${response.status}: ${JSON.stringify(body)}`);
+          return body.output ?? '';
+        };
+        expect(await run('id -u')).not.toBe('0');
+        expect(
+          await run(tryConnect(`socket.create_connection(('${testHost}', ${TEST_HOST_PORT}), 10)`)),
+        ).toBe('reached');
+        const port = new URL(origin).port;
+        expect(await run(tryConnect(`socket.create_connection(('127.0.0.1', ${port}), 3)`))).toBe(
+          'refused: ConnectionRefusedError',
+        );
+        expect(serving.stderr()).not.toContain('could not be attached');
+      } finally {
+        serving?.process.kill('SIGTERM');
+        await serving?.exited;
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -35,6 +35,7 @@ import {
   NETWORK_TAG_VARIABLE,
   type NetworkAttachment,
   type NetworkMode,
+  ownNetworkPrelude,
   type PastaOptions,
 } from './sandbox-network.ts';
 import {
@@ -99,14 +100,18 @@ const PROC_WALLS = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'
  * step gives up root for good, the way `su` would, under the seccomp filter. Tmpfs sizes
  * come from sizedTmpfs.
  */
-export function isolationArgs(network: NetworkMode, dropsUser = false): string[] {
+export function isolationArgs(
+  network: NetworkMode,
+  dropsUser = false,
+  networkMadeBefore = false,
+): string[] {
   return [
     ...(dropsUser ? [] : ['--unshare-user']),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(network === 'host' ? [] : ['--unshare-net']),
+    ...(network === 'host' || networkMadeBefore ? [] : ['--unshare-net']),
     '--die-with-parent',
     '--cap-drop',
     'ALL',
@@ -127,8 +132,11 @@ export function isolationArgs(network: NetworkMode, dropsUser = false): string[]
 
 export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
   const drop = settings.shellUser;
+  // Not root: the namespace pasta enters is made before bwrap (see PastaOptions.unshare).
+  const unshare =
+    settings.network === 'on' && drop === null ? (settings.pasta?.unshare ?? null) : null;
   const base = [
-    ...isolationArgs(settings.network, drop !== null),
+    ...isolationArgs(settings.network, drop !== null, unshare !== null),
     ...(settings.seccompFile === null ? [] : ['--seccomp', String(SECCOMP_FD)]),
     ...hidingArgs(settings.hidden),
     ...readableArgs(settings.readable, settings.hidden),
@@ -179,8 +187,9 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
         ? dropPrelude(drop.user, drop.setpriv, home === null ? [] : [home], limited)
         : limited;
       const sandbox = [settings.bwrap, ...sizedTmpfs(args, settings.tmpSizeBytes), ...inner];
-      const walled =
+      const filtered =
         settings.seccompFile === null ? sandbox : seccompPrelude(settings.seccompFile, sandbox);
+      const walled = unshare === null ? filtered : ownNetworkPrelude(unshare, filtered);
       const [file, ...rest] = hostPrelude(
         cgroup?.procFiles ?? [],
         settings.quota?.wrap(workspace, walled) ?? walled,

@@ -77,12 +77,20 @@ function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
-/** pasta for `--network on`, or why there is none. */
-function findPasta(env: NodeJS.ProcessEnv): { pasta: string } | { why: string } {
+/**
+ * pasta for `--network on` (and, for a server that is not root, `unshare` to make the
+ * namespace it can enter: see sandbox-network.ts), or why there is none.
+ */
+function findPasta(
+  env: NodeJS.ProcessEnv,
+): { pasta: string; unshare: string | null } | { why: string } {
   const pasta = findOnPath('pasta', env);
   if (pasta === null) return { why: 'pasta is not installed (Debian package passt)' };
   if (!existsSync(TUN_DEVICE)) return { why: `${TUN_DEVICE} is missing, which pasta needs` };
-  return { pasta };
+  if (process.getuid?.() === 0) return { pasta, unshare: null };
+  const unshare = findOnPath('unshare', env);
+  if (unshare === null) return { why: 'unshare is not installed (Debian package util-linux)' };
+  return { pasta, unshare };
 }
 
 /** Runs `true` in a sandbox built like a shell's; null when it works, else why not. */
@@ -164,7 +172,10 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
   }
   const pathDirs = (settings.shellEnv.PATH ?? '').split(delimiter).filter((dir) => isAbsolute(dir));
   const found = settings.network === 'on' ? findPasta(process.env) : null;
-  const pasta = found !== null && 'pasta' in found ? { pasta: found.pasta, runKey } : null;
+  const pasta =
+    found !== null && 'pasta' in found
+      ? { pasta: found.pasta, unshare: found.unshare, runKey }
+      : null;
   const network: NetworkMode =
     settings.network === 'on' && pasta === null ? 'off' : settings.network;
   const launcher = bwrapLauncher({

@@ -49,7 +49,24 @@ export interface NetworkAttachment {
 
 export interface PastaOptions {
   readonly pasta: string;
+  /**
+   * For a server that is not root: `unshare`, which makes the sandbox's network namespace
+   * (and a user namespace that owns it) before bubblewrap starts, so that pasta can enter it.
+   * Made by bwrap itself, the namespace belongs to the first of the two user namespaces bwrap
+   * makes for `--dev`, which no process stays in: pasta, without privileges on the host,
+   * could not enter it ("Couldn't switch to pasta namespaces") and the shell had no egress.
+   * null for root, who may enter any namespace.
+   */
+  readonly unshare: string | null;
   readonly runKey: string;
+}
+
+/**
+ * `command` (bubblewrap's) in a network namespace of its own, with the user namespace that owns
+ * it, the server's uid mapped to itself: what pasta enters (see PastaOptions.unshare).
+ */
+export function ownNetworkPrelude(unshare: string, command: readonly string[]): string[] {
+  return [unshare, '--user', '--map-current-user', '--net', '--', ...command];
 }
 
 /**
@@ -95,12 +112,22 @@ function findInOtherNamespace(root: number, own: string): number | null {
     const next: number[] = [];
     for (const pid of level) {
       const ns = safeReadlink(`/proc/${pid}/ns/net`);
-      if (ns !== null && ns !== own) return pid;
+      // A namespace made by unshare is entered once its user namespace maps the server's uid.
+      if (ns !== null && ns !== own && hasUidMap(pid)) return pid;
       next.push(...childrenOf(pid));
     }
     level = next;
   }
   return null;
+}
+
+/** Whether the user namespace of `pid` maps any uid yet (unshare writes it after unsharing). */
+function hasUidMap(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/uid_map`, 'utf8').trim() !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** Whether process `pid` is in the server's own user namespace. */
