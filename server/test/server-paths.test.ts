@@ -46,8 +46,10 @@ const KINDS = ['symlink', 'hardlink', 'fifo', 'directory', 'socket'] as const;
 type Kind = (typeof KINDS)[number];
 
 const asRoot = process.getuid?.() === 0;
-const unprivileged = asRoot && existsSync('/usr/bin/setpriv');
-if (!asRoot) process.stdout.write('server-paths: NOT RUN as an unprivileged server — needs root\n');
+// Not root, this test process is itself an unprivileged user: its servers run as it is.
+const unprivileged = !asRoot || existsSync('/usr/bin/setpriv');
+if (!asRoot)
+  process.stdout.write('server-paths: NOT RUN as root — this test process is not root\n');
 
 const scratch = mkdtempSync(join(tmpdir(), 'jumpseat-paths-'));
 chmodSync(scratch, 0o755);
@@ -103,8 +105,9 @@ describe.each(setups)('as $user, sandbox $sandbox', ({ user, sandbox }) => {
     // Writable by anyone: only the server's care, not the file's mode, may keep it intact.
     chmodSync(target, 0o666);
     chmodSync(outside, 0o777);
-    if (user === 'nobody') chownSync(root, 65534, 65534);
-    if (user === 'nobody') chownSync(workspace, 65534, 65534);
+    const switchUser = user === 'nobody' && asRoot;
+    if (switchUser) chownSync(root, 65534, 65534);
+    if (switchUser) chownSync(workspace, 65534, 65534);
     const admin = `js_paths_${user}_${sandbox}`;
     const serving: Serving = await serve(
       [
@@ -122,10 +125,9 @@ describe.each(setups)('as $user, sandbox $sandbox', ({ user, sandbox }) => {
       cleanEnv({ JUMPSEAT_TOKEN: admin, HOME: root }),
       {
         fromSource: true,
-        runAs:
-          user === 'nobody'
-            ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--']
-            : [],
+        runAs: switchUser
+          ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--']
+          : [],
       },
     );
     let health: ReturnType<typeof pollHealth> | null = null;
