@@ -58,7 +58,14 @@ export interface RlimitSettings {
   readonly maxMemoryBytes?: number;
 }
 
-/** Wraps `command` so it runs under `limits` (hard and soft; a lower existing limit stays). */
+/** Under RLIMIT_AS, the share of the limit .NET's GC may reserve for its heap (one in N). */
+const DOTNET_HEAP_SHARE = 4;
+
+/**
+ * Wraps `command` so it runs under `limits` (hard and soft; a lower existing limit stays);
+ * under a memory limit, .NET programs (pwsh) are told how much address space their heap may
+ * reserve (`DOTNET_GCRegionRange`).
+ */
 export function rlimitPrelude(limits: RlimitSettings, command: readonly string[]): string[] {
   const steps: string[] = [];
   if (limits.maxProcesses !== undefined) {
@@ -69,6 +76,11 @@ export function rlimitPrelude(limits: RlimitSettings, command: readonly string[]
   if (limits.maxMemoryBytes !== undefined) {
     const kib = Math.max(1, Math.floor(limits.maxMemoryBytes / 1024));
     steps.push(`ulimit -Hv ${kib} 2>/dev/null; ulimit -Sv ${kib} 2>/dev/null`);
+    // .NET's GC reserves address space up to whatever RLIMIT_AS leaves, and the next mapping
+    // (a module, a thread's stack) then fails: pwsh died "Out of memory" at a Read-Host under
+    // an unprivileged server's 4 GiB. A quarter of the limit for its heap leaves it room.
+    const range = Math.max(1, Math.floor(limits.maxMemoryBytes / DOTNET_HEAP_SHARE));
+    steps.push(`export DOTNET_GCRegionRange=0x${range.toString(16)}`);
   }
   if (steps.length === 0) return [...command];
   return [
