@@ -434,6 +434,39 @@ describe('take-over', () => {
     await client.close();
   });
 
+  it("never switches the echo of the next shell on its terminal from a closed shell's hand-back", async () => {
+    // A hand-back waits up to 2 s for the prompt after its editing switch, then switches the
+    // echo off; a shell closed meanwhile gives its terminal's number to the next shell, whose
+    // person must still see what they type (the Playwright example's unechoed answer).
+    await call('closing', "PS1='$(sleep 1)\\$ '");
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // its slow prompt is up
+    const closing = await watch('closing', operatorToken);
+    await closing.client.next('snapshot');
+    closing.client.send({ type: 'take_control' });
+    await closing.client.next('control', (m) => m.controller !== null);
+    closing.client.send({ type: 'release_control' });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // its hand-back waits
+    const released = Date.now();
+    await server.request(`/api/sessions/${closing.session.id}`, {
+      token: server.adminToken,
+      method: 'DELETE',
+    });
+    await closing.client.close();
+    expect((await call('next', 'read -r -p \'Sure? \' a; echo "got $a"')).output).toBe(
+      'Sure? \n[waiting for input: bash]',
+    );
+    const { client } = await watch('next', operatorToken);
+    await client.next('snapshot');
+    client.send({ type: 'take_control' });
+    await client.next('control', (m) => m.controller !== null);
+    // Past the closed shell's hand-back: its 2 s wait, then its stty.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, released + 3500 - Date.now())));
+    client.send({ type: 'input', data: 'y\r' });
+    await client.until(() => client.outputText().includes('got y'), 'the answer');
+    expect(client.outputText()).toMatch(/^y\r\ngot y/);
+    await client.close();
+  });
+
   it('hands the shell back when the controller disconnects, at the agent size', async () => {
     await call('leave', 'true');
     const { client } = await watch('leave', operatorToken);
