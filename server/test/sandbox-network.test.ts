@@ -194,7 +194,11 @@ sleep 0.5`,
           cleanEnv({ JUMPSEAT_TOKEN: token, HOME: join(root, 'home') }),
           { fromSource: true, user: NOBODY, startDeadlineMs: NOBODY_START_MS },
         );
-        expect(serving.stdout()).toContain('network on (own namespace, egress only)');
+        const banner = serving;
+        // The banner's lines after the first come a moment later.
+        await expect
+          .poll(() => banner.stdout(), { timeout: 10_000 })
+          .toContain('network on (own namespace, egress only)');
         const origin = serving.origin;
         const run = async (command: string): Promise<string> => {
           const response = await fetch(`${origin}/api/agents/carol/bash`, {
