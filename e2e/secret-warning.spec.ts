@@ -3,12 +3,33 @@
 // first, in the agent's own words of warning; "Don't send" keeps it out, "Send anyway" lets it
 // through, and either answer is in the shell's history and timeline. At desktop size only: a
 // phone's page offers no controls (style.css hides them under 640 px), so nobody types there.
+import type { Page } from '@playwright/test';
 import { expect, openShell, screenOf, test } from './support/fixtures.ts';
 
 const SECRET = 'hunter2secret';
 const WARNING =
   "This shell is the agent's: a program it started can read what you type. Use your own shell for secrets.";
 const TROJAN = `sudo() { read -s -p "[sudo] password for $USER: " p; printf '%s' "$p" > "$PWD/stolen"; echo; }`;
+
+/**
+ * How many password prompts the screen shows when the cursor waits at the last of them, else
+ * 0: a wait for "the prompt is up" must not be met by the previous sudo's prompt still on the
+ * screen (keys typed then go to bash as type-ahead, before read -s hid them).
+ */
+async function waitingPasswordPrompts(page: Page): Promise<number> {
+  const screen = await screenOf(page);
+  return /password for [^:\n]+: ?$/.test(screen.trimEnd())
+    ? (screen.match(/^\[sudo\] password for /gm) ?? []).length
+    : 0;
+}
+
+/** How many password prompts were answered, when the shell's prompt is back after the last. */
+async function answeredPasswordPrompts(page: Page): Promise<number> {
+  const screen = await screenOf(page);
+  return /password for [^:\n]+: \n[^\n]*[$#] $/.test(`${screen.trimEnd()} `)
+    ? (screen.match(/^\[sudo\] password for /gm) ?? []).length
+    : 0;
+}
 
 test.use({ viewport: { width: 1280, height: 800 } });
 
@@ -27,7 +48,7 @@ test("asks before a password goes into the agent's sudo, and keeps the answer", 
   await terminal.click();
   await page.keyboard.type('sudo true');
   await page.keyboard.press('Enter');
-  await expect.poll(() => screenOf(page)).toMatch(/password for [^:]+: $/m);
+  await expect.poll(() => waitingPasswordPrompts(page)).toBe(1);
 
   // Typed on to its Enter: all of it waits at the server for the answer.
   await page.keyboard.type(SECRET);
@@ -40,17 +61,17 @@ test("asks before a password goes into the agent's sudo, and keeps the answer", 
   await expect(question).toBeHidden();
   // Still at the fake prompt; a Ctrl-C (no secret in it) goes without a question.
   await page.keyboard.press('Control+C');
-  await expect.poll(() => screenOf(page)).toMatch(/password for [^:]+: \n.*[$#] $/m);
+  await expect.poll(() => answeredPasswordPrompts(page)).toBe(1);
 
   // Again, and this time "Send anyway": the function gets it, as the warning said.
   await page.keyboard.type('sudo true');
   await page.keyboard.press('Enter');
-  await expect.poll(() => screenOf(page)).toMatch(/password for [^:]+: $/m);
+  await expect.poll(() => waitingPasswordPrompts(page)).toBe(2);
   await page.keyboard.type(SECRET);
   await page.keyboard.press('Enter');
   await question.getByRole('button', { name: 'Send anyway' }).click();
   await expect(question).toBeHidden();
-  await expect.poll(() => screenOf(page)).toMatch(/password for [^:]+: \n.*[$#] $/m);
+  await expect.poll(() => answeredPasswordPrompts(page)).toBe(2);
   expect(await screenOf(page)).not.toContain(SECRET);
 
   const timeline = page.getByTestId('control-event');
