@@ -21,23 +21,48 @@ const STEPS = [
  */
 const BESIDE = ['long calls', 'vitest', ['run', '--config', 'vitest.long.config.ts']];
 
+/** A failed test as vitest (`FAIL  file > name`) or Playwright's list reporter (`✘ …`) names it. */
+const FAILED_TEST = /^\s*(?:FAIL\s+\S|✘\s)/;
+const COLOUR = /\x1b\[[0-9;]*m/g;
+
+/** The names of the tests a step's output reports as failed, in order, once each. */
+function failedTests(chunks) {
+  const names = new Set();
+  for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
+    const plain = line.replace(COLOUR, '').trimEnd();
+    if (FAILED_TEST.test(plain)) names.add(plain.trim());
+  }
+  return [...names];
+}
+
 /**
- * Runs one step to its end. Its output goes to ours as it comes, or, when `output` is an
- * array, is kept there (a step beside others would interleave with them).
+ * Runs one step to its end. Its output goes to ours as it comes, or, when `output` is given,
+ * is only kept there (a step beside others would interleave with them). Either way it is
+ * kept, for the names of its failed tests at the end of the run.
  */
 function runStep([name, command, args], output) {
   const started = Date.now();
+  const echo = output === undefined;
+  const kept = output ?? [];
   return new Promise((resolve) => {
     const child = spawn('npx', ['--no-install', command, ...args], {
-      stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout?.on('data', (chunk) => output.push(chunk));
-    child.stderr?.on('data', (chunk) => output.push(chunk));
+    for (const [stream, ours] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      stream.on('data', (chunk) => {
+        kept.push(chunk);
+        if (echo) ours.write(chunk);
+      });
+    }
     let ended = false;
     const end = (ok, status) => {
       if (ended) return;
       ended = true;
-      resolve({ name, ok, status, seconds: ((Date.now() - started) / 1000).toFixed(1) });
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      resolve({ name, ok, status, seconds, failures: ok ? [] : failedTests(kept) });
     };
     child.on('error', (error) => end(false, `could not start (${error.message})`));
     child.on('close', (code, signal) =>
@@ -72,4 +97,10 @@ console.log(
     ? `all ${results.length} steps passed`
     : `${failed.length} of ${results.length} steps failed: ${failed.map((r) => r.name).join(', ')}`,
 );
+// Last, so that the end of a long log names what failed (a CI shows the end first).
+for (const { name, failures } of failed) {
+  console.log(`\n== failed tests: ${name}`);
+  for (const failure of failures) console.log(failure);
+  if (failures.length === 0) console.log('(no test named as failed; see the step output above)');
+}
 process.exitCode = failed.length === 0 ? 0 : 1;
