@@ -200,4 +200,25 @@ print('allocated 200 MB')"`;
     expect(await call('neighbour', 'head -c 10M /dev/zero > mine && echo fits')).toBe('fits');
     expect(await call('disk', 'rm fill && echo freed')).toBe('freed');
   });
+
+  it("gives an agent named like the quota's template an image of its own, never the template", async () => {
+    const quota = WorkspaceQuota.detect({
+      bytes: QUOTA_BYTES,
+      root: server.config.workspace,
+      shared: false,
+    });
+    if (!IS_ROOT || 'why' in quota) {
+      expect(IS_ROOT && CI).toBe(false);
+      expect('why' in quota).toBe(true);
+      return;
+    }
+    // The template is made by the first new workspace; then the agent plants a file in what
+    // it is given, synced to its image. Were that the template, every workspace made later
+    // would start with it (as on the code before: the next agent's workspace held it).
+    expect(await call('before-template', 'ls -A | wc -l')).toBe('0');
+    const named = `template-${QUOTA_BYTES}`;
+    expect(await call(named, 'echo planted > planted && sync -f . && echo ok')).toBe('ok');
+    expect(await call('after-template', 'ls -A | wc -l')).toBe('0');
+    expect(await call(named, 'cat planted')).toBe('planted');
+  });
 });

@@ -124,7 +124,10 @@ export class WorkspaceQuota {
       STEP_NAME,
       workspace,
       join(this.imageDir, `${name}.ext4`),
-      join(this.imageDir, `template-${this.bytes}.ext4`),
+      // A name no workspace's image can have: an image is named after its agent, whose id
+      // starts with a letter or digit. Named `template-<bytes>.ext4`, it was the image of an
+      // agent called `template-<bytes>`, which wrote into every later workspace's first copy.
+      join(this.imageDir, `.template-${this.bytes}.ext4`),
       String(this.bytes),
       this.mkfs,
       '--',
