@@ -60,6 +60,22 @@ function cgroupDirOf(pid: number, controller: string): string | null {
   return null;
 }
 
+/**
+ * Whether the server's workspaces have their quota here. Where the kernel cannot enforce one
+ * (not root, no loop devices), the server says so instead of pretending; CI as root has it.
+ */
+function quotaApplies(): boolean {
+  const quota = WorkspaceQuota.detect({
+    bytes: QUOTA_BYTES,
+    root: server.config.workspace,
+    shared: false,
+  });
+  if (IS_ROOT && !('why' in quota)) return true;
+  expect(IS_ROOT && CI).toBe(false);
+  expect('why' in quota).toBe(true);
+  return false;
+}
+
 function readOr(path: string, fallback: string): string {
   try {
     return readFileSync(path, 'utf8').trim();
@@ -162,17 +178,7 @@ print('allocated 200 MB')"`;
   });
 
   it('stops a workspace at --workspace-quota, and history, tokens and recordings still land', async () => {
-    const quota = WorkspaceQuota.detect({
-      bytes: QUOTA_BYTES,
-      root: server.config.workspace,
-      shared: false,
-    });
-    if (!IS_ROOT || 'why' in quota) {
-      // Where the kernel cannot enforce one, the server says so instead of pretending.
-      expect(IS_ROOT && CI).toBe(false);
-      expect('why' in quota).toBe(true);
-      return;
-    }
+    if (!quotaApplies()) return;
     const fill = 'head -c 30M /dev/zero > fill';
     expect(await call('disk', fill)).toBe(
       "head: error writing 'standard output': No space left on device\n[exit code: 1]",
@@ -202,16 +208,7 @@ print('allocated 200 MB')"`;
   });
 
   it("gives an agent named like the quota's template an image of its own, never the template", async () => {
-    const quota = WorkspaceQuota.detect({
-      bytes: QUOTA_BYTES,
-      root: server.config.workspace,
-      shared: false,
-    });
-    if (!IS_ROOT || 'why' in quota) {
-      expect(IS_ROOT && CI).toBe(false);
-      expect('why' in quota).toBe(true);
-      return;
-    }
+    if (!quotaApplies()) return;
     // The template is made by the first new workspace; then the agent plants a file in what
     // it is given, synced to its image. Were that the template, every workspace made later
     // would start with it (as on the code before: the next agent's workspace held it).
