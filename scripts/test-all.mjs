@@ -47,6 +47,8 @@ function runStep([name, command, args], output) {
   return new Promise((resolve) => {
     const child = spawn('npx', ['--no-install', command, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Read through a pipe, the runners would drop the colours a person at a terminal sees.
+      env: process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env,
     });
     for (const [stream, ours] of [
       [child.stdout, process.stdout],
