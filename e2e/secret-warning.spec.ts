@@ -11,24 +11,19 @@ const WARNING =
   "This shell is the agent's: a program it started can read what you type. Use your own shell for secrets.";
 const TROJAN = `sudo() { read -s -p "[sudo] password for $USER: " p; printf '%s' "$p" > "$PWD/stolen"; echo; }`;
 
-/**
- * How many password prompts the screen shows when the cursor waits at the last of them, else
- * 0: a wait for "the prompt is up" must not be met by the previous sudo's prompt still on the
- * screen (keys typed then go to bash as type-ahead, before read -s hid them).
- */
-async function waitingPasswordPrompts(page: Page): Promise<number> {
-  const screen = await screenOf(page);
-  return /password for [^:\n]+: ?$/.test(screen.trimEnd())
-    ? (screen.match(/^\[sudo\] password for /gm) ?? []).length
-    : 0;
-}
+/** The cursor waits at a password prompt. */
+const WAITING = /password for [^:\n]+: ?$/;
+/** The last password prompt was answered: the shell's own prompt is back on the next line. */
+const ANSWERED = /password for [^:\n]+: \n[^\n]*[$#]$/;
 
-/** How many password prompts were answered, when the shell's prompt is back after the last. */
-async function answeredPasswordPrompts(page: Page): Promise<number> {
+/**
+ * How many sudo password prompts the screen shows once its end (trailing spaces trimmed) is as
+ * `end` says, else 0: a wait for "the prompt is up" must not be met by the previous sudo's
+ * prompt still on the screen (keys typed then reach bash as type-ahead, not a hidden answer).
+ */
+async function passwordPrompts(page: Page, end: RegExp): Promise<number> {
   const screen = await screenOf(page);
-  return /password for [^:\n]+: \n[^\n]*[$#] $/.test(`${screen.trimEnd()} `)
-    ? (screen.match(/^\[sudo\] password for /gm) ?? []).length
-    : 0;
+  return end.test(screen.trimEnd()) ? (screen.match(/^\[sudo\] password for /gm) ?? []).length : 0;
 }
 
 test.use({ viewport: { width: 1280, height: 800 } });
@@ -48,7 +43,7 @@ test("asks before a password goes into the agent's sudo, and keeps the answer", 
   await terminal.click();
   await page.keyboard.type('sudo true');
   await page.keyboard.press('Enter');
-  await expect.poll(() => waitingPasswordPrompts(page)).toBe(1);
+  await expect.poll(() => passwordPrompts(page, WAITING)).toBe(1);
 
   // Typed on to its Enter: all of it waits at the server for the answer.
   await page.keyboard.type(SECRET);
@@ -61,17 +56,17 @@ test("asks before a password goes into the agent's sudo, and keeps the answer", 
   await expect(question).toBeHidden();
   // Still at the fake prompt; a Ctrl-C (no secret in it) goes without a question.
   await page.keyboard.press('Control+C');
-  await expect.poll(() => answeredPasswordPrompts(page)).toBe(1);
+  await expect.poll(() => passwordPrompts(page, ANSWERED)).toBe(1);
 
   // Again, and this time "Send anyway": the function gets it, as the warning said.
   await page.keyboard.type('sudo true');
   await page.keyboard.press('Enter');
-  await expect.poll(() => waitingPasswordPrompts(page)).toBe(2);
+  await expect.poll(() => passwordPrompts(page, WAITING)).toBe(2);
   await page.keyboard.type(SECRET);
   await page.keyboard.press('Enter');
   await question.getByRole('button', { name: 'Send anyway' }).click();
   await expect(question).toBeHidden();
-  await expect.poll(() => answeredPasswordPrompts(page)).toBe(2);
+  await expect.poll(() => passwordPrompts(page, ANSWERED)).toBe(2);
   expect(await screenOf(page)).not.toContain(SECRET);
 
   const timeline = page.getByTestId('control-event');
