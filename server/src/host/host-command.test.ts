@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error.ts';
-import { readHostSettings } from './host-command.ts';
+import { ConfigError, HelpRequested } from '../config/config-error.ts';
+import { HOST_HELP, readHostSettings } from './host-command.ts';
 
 const TOKEN = { JUMPSEAT_TOKEN: 'js_host' };
 
@@ -19,6 +19,8 @@ describe('jumpseat host flags', () => {
         '50',
         '--shared-workspace',
         '--workspace=/w',
+        '--proxy',
+        'http://proxy.corp:3128',
       ],
       TOKEN,
     );
@@ -29,8 +31,15 @@ describe('jumpseat host flags', () => {
       labels: { gpu: '1', zone: 'eu' },
       maxShells: 50,
       graceMs: 60_000,
+      proxy: 'http://proxy.corp:3128',
       engineArgs: ['--sandbox', 'off', '--shared-workspace', '--workspace=/w'],
     });
+  });
+
+  it('documents --proxy and the proxy variables in its help', () => {
+    expect(() => readHostSettings(['--help'], TOKEN)).toThrow(HelpRequested);
+    expect(HOST_HELP).toContain('  --proxy URL|off       the HTTP proxy to dial through');
+    expect(HOST_HELP).toContain('HTTPS_PROXY for an https:// control plane, HTTP_PROXY');
   });
 
   it('reads its settings from the environment too', () => {

@@ -16,6 +16,7 @@ import { parseFlagError } from '../config/parse-flag-error.ts';
 import { raiseDescriptorLimit } from '../ops/descriptor-limit.ts';
 import { PACKAGE_VERSION } from '../package-root.ts';
 import { HostLink } from './host-link.ts';
+import { type LinkProxy, linkProxy } from './link-proxy.ts';
 
 const EXIT_CONFIG = 2;
 const EXIT_FAILURE = 1;
@@ -29,6 +30,7 @@ const HOST_OPTIONS = {
   'max-shells': { type: 'string' },
   'host-grace-ms': { type: 'string' },
   'token-file': { type: 'string' },
+  proxy: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -47,6 +49,14 @@ period, and resumes their output where the control plane left off.
   --host-grace-ms MS    how long shells outlive a lost link before the control plane
                         says otherwise (60000)                 env JUMPSEAT_HOST_GRACE_MS
   --token-file FILE     file holding the host token (else JUMPSEAT_TOKEN)
+  --proxy URL|off       the HTTP proxy to dial through, http://[USER:PASSWORD@]HOST:PORT
+                        (wins over the environment); off: dial directly
+                        (default: HTTPS_PROXY for an https:// control plane, HTTP_PROXY
+                        for http://, else ALL_PROXY, unless NO_PROXY names it)
+
+Behind a proxy, the link is one CONNECT tunnel to the control plane's host and port (TLS
+inside it for https://); credentials in the proxy URL go as Proxy-Authorization basic and
+are never printed. A proxy that refuses is retried like any outage.
 
 The engine's flags are those of "jumpseat serve": --sandbox, --network, --max-memory,
 --max-processes, --workspace, --data-dir, --pwsh, --timeout-ms, ...
@@ -59,6 +69,8 @@ export interface HostSettings {
   readonly labels: Record<string, string>;
   readonly maxShells: number | undefined;
   readonly graceMs: number;
+  /** `--proxy`: a proxy URL, `off`, or undefined for the environment's (see link-proxy.ts). */
+  readonly proxy: string | undefined;
   /** The engine's own flags, for loadConfig. */
   readonly engineArgs: string[];
 }
@@ -118,6 +130,7 @@ export function readHostSettings(argv: readonly string[], env: NodeJS.ProcessEnv
     graceMs:
       optionalPositive('--host-grace-ms', values['host-grace-ms'] ?? env.JUMPSEAT_HOST_GRACE_MS) ??
       DEFAULT_HOST_GRACE_MS,
+    proxy: values.proxy,
     engineArgs: engine,
   };
 }
@@ -159,8 +172,10 @@ function fail(message: string, exitCode: number): never {
 export async function runHost(argv: readonly string[]): Promise<void> {
   let settings: HostSettings;
   let config: ReturnType<typeof loadConfig>;
+  let proxy: LinkProxy | undefined;
   try {
     settings = readHostSettings(argv, process.env);
+    proxy = linkProxy(settings.join, settings.proxy);
     // The engine's settings, read as the server reads them; the host token stands in for the
     // admin token the server's configuration wants (a host serves no HTTP, so it is unused).
     config = loadConfig(settings.engineArgs, {
@@ -199,6 +214,7 @@ export async function runHost(argv: readonly string[]): Promise<void> {
       engineVersion: PACKAGE_VERSION,
     },
     graceMs: settings.graceMs,
+    proxy,
     log: (line) => process.stderr.write(`jumpseat host: ${line}\n`),
     fatal: (message) => {
       process.stderr.write(`jumpseat host: ${message}\n`);
@@ -233,8 +249,9 @@ export async function runHost(argv: readonly string[]): Promise<void> {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
   link.start(shells, viewers);
+  const via = proxy === undefined ? '' : ` through the proxy ${proxy.shown}`;
   process.stdout.write(
-    `jumpseat host joining ${settings.join} (shells up to ${tools.maxShells})\n`,
+    `jumpseat host joining ${settings.join}${via} (shells up to ${tools.maxShells})\n`,
   );
 }
 

@@ -5,6 +5,7 @@
  * control plane names and kept answers go up. A refusal that retrying cannot fix (another
  * protocol version, a token that is not a host's) ends the host with the reason.
  */
+import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
 import { jitteredPauseMs } from '../../../shared/src/backoff.ts';
 import {
@@ -20,6 +21,7 @@ import {
 } from '../../../shared/src/link.ts';
 import type { HostShells } from './host-shells.ts';
 import type { HostViewers } from './host-viewers.ts';
+import { type LinkProxy, proxyAgent } from './link-proxy.ts';
 
 /** Ceilings of the pause before each reconnection attempt (ms): quick at first, then calm. */
 const RECONNECT_CEILINGS_MS = [200, 500, 1000, 2000, 4000, 8000];
@@ -47,6 +49,8 @@ export interface HostLinkOptions {
   readonly identity: HostIdentity;
   /** How long shells outlive a lost link until the control plane says otherwise (ms). */
   readonly graceMs: number;
+  /** The proxy the link is tunnelled through; undefined: dialled directly. */
+  readonly proxy?: LinkProxy | undefined;
   /** One line for the operator (stderr). */
   readonly log: (line: string) => void;
   /** The link was refused for good (wrong version, not a host token): the host stops. */
@@ -78,6 +82,8 @@ export class HostLink {
   private stopped = false;
   /** What the control plane said when it refused this host (the close reason is short). */
   private refusal: string | undefined;
+  /** The last reason a join failed, logged once until another reason or a join. */
+  private joinFailure: string | undefined;
   private shells!: HostShells;
   private viewers: HostViewers | undefined;
 
@@ -142,14 +148,29 @@ export class HostLink {
 
   private connect(): void {
     if (this.stopped) return;
+    const { proxy } = this.options;
+    // One agent per attempt, so that what its proxy answered is this attempt's.
+    const agent = proxy === undefined ? undefined : proxyAgent(proxy);
+    /** The proxy's answer to this attempt's CONNECT; undefined: not (yet) answered. */
+    let tunnel: { statusCode?: number; statusText?: string } | undefined;
+    agent?.once('proxyConnect', (answer: { statusCode?: number; statusText?: string }) => {
+      tunnel = answer;
+    });
     const socket = new WebSocket(linkUrl(this.options.join), {
       headers: { authorization: `Bearer ${this.options.token}` },
       maxPayload: MAX_LINK_MESSAGE_BYTES,
       handshakeTimeout: LINK_SILENCE_MS,
+      ...(agent === undefined ? {} : { agent }),
     });
     this.socket = socket;
     this.lastHeard = Date.now();
     socket.on('unexpected-response', (_request, response) => {
+      if (proxy !== undefined && tunnel?.statusCode !== 200) {
+        // The proxy's own answer, not the control plane's: its refusal is an outage to retry.
+        response.resume();
+        this.lost(socket, proxyRefusal(proxy, this.options.join, response));
+        return;
+      }
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
@@ -161,7 +182,6 @@ export class HostLink {
           this.options.fatal(`the control plane refused this host: ${message}`);
           return;
         }
-        this.options.log(`join failed: ${message}`);
         this.lost(socket, message);
       });
     });
@@ -205,7 +225,14 @@ export class HostLink {
       }
       this.lost(socket, `closed: ${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}`);
     });
-    socket.on('error', (error) => this.lost(socket, error.message));
+    socket.on('error', (error) => {
+      // Before the proxy answered, the error is the way to the proxy's.
+      const why =
+        proxy !== undefined && tunnel === undefined
+          ? `cannot reach the proxy ${proxy.shown}: ${error.message}`
+          : error.message;
+      this.lost(socket, why);
+    });
   }
 
   private onMessage(text: string): void {
@@ -229,7 +256,10 @@ export class HostLink {
       this.shells.outbox.resume(new Map(message.resume.map((r) => [r.shellId, r.offset])));
       this.shells.endShells(message.lost);
       this.shells.deliverKeptAnswers();
-      this.options.log(`joined ${this.options.join} (link protocol ${message.version})`);
+      this.joinFailure = undefined;
+      const via =
+        this.options.proxy === undefined ? '' : ` through the proxy ${this.options.proxy.shown}`;
+      this.options.log(`joined ${this.options.join}${via} (link protocol ${message.version})`);
       this.pumpOutput();
       return;
     }
@@ -253,6 +283,12 @@ export class HostLink {
     socket.terminate();
     if (this.up && !this.stopped)
       this.options.log(`lost the link to the control plane (${why}); reconnecting`);
+    else if (!this.up && !this.stopped && why !== this.joinFailure) {
+      // Once per reason: a host left waiting for its control plane (or its proxy) says why
+      // without a line every few seconds.
+      this.joinFailure = why;
+      this.options.log(`join failed: ${why}; retrying`);
+    }
     this.up = false;
     this.viewers?.linkLost();
     if (this.stopped) return;
@@ -286,6 +322,21 @@ function versionsSpoken(): number[] {
   const versions: number[] = [];
   for (let v = LINK_PROTOCOL_MIN_VERSION; v <= LINK_PROTOCOL_VERSION; v++) versions.push(v);
   return versions;
+}
+
+/** Why the proxy would not open the tunnel, with what to do about an authentication refusal. */
+function proxyRefusal(proxy: LinkProxy, join: string, response: IncomingMessage): string {
+  const target = new URL(join);
+  const port = target.port || (['https:', 'wss:'].includes(target.protocol) ? '443' : '80');
+  const status = `${response.statusCode ?? '?'} ${response.statusMessage ?? ''}`.trim();
+  let hint = '';
+  if (response.statusCode === 407) {
+    hint =
+      proxy.url.username === '' && proxy.url.password === ''
+        ? ' (it wants credentials: http://USER:PASSWORD@proxy:port)'
+        : ' (it did not take the credentials in the proxy URL)';
+  }
+  return `the proxy ${proxy.shown} refused the tunnel to ${target.hostname}:${port}: ${status}${hint}`;
 }
 
 function messageOf(body: string): string | undefined {

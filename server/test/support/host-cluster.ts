@@ -17,6 +17,7 @@ const POLL_MS = 100;
 export interface HostProcess {
   readonly name: string;
   readonly process: ChildProcess;
+  stdout(): string;
   stderr(): string;
   readonly exited: Promise<number | null>;
 }
@@ -91,14 +92,17 @@ export class HostCluster {
   }
 
   /**
-   * Starts `jumpseat host --join` with a new host token named `name`; resolves once joined.
-   * `launcher` runs it through a command first (`ip netns exec NS`: a machine of its own).
+   * Starts `jumpseat host --join` with a new host token named `name`; resolves once joined
+   * (or at once with `awaitJoin: false`). `launcher` runs it through a command first
+   * (`ip netns exec NS`: a machine of its own). The machine's proxy variables are left out
+   * (a host on loopback dials directly) unless `env` gives them.
    */
   async startHost(
     name: string,
     flags: readonly string[] = [],
     token?: string,
     launcher: readonly string[] = [],
+    { env = {}, awaitJoin = true }: { env?: NodeJS.ProcessEnv; awaitJoin?: boolean } = {},
   ): Promise<HostProcess> {
     const hostToken = token ?? (await this.mint({ role: 'host', name }));
     const dir = join(this.root, `host-${name}`);
@@ -122,22 +126,27 @@ export class HostCluster {
       ],
       {
         cwd: REPO,
-        env: cleanEnv({ JUMPSEAT_TOKEN: hostToken }),
+        env: { ...withoutProxyVariables(cleanEnv({ JUMPSEAT_TOKEN: hostToken })), ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
+    let stdout = '';
     let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    child.stdout?.resume();
     const host: HostProcess = {
       name,
       process: child,
+      stdout: () => stdout,
       stderr: () => stderr,
       exited: new Promise((resolve) => child.on('exit', resolve)),
     };
     this.hosts.push(host);
+    if (!awaitJoin) return host;
     await this.waitFor(
       async () => (await this.hostState(name)) === 'connected',
       `host ${name} to join`,
@@ -190,6 +199,12 @@ export class HostCluster {
     }
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+const PROXY_VARIABLE = /^(https?|all|no)_proxy$/i;
+
+function withoutProxyVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !PROXY_VARIABLE.test(name)));
 }
 
 /** SIGTERM, then SIGKILL if it lingers. */
