@@ -16,12 +16,13 @@
  *
  * `--shells N` (3000), `--hosts N` (3), `--sandbox bwrap|off` (bwrap: the hosts' default
  * sandbox; off when the machine cannot hold that many sandboxes — the output says which).
- * Not part of `npm test`: it takes minutes and the whole machine. `--legacy` runs the old
+ * `--then-web DIR` measures again against the same shells with the web app built in DIR
+ * (main's, say), for a before and after on one fleet. Not part of `npm test`: it takes minutes and the whole machine. `--legacy` runs the old
  * single-server bench of 300 shells (dashboard-300.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { freemem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from '@playwright/test';
@@ -153,6 +154,10 @@ async function main(argv: readonly string[]): Promise<boolean> {
         ...['--data-dir', join(hostDir, 'data'), '--workspace', join(hostDir, 'workspace')],
         ...['--max-shells', String(perHost + 50), '--sandbox', sandbox, '--network', 'off'],
         ...['--max-memory', '256M', '--max-processes', '64', '--tmp-size', '16M'],
+        // A file system per workspace (mkfs for each new shell) is the walls' cost, not the
+        // dashboard's: without it, 3,000 shells start in minutes rather than a quarter hour.
+        '--workspace-quota',
+        'off',
       ],
       { env: { ...process.env, JUMPSEAT_TOKEN: hostToken }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -204,7 +209,61 @@ async function main(argv: readonly string[]): Promise<boolean> {
     perHostCount.set(session.host ?? '-', (perHostCount.get(session.host ?? '-') ?? 0) + 1);
 
   browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const setting: Setting = {
+    origin,
+    token,
+    agents,
+    sandbox,
+    hostCount,
+    perHostCount,
+    fillSeconds,
+    live: live.length,
+  };
+  let ok = await measure(browser, setting, 'dist/web');
+  // The same shells, another build of the web app (main's, to compare): the server reads
+  // the app's files per request, so the directories change places under it.
+  const other = option(argv, '--then-web', '');
+  if (other !== '') {
+    const here = join(process.cwd(), 'dist', 'web');
+    const aside = `${here}.bench-aside`;
+    renameSync(here, aside);
+    renameSync(other, here);
+    try {
+      ok = (await measure(browser, setting, other)) && ok;
+    } finally {
+      renameSync(here, other);
+      renameSync(aside, here);
+    }
+  }
+  return ok;
+}
+
+interface Setting {
+  readonly origin: string;
+  readonly token: string;
+  readonly agents: readonly string[];
+  readonly sandbox: string;
+  readonly hostCount: number;
+  readonly perHostCount: ReadonlyMap<string, number>;
+  readonly fillSeconds: number;
+  readonly live: number;
+}
+
+async function measure(browser: Browser, setting: Setting, build: string): Promise<boolean> {
+  const { origin, token, agents, sandbox, hostCount, perHostCount, fillSeconds } = setting;
+  const live = { length: setting.live };
+  const call = async (agent: string, command: string): Promise<void> => {
+    const response = await fetch(`${origin}/api/agents/${agent}/bash`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ command }),
+    });
+    if (response.status !== 200)
+      throw new Error(`${agent}: HTTP ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  };
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
   await page.addInitScript({ content: inPage(watchFirstRows) });
   await page.goto(`${origin}/login?token=${token}`);
   await page.waitForURL(`${origin}/`);
@@ -269,7 +328,7 @@ async function main(argv: readonly string[]): Promise<boolean> {
 
   const hostsSaid = [...perHostCount].map(([host, n]) => `${host} ${n}`).join(', ');
   console.log(
-    `dashboard with ${live.length} live shells on ${hostCount} joined hosts (${hostsSaid}); sandbox ${sandbox === 'off' ? 'OFF on the hosts (--sandbox off: this machine cannot hold that many sandboxes; the figures are the dashboard’s)' : 'bwrap'}, --network off; Chromium ${browser.version()}, 1280×800; shells started in ${fillSeconds.toFixed(0)} s; ${rowsInDom} rows in the DOM`,
+    `dashboard with ${live.length} live shells on ${hostCount} joined hosts (${hostsSaid}); sandbox ${sandbox === 'off' ? 'OFF on the hosts (--sandbox off: this machine cannot hold that many sandboxes; the figures are the dashboard’s)' : 'bwrap'}, --network off, --workspace-quota off; web app ${build}; Chromium ${browser.version()}, 1280×800; shells started in ${fillSeconds.toFixed(0)} s; ${rowsInDom} rows in the DOM`,
   );
   const results = [
     report(
@@ -309,6 +368,7 @@ async function main(argv: readonly string[]): Promise<boolean> {
       tasksOver50Ms: over,
     }),
   );
+  await context.close();
   return results.every(Boolean);
 }
 
