@@ -275,6 +275,8 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   const placeRows = (): void => {
     // Read before writing: the layout is still the last frame's, so this costs nothing.
     const top = -body.getBoundingClientRect().top;
+    const page = document.documentElement;
+    const atEnd = scrollY > 0 && scrollY + innerHeight >= page.scrollHeight - 2;
     const range = rowWindow(
       items.length,
       (index) => {
@@ -322,7 +324,21 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       below += heights.of(keyOf(items[index] as ListItem));
     setSpacer(spacerAbove, above);
     setSpacer(spacerBelow, below);
+    // Whoever went to the end stays there when the measured heights move it.
+    if (atEnd && range.end === items.length) scrollTo(scrollX, page.scrollHeight);
+    // Measured heights can move the rows under the viewport: look again next frame until the
+    // rows drawn cover it (a jump to the end lands on the last rows, not estimates short).
+    const box = body.getBoundingClientRect();
+    const firstDrawn = (wanted[first] as HTMLElement).getBoundingClientRect().top;
+    const lastDrawn = (
+      wanted[first + range.end - range.start - 1] as HTMLElement
+    ).getBoundingClientRect().bottom;
+    const uncovered =
+      (firstDrawn > 0 && range.start > 0) || (lastDrawn < innerHeight && range.end < items.length);
+    if (uncovered && box.height > 0 && settleFrames++ < 5) scheduleRows();
+    else if (!uncovered) settleFrames = 0;
   };
+  let settleFrames = 0;
   const render = (): void => {
     pending = false;
     const started = performance.now();
