@@ -130,51 +130,75 @@ const ATTENTION_RANK: Record<CountKey, number> = {
   ended: 7,
 };
 
-type Compare = (a: SessionInfo, b: SessionInfo) => number;
-
 /** `agent-2` before `agent-10`, as people count. */
 const collator = new Intl.Collator(undefined, { numeric: true });
 
-const byText =
-  (read: (session: SessionInfo) => string): Compare =>
-  (a, b) =>
-    collator.compare(read(a), read(b));
-const byNumber =
-  (read: (session: SessionInfo) => number | null): Compare =>
-  (a, b) =>
-    (read(a) ?? Number.NEGATIVE_INFINITY) - (read(b) ?? Number.NEGATIVE_INFINITY);
-
-const stable: Compare = (a, b) =>
-  collator.compare(shellOwnerLabel(a), shellOwnerLabel(b)) ||
-  a.dialect.localeCompare(b.dialect) ||
-  a.id.localeCompare(b.id);
-
-function comparer(key: SortKey, needsHuman: NeedsHumanTest, now: number): Compare {
+/**
+ * What a column sorts a shell by: text (compared as people count) or a number (null last
+ * when ascending). Read once per shell and sort, not twice per comparison: thousands of
+ * shells sort in a frame.
+ */
+function sortValue(
+  key: SortKey,
+  session: SessionInfo,
+  needsHuman: NeedsHumanTest,
+  now: number,
+): string | number {
   switch (key) {
     case 'attention':
     case 'state':
-      return (a, b) =>
-        ATTENTION_RANK[countKey(a, needsHuman)] - ATTENTION_RANK[countKey(b, needsHuman)];
+      return ATTENTION_RANK[countKey(session, needsHuman)];
     case 'owner':
-      return byText(shellOwnerLabel);
+      return shellOwnerLabel(session);
     case 'dialect':
-      return byText((s) => s.dialect);
+      return session.dialect;
     case 'command':
-      return byText((s) => s.command ?? '');
+      return session.command ?? '';
     case 'elapsed':
-      return byNumber((s) =>
-        s.since === null || s.command === null ? null : now - Date.parse(s.since),
-      );
+      return session.since === null || session.command === null
+        ? Number.NEGATIVE_INFINITY
+        : now - Date.parse(session.since);
     case 'exit':
-      return byNumber((s) => s.lastExitCode);
+      return session.lastExitCode ?? Number.NEGATIVE_INFINITY;
     case 'controller':
-      return byText((s) => s.controller ?? '');
+      return session.controller ?? '';
     case 'viewers':
-      return byNumber((s) => s.viewers);
+      return session.viewers;
     case 'host':
-      return byText(shellHostLabel);
+      return shellHostLabel(session);
   }
 }
+
+/**
+ * The collator's order of a set of texts, as numbers: comparing thousands of texts with the
+ * collator costs a frame, comparing their places costs nothing. Kept while no new text comes
+ * (owners seldom change; a new one re-sorts the texts shown).
+ */
+class CollationOrder {
+  private places = new Map<string, number>();
+
+  placesOf(texts: readonly string[]): ReadonlyMap<string, number> {
+    if (texts.every((text) => this.places.has(text))) return this.places;
+    const distinct = [...new Set(texts)].sort(collator.compare);
+    this.places = new Map(distinct.map((text, index) => [text, index]));
+    return this.places;
+  }
+}
+const ownerOrder = new CollationOrder();
+const valueOrder = new CollationOrder();
+
+interface Sortable {
+  readonly session: SessionInfo;
+  value: number;
+  readonly raw: string | number;
+  label: number;
+}
+
+/** Ties go by owner, then dialect, then id: the order never flickers between redraws. */
+const stable = (a: Sortable, b: Sortable): number =>
+  a.label - b.label ||
+  a.session.dialect.localeCompare(b.session.dialect) ||
+  a.session.id.localeCompare(b.session.id);
 
 function groupLabel(session: SessionInfo, group: Grouping): string {
   if (group === 'agent') return session.agent ?? 'People’s own shells';
@@ -188,15 +212,32 @@ export function arrange(
   needsHuman: NeedsHumanTest,
   now = Date.now(),
 ): Group[] {
-  const compare = comparer(view.sort, needsHuman, now);
   const sign = view.direction === 'descending' ? -1 : 1;
-  const shown = [...sessions]
+  const sortables = [...sessions]
     .filter(
       (session) =>
         (view.onlyState === null || countKey(session, needsHuman) === view.onlyState) &&
         matchesFilter(session, view.filter, needsHuman(session)),
     )
-    .sort((a, b) => sign * compare(a, b) || stable(a, b));
+    .map(
+      (session): Sortable => ({
+        session,
+        value: 0,
+        raw: sortValue(view.sort, session, needsHuman, now),
+        label: 0,
+      }),
+    );
+  const owners = ownerOrder.placesOf(sortables.map((s) => shellOwnerLabel(s.session)));
+  const texts = sortables.filter((s) => typeof s.raw === 'string').map((s) => s.raw as string);
+  const values = texts.length === 0 ? null : valueOrder.placesOf(texts);
+  for (const sortable of sortables) {
+    sortable.label = owners.get(shellOwnerLabel(sortable.session)) ?? 0;
+    sortable.value =
+      typeof sortable.raw === 'number' ? sortable.raw : (values?.get(sortable.raw) ?? 0);
+  }
+  const shown = sortables
+    .sort((a, b) => sign * (a.value - b.value) || stable(a, b))
+    .map((sortable) => sortable.session);
   if (view.group === 'none') return [{ label: null, sessions: shown }];
   const groups = new Map<string, SessionInfo[]>();
   for (const session of shown) {

@@ -40,6 +40,7 @@ import { pageFrame, showAccessProblem } from './page-frame.ts';
 import { loadWhenReachable } from './reachability.ts';
 import { ReconnectingSocket } from './reconnecting-socket.ts';
 import { pastShellsSection } from './replay-past-shells.ts';
+import { RowHeights, rowWindow, WINDOW_ABOVE } from './row-window.ts';
 import { shellOwnerLabel } from './session-labels.ts';
 import { tickElapsedClocks } from './time-format.ts';
 
@@ -154,7 +155,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   const table = h(
     'table',
     { class: 'sessions live-sessions' },
-    h('thead', {}, h('tr', {}, ...headers)),
+    h('thead', {}, h('tr', { 'aria-rowindex': '1' }, ...headers)),
     body,
   );
   const tableWrap = h('div', { class: 'table-wrap' }, table);
@@ -219,33 +220,136 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
 
   let flipTimer: ReturnType<typeof setTimeout> | undefined;
   let shownCounts = '';
-  const render = (): void => {
-    pending = false;
-    const started = performance.now();
-    const now = Date.now();
+  /**
+   * What the list shows, in order: group headings and shells. Rebuilt when a shell or the
+   * view changed; between, a scroll only moves which of them are drawn (the row window).
+   */
+  let items: ListItem[] = [];
+  let itemsStale = true;
+  let groupLabels = new Set<string>();
+  const heights = new RowHeights();
+  const groupRows = new Map<string, HTMLTableRowElement>();
+  const spacerAbove = spacerRow();
+  const spacerBelow = spacerRow();
+  const keyOf = (item: ListItem): string =>
+    item.kind === 'group' ? `group:${item.label}` : item.session.id;
+  const arrangeItems = (now: number): number => {
     for (const [id, row] of rows) {
       if (!sessions.has(id)) {
         row.element.remove();
         rows.delete(id);
+        heights.forget(id);
       }
     }
     const groups = arrange(sessions.values(), view, needs, now);
-    const wanted: HTMLTableRowElement[] = [];
+    const next: ListItem[] = [];
     let shown = 0;
     for (const { label, sessions: members } of groups) {
-      if (label !== null) wanted.push(groupRow(label, members.length));
-      for (const session of members) {
-        let row = rows.get(session.id);
-        if (row === undefined) {
-          row = sessionRow(who);
-          rows.set(session.id, row);
-        }
-        row.update(session, needs(session));
-        wanted.push(row.element);
-        shown += 1;
-      }
+      if (label !== null) next.push({ kind: 'group', label, count: members.length });
+      for (const session of members) next.push({ kind: 'session', session });
+      shown += members.length;
     }
+    items = next;
+    groupLabels = new Set(groups.flatMap((group) => (group.label === null ? [] : [group.label])));
+    return shown;
+  };
+  const elementOf = (item: ListItem): HTMLTableRowElement => {
+    if (item.kind === 'group') {
+      let row = groupRows.get(item.label);
+      if (row === undefined) {
+        row = groupRow(item.label);
+        groupRows.set(item.label, row);
+      }
+      setGroupCount(row, item.count);
+      return row;
+    }
+    let row = rows.get(item.session.id);
+    if (row === undefined) {
+      row = sessionRow(who);
+      rows.set(item.session.id, row);
+    }
+    row.update(item.session, needs(item.session));
+    return row.element;
+  };
+  /** Draws the rows in and near the viewport (every row when the list is short). */
+  const placeRows = (): void => {
+    // Read before writing: the layout is still the last frame's, so this costs nothing.
+    const top = -body.getBoundingClientRect().top;
+    const page = document.documentElement;
+    const atEnd = scrollY > 0 && scrollY + innerHeight >= page.scrollHeight - 2;
+    const range = rowWindow(
+      items.length,
+      (index) => {
+        const item = items[index];
+        return item === undefined ? 0 : heights.of(keyOf(item));
+      },
+      top,
+      innerHeight,
+    );
+    const wanted: HTMLTableRowElement[] = [];
+    if (range.above > 0) wanted.push(spacerAbove);
+    for (let index = range.start; index < range.end; index++) {
+      const item = items[index] as ListItem;
+      const element = elementOf(item);
+      // Screen readers count every row, not only those drawn (the header is row 1).
+      element.setAttribute('aria-rowindex', String(index + 2));
+      wanted.push(element);
+    }
+    if (range.below > 0) wanted.push(spacerBelow);
+    for (const [label, row] of groupRows)
+      if (!groupLabels.has(label)) {
+        row.remove();
+        groupRows.delete(label);
+      }
     placeChildren(body, wanted);
+    table.setAttribute('aria-rowcount', String(items.length + 1));
+    if (items.length <= WINDOW_ABOVE) return;
+    // Measured once laid out, so the space standing for the rows not drawn matches them: the
+    // distance to the next row's top (a phone's cards have margins between them).
+    const tops = wanted.map((element) => element.getBoundingClientRect());
+    const first = range.above > 0 ? 1 : 0;
+    for (let index = range.start; index < range.end; index++) {
+      const at = first + index - range.start;
+      const box = tops[at] as DOMRect;
+      const next = tops[at + 1];
+      const height =
+        next === undefined || index === range.end - 1 ? box.height : next.top - box.top;
+      heights.set(keyOf(items[index] as ListItem), height);
+    }
+    let above = 0;
+    for (let index = 0; index < range.start; index++)
+      above += heights.of(keyOf(items[index] as ListItem));
+    let below = 0;
+    for (let index = range.end; index < items.length; index++)
+      below += heights.of(keyOf(items[index] as ListItem));
+    setSpacer(spacerAbove, above);
+    setSpacer(spacerBelow, below);
+    // Whoever went to the end stays there when the measured heights move it.
+    if (atEnd && range.end === items.length) scrollTo(scrollX, page.scrollHeight);
+    // Measured heights can move the rows under the viewport: look again next frame until the
+    // rows drawn cover it (a jump to the end lands on the last rows, not estimates short).
+    const box = body.getBoundingClientRect();
+    const firstDrawn = (wanted[first] as HTMLElement).getBoundingClientRect().top;
+    const lastDrawn = (
+      wanted[first + range.end - range.start - 1] as HTMLElement
+    ).getBoundingClientRect().bottom;
+    const uncovered =
+      (firstDrawn > 0 && range.start > 0) || (lastDrawn < innerHeight && range.end < items.length);
+    if (uncovered && box.height > 0 && settleFrames++ < 5) scheduleRows();
+    else if (!uncovered) settleFrames = 0;
+  };
+  let settleFrames = 0;
+  const render = (): void => {
+    pending = false;
+    const started = performance.now();
+    if (!itemsStale) {
+      placeRows();
+      return;
+    }
+    itemsStale = false;
+    const now = Date.now();
+    const shown = arrangeItems(now);
+    placeRows();
     const total = sessions.size;
     tableWrap.hidden = total === 0 || shown === 0;
     empty.hidden = total !== 0;
@@ -282,16 +386,34 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     clearTimeout(flipTimer);
     const flip = needsHuman.nextChangeIn(sessions.values(), now);
     if (flip !== null) flipTimer = setTimeout(schedule, flip + 1);
-    // What one redraw costs, for the 300-shell bench (e2e/bench/dashboard-300.ts).
+    // What one redraw costs, for the dashboard benches (e2e/bench/).
     performance.measure('jumpseat:dashboard-render', { start: started });
   };
   let pending = false;
+  /** One redraw per animation frame, however many updates arrived since the last. */
   function schedule(): void {
+    itemsStale = true;
+    scheduleRows();
+  }
+  /** A redraw of which rows are drawn only (a scroll, a resize). */
+  function scheduleRows(): void {
     if (pending) return;
     pending = true;
     if (document.hidden) setTimeout(render, HIDDEN_RENDER_DELAY_MS);
     else requestAnimationFrame(render);
   }
+  addEventListener(
+    'scroll',
+    () => {
+      // Only a long list has rows to bring in.
+      if (items.length > WINDOW_ABOVE) scheduleRows();
+    },
+    { passive: true },
+  );
+  addEventListener('resize', () => {
+    heights.clear();
+    scheduleRows();
+  });
 
   const replaceAll = (list: readonly SessionInfo[]): void => {
     sessions.clear();
@@ -359,7 +481,12 @@ function apiBase(settings: WebSettings | null): string {
   return settings?.publicUrl ?? appOrigin();
 }
 
-function groupRow(label: string, count: number): HTMLTableRowElement {
+/** One row of the list: a group's heading or a shell. */
+type ListItem =
+  | { readonly kind: 'group'; readonly label: string; readonly count: number }
+  | { readonly kind: 'session'; readonly session: SessionInfo };
+
+function groupRow(label: string): HTMLTableRowElement {
   return h(
     'tr',
     { class: 'group-row', 'data-testid': 'group-row', 'data-group': label },
@@ -367,9 +494,30 @@ function groupRow(label: string, count: number): HTMLTableRowElement {
       'th',
       { colspan: COLUMNS.length, scope: 'rowgroup' },
       label,
-      h('span', { class: 'muted' }, ` · ${count} ${count === 1 ? 'shell' : 'shells'}`),
+      h('span', { class: 'muted group-count' }),
     ),
   );
+}
+
+function setGroupCount(row: HTMLTableRowElement, count: number): void {
+  const text = ` · ${count} ${count === 1 ? 'shell' : 'shells'}`;
+  const span = row.querySelector('.group-count');
+  if (span !== null && span.textContent !== text) span.textContent = text;
+}
+
+/** Stands for the rows not drawn above or below those that are, at their height. */
+function spacerRow(): HTMLTableRowElement {
+  return h(
+    'tr',
+    { class: 'row-spacer', 'aria-hidden': 'true' },
+    h('td', { colspan: COLUMNS.length }),
+  );
+}
+
+function setSpacer(row: HTMLTableRowElement, height: number): void {
+  // On the row itself: a phone's cards lay the cell out as no box of its own.
+  const value = `${Math.round(height)}px`;
+  if (row.style.height !== value) row.style.height = value;
 }
 
 function renderCounts(

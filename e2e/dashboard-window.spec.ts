@@ -1,0 +1,114 @@
+/**
+ * A dashboard of many shells draws only the rows in and near the viewport (web/src/row-window.ts):
+ * with 400 live shells (a server of its own, `--sandbox off`: cheap shells) a bounded number of
+ * rows is in the document, yet the list scrolls to its last shell, screen readers are told
+ * every row's place (aria-rowcount, aria-rowindex), the Filter box finds any one shell, and
+ * Tab walks on through the rows past those first drawn.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from './support/fixtures.ts';
+import {
+  type ServerProcess,
+  startServerProcess,
+  stopServerProcess,
+} from './support/server-process.ts';
+
+const SHELLS = 400;
+/** Rows drawn at most: the viewport's and a margin on each side, never the whole list. */
+const MAX_ROWS = 120;
+
+let root: string;
+let server: ServerProcess | undefined;
+test.afterEach(async () => {
+  if (server !== undefined) await stopServerProcess(server);
+  server = undefined;
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('400 shells: a bounded number of rows drawn, the last one reached by scrolling, any one found by the filter', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  root = mkdtempSync(join(tmpdir(), 'jumpseat-e2e-window-'));
+  mkdirSync(join(root, 'workspace'));
+  const token = `js_e2e_${randomBytes(18).toString('hex')}`;
+  server = await startServerProcess({
+    dataDir: join(root, 'data'),
+    workspace: join(root, 'workspace'),
+    token,
+    flags: ['--sandbox', 'off', '--network', 'off'],
+  });
+  const origin = server.origin;
+  const names = Array.from({ length: SHELLS }, (_, i) => `many-${String(i).padStart(3, '0')}`);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < names.length) {
+        const name = names[next++] as string;
+        const response = await fetch(`${origin}/api/agents/${name}/bash`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ command: 'true' }),
+        });
+        expect(response.status, name).toBe(200);
+      }
+    }),
+  );
+
+  await page.goto(`${origin}/login?token=${token}`);
+  await expect(page).toHaveURL(`${origin}/`);
+  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
+  await expect(page.getByTestId('shown-count')).toHaveText(`${SHELLS} shells`);
+  const rows = page.locator('[data-testid="session-row"]');
+  await expect(rows.first()).toHaveAttribute('data-agent', names[0] as string);
+  const drawn = await rows.count();
+  expect(drawn).toBeGreaterThan(10);
+  expect(drawn).toBeLessThanOrEqual(MAX_ROWS);
+  // Screen readers hear the whole list's size and each row's place in it (the header is 1).
+  await expect(page.locator('table.live-sessions')).toHaveAttribute(
+    'aria-rowcount',
+    String(SHELLS + 1),
+  );
+  await expect(rows.first()).toHaveAttribute('aria-rowindex', '2');
+
+  // Tab walks on through the rows past the first drawn: the list follows the focus.
+  await rows.first().locator('a.agent').focus();
+  for (let i = 0; i < MAX_ROWS + 20; i++) await page.keyboard.press('Tab');
+  const focused = await page.evaluate(
+    () =>
+      (document.activeElement?.closest('[data-testid="session-row"]') as HTMLElement | null)
+        ?.dataset.agent,
+  );
+  expect(focused).toBe(names[MAX_ROWS + 20]);
+
+  // The end of the page: the last shell's row, with its place in the list.
+  const last = page.locator(`[data-testid="session-row"][data-agent="${names[SHELLS - 1]}"]`);
+  // To the end, as End does (again while the page below the list is still filling in).
+  await expect
+    .poll(async () => {
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      return last.count();
+    })
+    .toBe(1);
+  await expect(last).toBeVisible();
+  await expect(last).toHaveAttribute('aria-rowindex', String(SHELLS + 1));
+  expect(await rows.count()).toBeLessThanOrEqual(MAX_ROWS);
+  // Its link opens the shell.
+  await expect(last.locator('a.agent')).toHaveAttribute('href', /\/sessions\//);
+
+  // The filter finds any one of them, wherever it was in the list.
+  const middle = names[Math.floor(SHELLS / 2) + 7] as string;
+  await page.getByLabel('Filter').fill(middle);
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toHaveAttribute('data-agent', middle);
+  await expect(rows.first()).toBeVisible();
+  await expect(page.getByTestId('shown-count')).toHaveText(`1 of ${SHELLS} shells`);
+  // Back to all: a bounded number of rows again, the first at the top.
+  await page.getByLabel('Filter').fill('');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(rows.first()).toHaveAttribute('data-agent', names[0] as string);
+  expect(await rows.count()).toBeLessThanOrEqual(MAX_ROWS);
+});
