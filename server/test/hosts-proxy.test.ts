@@ -5,10 +5,14 @@
  * keeps the link off it; a proxy that refuses (wrong credentials, 403, nothing listening) is
  * named in one clear line without the password, and the host keeps retrying.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectProxy } from './support/connect-proxy.ts';
-import { HostCluster, type HostProcess, PROCESS_START_MS } from './support/host-cluster.ts';
+import {
+  freePort,
+  HostCluster,
+  type HostProcess,
+  PROCESS_START_MS,
+} from './support/host-cluster.ts';
 
 /** Attempts the host makes while a proxy refuses it: it retries, with backoff (200 ms, 500
  *  ms, 1 s, … ceilings), rather than stopping. */
@@ -27,7 +31,8 @@ const basic = (userinfo: string) => `Basic ${Buffer.from(userinfo).toString('bas
 
 beforeAll(async () => {
   await Promise.all([guarded.listen(), open.listen(), forbidding.listen()]);
-  deadPort = await closedPort();
+  // Taken and given back: nothing listens there.
+  deadPort = await freePort();
   await cluster.startControlPlane();
   target = new URL(cluster.origin).host;
 }, 2 * PROCESS_START_MS);
@@ -167,17 +172,4 @@ function expectOneLine(host: HostProcess, line: string): void {
 
 function regexText(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** A loopback port nothing listens on (taken and given back). */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }

@@ -218,7 +218,8 @@ export async function stopProcess(child: ChildProcess | undefined): Promise<void
   clearTimeout(timer);
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port that was free a moment ago (taken and given back). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
