@@ -11,7 +11,7 @@ import {
   VIEWER_MAX_BUFFERED_BYTES,
 } from '../src/live/viewer-connection.ts';
 import { errorOf, startServer, type TestServer } from './support/http-server.ts';
-import { LiveClient } from './support/live-client.ts';
+import { LiveClient, sameOffset } from './support/live-client.ts';
 
 let server: TestServer;
 let operatorToken: string;
@@ -105,10 +105,7 @@ describe('joining a shell', () => {
     await early.client.next('call_finished');
     const late = await watch('late');
     await late.client.next('snapshot');
-    await early.client.until(
-      () => early.client.position === late.client.position,
-      'both at the same offset',
-    );
+    await sameOffset(early.client, late.client, 'both at the same offset');
     expect(await late.client.screenText()).toBe(await early.client.screenText());
     expect(await late.client.screenText()).toContain('line 60');
     await early.client.close();
@@ -130,10 +127,7 @@ describe('joining a shell', () => {
     expect((await second.client.next('resumed')).offset).toBe(position);
     await running;
     await steady.client.next('call_finished');
-    await second.client.until(
-      () => second.client.position === steady.client.position,
-      'the resumed client to catch up',
-    );
+    await sameOffset(second.client, steady.client, 'the resumed client to catch up');
     // Both joined after the same call; compare from where the resumed client's stream began.
     const steadyText = steady.client.outputFrom(first.client.startOffset ?? 0);
     expect(before + second.client.outputText()).toBe(steadyText);
@@ -206,10 +200,7 @@ describe('a stalled viewer', () => {
     raw.resume();
     const resync = await stalled.client.next('snapshot', (m) => m.reason === 'resync');
     expect(resync.offset).toBeGreaterThan(0);
-    await stalled.client.until(
-      () => stalled.client.position === steady.client.position,
-      'the stalled viewer to catch up',
-    );
+    await sameOffset(stalled.client, steady.client, 'the stalled viewer to catch up');
     expect(await stalled.client.screenText()).toBe(await steady.client.screenText());
     expect(await steady.client.screenText()).toContain('tail 20');
     await stalled.client.close();

@@ -199,3 +199,17 @@ export class LiveClient {
     );
   }
 }
+
+/**
+ * Resolves once clients `a` and `b` are at the same display offset. Looked at on either's
+ * messages: `until` on one client alone looks only when that one hears something, so the
+ * other's last frame, arriving after, was never seen (live.test's stalled viewer, as nobody).
+ */
+export async function sameOffset(a: LiveClient, b: LiveClient, what: string): Promise<void> {
+  const same = () => a.position === b.position;
+  try {
+    await Promise.any([a.until(same, what), b.until(same, what)]);
+  } catch (error) {
+    throw error instanceof AggregateError ? error.errors[0] : error;
+  }
+}
