@@ -152,7 +152,7 @@ export const FLAGS = {
   database: {
     env: 'JUMPSEAT_DATABASE_URL',
     value: 'URL',
-    help: 'keep the control plane\'s state in PostgreSQL (postgres://user:password@host/db), which replicas share; prefer the variable, a flag shows in ps (embedded SQLite in the data dir)',
+    help: "keep the control plane's state in PostgreSQL (postgres://user:password@host/db), which replicas share; prefer the variable, a flag shows in ps (embedded SQLite in the data dir)",
   },
   'local-shells': {
     env: 'JUMPSEAT_LOCAL_SHELLS',
