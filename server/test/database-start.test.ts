@@ -14,7 +14,7 @@ import {
   type TestDatabase,
 } from './support/test-database.ts';
 
-describe.runIf(TEST_DATABASE_URL !== '')('serve --database', () => {
+describe.runIf(TEST_DATABASE_URL !== '')('serve --database', { timeout: 90_000 }, () => {
   let database: TestDatabase;
   let dataDir: string;
   beforeAll(async () => {
@@ -36,7 +36,12 @@ describe.runIf(TEST_DATABASE_URL !== '')('serve --database', () => {
     try {
       const masked = new URL(database.url);
       masked.password = '***';
-      expect(server.stdout()).toContain(`database: ${masked.toString()}\n`);
+      // serve() returns at the first banner line; the database line follows it.
+      const line = `database: ${masked.toString()}\n`;
+      for (let waited = 0; !server.stdout().includes(line) && waited < 20_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(server.stdout()).toContain(line);
       expect(server.stdout() + server.stderr()).not.toContain(`:${password}@`);
       const health = (await (await fetch(`${server.origin}/healthz`)).json()) as {
         database: string;
