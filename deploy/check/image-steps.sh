@@ -10,7 +10,11 @@
 #   5. user: the image's user and state dirs (a user of this run's own, removed at the end)
 #   6. PREFIX/bin/jumpseat serve --local-shells off: /healthz and /readyz answer
 #   7. a host token minted with the CLI, PREFIX/bin/jumpseat host --join, one bash call through it
+#   8. jumpseat-host.service's mount hardening and NoNewPrivileges, emulated, around a root server
+#      with a sandboxed shell (deploy/check/host-unit-hardening.sh; as root only)
 # Prints one line per step with its seconds; exits non-zero at the first failure.
+# `--prefix DIR` starts from a prefix an earlier run of the app step left (steps 2-4 NOT RUN),
+# for working on the steps after it; CI never passes it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo="$PWD"
@@ -20,6 +24,8 @@ PWSH_VERSION="${PWSH_VERSION:-7.6.9}"
 START_TIMEOUT_S=60
 CALL_TIMEOUT_S=60
 
+given_prefix=""
+if [ "${1:-}" = --prefix ] && [ -n "${2:-}" ]; then given_prefix="$(realpath "$2")"; fi
 work="$(mktemp -d /tmp/jumpseat-image-XXXXXX)"
 chmod 755 "$work"
 pids=()
@@ -64,6 +70,11 @@ for step in build-packages runtime-packages app pwsh user; do
 done
 say "the Dockerfile's ${#runs[@]} RUN lines are steps of steps.sh"
 
+if [ -n "$given_prefix" ]; then
+  prefix="$given_prefix"
+  pwsh_line=""
+  say "build-packages, runtime-packages, app, pwsh: NOT RUN (--prefix $prefix)"
+else
 # 2. The system packages, as root (what apt installs is already there on a CI machine, so this
 # costs an apt-get update).
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -100,6 +111,7 @@ elif [ "${CI:-}" = true ]; then
 else
   say "pwsh: NOT RUN (no dotnet here)"
 fi
+fi
 
 # 5. The image's user: as root, one of this run's own (removed at the end), and the servers
 # below run as it; otherwise they run as whoever runs this.
@@ -121,12 +133,20 @@ else
   say "user: NOT RUN (needs root); the servers run as $(id -un)"
 fi
 node_dir="$(dirname "$(command -v node)")"
-# The image's environment (Dockerfile ENV), less what each role sets below.
+# The image's environment (Dockerfile ENV), less what each role sets below. exec: started in the
+# background, the pid kept is jumpseat's own, which the SIGTERM at the end must reach.
 run() {
-  "${as_user[@]}" env -i HOME="$home" LANG=C.UTF-8 TERM=xterm \
+  exec "${as_user[@]}" env -i HOME="$home" LANG=C.UTF-8 TERM=xterm \
     PATH="$prefix/bin:$node_dir:/usr/local/bin:/usr/bin:/bin" \
     JUMPSEAT_DATA_DIR="$state/data" JUMPSEAT_WORKSPACE="$state/workspaces" NODE_ENV=production \
     ${pwsh_line:+JUMPSEAT_PWSH="$pwsh_line"} "$@"
+}
+# start LOG ARGS…: run in the background, its pid kept for the end.
+start() {
+  local log="$1"
+  shift
+  (run "$@") >"$log" 2>&1 &
+  pids+=("$!")
 }
 # wait_for FILE PATTERN SECONDS: the first line of FILE that matches PATTERN.
 wait_for() {
@@ -140,9 +160,8 @@ wait_for() {
 
 # 6. The control plane, as the image's default command runs it (no shells of its own).
 admin_token="js_image_check_$$_$(date +%s)"
-run JUMPSEAT_TOKEN="$admin_token" JUMPSEAT_HOST=127.0.0.1 JUMPSEAT_PORT=0 \
-  jumpseat serve --local-shells off >"$work/serve.log" 2>&1 &
-pids+=("$!")
+start "$work/serve.log" JUMPSEAT_TOKEN="$admin_token" JUMPSEAT_HOST=127.0.0.1 JUMPSEAT_PORT=0 \
+  jumpseat serve --local-shells off
 line="$(wait_for "$work/serve.log" '^jumpseat listening on ' "$START_TIMEOUT_S")" ||
   fail "jumpseat serve printed no 'listening' line in $START_TIMEOUT_S s"
 url="${line#jumpseat listening on }"
@@ -153,17 +172,16 @@ ready="$(curl -fsS --max-time 10 "${url}readyz")" || fail "GET ${url}readyz fail
 say "serve: $url, /healthz $health, /readyz $ready"
 
 # 7. A host, as the image's other role: a host token from the CLI, the host joining, one call.
-host_token="$(run JUMPSEAT_URL="$url" JUMPSEAT_TOKEN="$admin_token" \
-  jumpseat token create --role host --name image-check)" || fail "jumpseat token create --role host"
+host_token="$( (run JUMPSEAT_URL="$url" JUMPSEAT_TOKEN="$admin_token" \
+  jumpseat token create --role host --name image-check))" || fail "jumpseat token create --role host"
 mkdir -p "$work/host-data"
 [ -z "$run_user" ] || chown "$run_user:$run_user" "$work/host-data"
-run JUMPSEAT_TOKEN="$host_token" JUMPSEAT_DATA_DIR="$work/host-data" \
-  jumpseat host --join "$url" >"$work/host.log" 2>&1 &
-pids+=("$!")
+start "$work/host.log" JUMPSEAT_TOKEN="$host_token" JUMPSEAT_DATA_DIR="$work/host-data" \
+  jumpseat host --join "$url"
 wait_for "$work/host.log" 'joined ' "$START_TIMEOUT_S" >/dev/null ||
   fail "jumpseat host did not join in $START_TIMEOUT_S s"
-agent_token="$(run JUMPSEAT_URL="$url" JUMPSEAT_TOKEN="$admin_token" \
-  jumpseat token create --role agent --agent image-check)" || fail "jumpseat token create --role agent"
+agent_token="$( (run JUMPSEAT_URL="$url" JUMPSEAT_TOKEN="$admin_token" \
+  jumpseat token create --role agent --agent image-check))" || fail "jumpseat token create --role agent"
 output="$(timeout "$CALL_TIMEOUT_S" env JUMPSEAT_URL="$url" JUMPSEAT_TOKEN="$agent_token" \
   "$prefix/bin/jumpseat" exec --agent image-check -- 'echo image-$((6*7)) as $(id -un)')" ||
   fail "jumpseat exec through the host failed: $output"
@@ -178,4 +196,18 @@ for pid in "${pids[@]}"; do
   [ "$status" = 0 ] || fail "a server (pid $pid) stopped with status $status on SIGTERM"
 done
 pids=()
+say "serve and host: stopped with status 0 on SIGTERM"
+
+# 8. jumpseat-host.service's mount hardening and NoNewPrivileges, built by hand (no systemd
+# runs here) around the installed jumpseat as root with a sandboxed shell. The unit expects the
+# shell user made at install (ProtectSystem=full leaves /etc read-only to the server's useradd).
+if [ "$(id -u)" = 0 ]; then
+  getent passwd jumpseat-shell >/dev/null ||
+    useradd --system --user-group --no-create-home --shell /usr/sbin/nologin jumpseat-shell
+  unshare --mount --propagation private "$repo/deploy/check/host-unit-hardening.sh" \
+    "$prefix" "$node_dir" >"$work/unit.log" 2>&1 || fail "deploy/check/host-unit-hardening.sh"
+  say "$(tail -n 1 "$work/unit.log")"
+else
+  say "host unit hardening: NOT RUN (needs root)"
+fi
 echo "== image steps: passed in $(($(date +%s) - started)) s"
