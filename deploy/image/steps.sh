@@ -24,7 +24,7 @@ apt_install() {
   apt-get install -y -qq --no-install-recommends --no-upgrade "$@" >/dev/null
 }
 
-# node-pty and better-sqlite3 are compiled at `npm ci` (neither ships a Linux binary that the
+# node-pty and better-sqlite3 are compiled by the app step (neither ships a Linux binary that the
 # build can rely on): python3, make and a C++ compiler, as the README's Quick start says.
 build_packages() {
   apt_install ca-certificates python3 make g++
@@ -59,10 +59,15 @@ app() {
   pack="$(mktemp -d)"
   (
     cd "$src"
-    # Both cores for the native builds (node-gyp reads JOBS). `npm ci` compiles the JavaScript
-    # (its prepare script, build:js); the web app is built here.
-    JOBS=max npm ci --no-audit --no-fund
-    npx --no-install vite build
+    # The install scripts that package.json's allowScripts names, and no other, whatever the npm:
+    # npm 11 (CI's) runs only those, npm 10 (node:22 images') would run every package's. Both
+    # cores for the native builds (node-gyp reads JOBS).
+    npm ci --no-audit --no-fund --ignore-scripts
+    local allowed
+    allowed="$(node -p "Object.keys(require('./package.json').allowScripts ?? {}).join(' ')")"
+    # shellcheck disable=SC2086 # a list of package names
+    JOBS=max npm rebuild --no-audit --no-fund $allowed
+    npm run build
     npm pack --silent --pack-destination "$pack" >/dev/null
     npm prune --omit=dev --no-audit --no-fund >/dev/null
   )
