@@ -35,6 +35,10 @@ export default defineConfig({
     reporters: ['default', './server/test/support/summary-reporter.ts'],
     // Says once whether the pwsh suites run (and fails a CI run without pwsh); compiles dist/
     // when stale, for the tests that run the real jumpseat command.
-    globalSetup: ['./server/test/support/pwsh-check.ts', './server/test/support/compiled-check.ts'],
+    globalSetup: [
+      './server/test/support/pwsh-check.ts',
+      './server/test/support/compiled-check.ts',
+      './server/test/support/postgres-check.ts',
+    ],
   },
 });

@@ -9,7 +9,7 @@ import { envNameOf, FLAGS, parseArgsOptions } from '../../server/src/config/flag
 import { readHostSettings } from '../../server/src/host/host-command.ts';
 import { type ManifestObject, where } from './manifests.ts';
 
-/** Variables jumpseat reads that are not a flag's own: tokens, the host's, issue 24's database. */
+/** Variables jumpseat reads that are not a flag's own: the tokens, the CLI's and the host's. */
 const OTHER_VARIABLES = [
   'JUMPSEAT_TOKEN',
   'JUMPSEAT_TOKEN_FILE',
@@ -19,7 +19,6 @@ const OTHER_VARIABLES = [
   'JUMPSEAT_LABELS',
   'JUMPSEAT_MAX_SHELLS',
   'JUMPSEAT_HOST_GRACE_MS',
-  'JUMPSEAT_DATABASE_URL',
 ];
 /** The port jumpseat serves on (the image's JUMPSEAT_PORT). */
 const JUMPSEAT_PORT = 7400;

@@ -12,6 +12,9 @@ import { loginUrl, reachableUrls, serverUrl } from './api/urls.ts';
 import { TokenStore } from './auth/token-store.ts';
 import { type Config, loadConfig } from './config/config.ts';
 import { ConfigError, HelpRequested } from './config/config-error.ts';
+import { PostgresDatabase } from './database/postgres-database.ts';
+import { migratePostgres } from './database/postgres-migrations.ts';
+import { POSTGRES_MIGRATIONS } from './database/schema.ts';
 import { placementLines } from './launch/placement-banner.ts';
 import { capacityLine, raiseDescriptorLimit } from './ops/descriptor-limit.ts';
 import { dialectsLine, pwshVersion } from './ops/dialect-banner.ts';
@@ -58,6 +61,23 @@ function openTokens(config: Config): TokenStore {
   }
 }
 
+/**
+ * `--database`: PostgreSQL, reached and brought to this code's schema before anything starts
+ * (replicas starting together take turns: postgres-migrations.ts). Unreachable at start is a
+ * failure to start (an orchestrator restarts the replica); unreachable later is survived.
+ */
+async function openDatabase(config: Config): Promise<PostgresDatabase | undefined> {
+  if (config.database === null) return undefined;
+  const database = new PostgresDatabase(config.database);
+  try {
+    await migratePostgres(database, POSTGRES_MIGRATIONS);
+  } catch (error) {
+    await database.close();
+    fail(`cannot use the database ${config.database.masked}: ${reasonOf(error)}`, EXIT_FAILURE);
+  }
+  return database;
+}
+
 function closeOnSignals(app: JumpseatApp): void {
   let closing = false;
   const close = (): void => {
@@ -80,6 +100,7 @@ function closeOnSignals(app: JumpseatApp): void {
 /** Runs the server until a signal ends it; `usageName` is how `--help` names the command. */
 export async function serve(argv: readonly string[], usageName = 'jumpseat'): Promise<void> {
   const config = readConfig(argv, usageName);
+  const database = await openDatabase(config);
   const tokens = openTokens(config);
   // Before any shell: the shells that fit are counted from the raised limit.
   const descriptors = raiseDescriptorLimit();
@@ -100,7 +121,13 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
   const swept = await tools.placement.launcher.sweepLeftovers();
   // Their private dirs too (under the data dir), once nothing of them runs any more.
   const sweptDirs = tools.privateDirs.sweep();
-  const app = buildApp({ config, tools, tokens, ...(control === undefined ? {} : { control }) });
+  const app = buildApp({
+    config,
+    tools,
+    tokens,
+    ...(control === undefined ? {} : { control }),
+    ...(database === undefined ? {} : { database }),
+  });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
@@ -136,6 +163,7 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
     for (const line of placementLines(tools.placement, config)) process.stdout.write(`${line}\n`);
   }
   process.stdout.write(`${capacityLine(descriptors)}\n`);
+  if (database !== undefined) process.stdout.write(`database: ${database.url.masked}\n`);
   if (tools.placement.walls !== null) process.stdout.write(`${tools.placement.walls}\n`);
   if (swept > 0)
     process.stdout.write(`ended ${swept} processes an earlier run's shells left running\n`);

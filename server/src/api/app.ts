@@ -15,6 +15,7 @@ import type { Config } from '../config/config.ts';
 import type { ControlPlane } from '../control/control-plane.ts';
 import { linkEndpoint } from '../control/link-endpoint.ts';
 import { RemoteViewers } from '../control/remote-viewers.ts';
+import type { PostgresDatabase } from '../database/postgres-database.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import { LiveHub } from '../live/live-hub.ts';
 import { revokedReason } from '../live/revoked-reason.ts';
@@ -72,6 +73,8 @@ export interface AppOptions {
   readonly liveStallCloseMs?: number;
   /** The joined hosts and their calls (`--local-shells off`); absent: shells run here. */
   readonly control?: ControlPlane;
+  /** `--database`: the control plane's PostgreSQL, opened and migrated; closed with the app. */
+  readonly database?: PostgresDatabase;
 }
 
 /**
@@ -158,13 +161,19 @@ export function buildApp(options: AppOptions) {
     health.close();
     tokens.flush();
     await history.close();
+    // Last: the stores above write what they hold into it as they close.
+    await options.database?.close();
   });
 
   app.register(openApiGenerator);
 
   app.register(errorReplies);
   app.register(jsonBody);
-  app.register(lifecycle, { tools, health });
+  app.register(lifecycle, {
+    tools,
+    health,
+    ...(options.database === undefined ? {} : { database: options.database }),
+  });
   app.register(websocketSupport);
   app.register(mcpOriginCheck, { publicUrl: config.publicUrl });
   // Browsers sign in with a credential of their own, traded for a token (see browser-sessions.ts).

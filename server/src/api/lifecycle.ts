@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import type { PostgresDatabase } from '../database/postgres-database.ts';
 import { JUMPSEAT_ERR_SHUTTING_DOWN, JumpseatError } from '../errors.ts';
 import type { StorageHealth } from '../ops/storage-health.ts';
 import type { ToolService } from '../tool/tool-service.ts';
@@ -13,6 +14,8 @@ import type { ToolService } from '../tool/tool-service.ts';
 export interface LifecycleOptions {
   readonly tools: ToolService;
   readonly health: StorageHealth;
+  /** `--database`: PostgreSQL's availability is part of health and readiness. */
+  readonly database?: PostgresDatabase;
 }
 
 /** The areas of ops/storage-health.ts (STORAGE_AREAS). */
@@ -25,8 +28,11 @@ export const StorageArea = Type.Union([
 
 const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
   app,
-  { tools, health },
+  { tools, health, database },
 ) => {
+  /** `embedded` (SQLite in the data dir), or whether PostgreSQL answers now. */
+  const databaseState = (): 'embedded' | 'ok' | 'unavailable' =>
+    database === undefined ? 'embedded' : database.state.available ? 'ok' : 'unavailable';
   let closing = false;
   // Connections that never sent a request (a client's spare socket) are neither idle nor
   // busy to Node: closing would wait on them until the headers timeout (60 s). They end here.
@@ -63,6 +69,15 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
             storage: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
             /** The areas that cannot be written now; no paths or messages (this is public). */
             failing: Type.Array(StorageArea),
+            /**
+             * `embedded`: SQLite in the data dir; with `--database`, whether PostgreSQL answers
+             * now (`unavailable`: shells go on, rows wait in memory, some routes answer 503).
+             */
+            database: Type.Union([
+              Type.Literal('embedded'),
+              Type.Literal('ok'),
+              Type.Literal('unavailable'),
+            ]),
           }),
         },
       },
@@ -71,7 +86,7 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
     async () => {
       const report = health.report();
       const failing = report.areas.filter((a) => a.failing !== null).map((a) => a.area);
-      return { ok: true, storage: report.state, failing };
+      return { ok: true, storage: report.state, failing, database: databaseState() };
     },
   );
 
@@ -94,6 +109,8 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
       },
       config: { public: true },
     },
+    // PostgreSQL's absence does not make a replica unready: live shells and calls go on
+    // without it (rows wait in memory), and every replica would turn unready at once.
     async (_request, reply) => {
       const failing = health
         .report()

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Dialect } from '../../../shared/src/api.ts';
 import { DEFAULT_HOST_GRACE_MS } from '../../../shared/src/link.ts';
+import { type DatabaseUrl, readDatabaseUrl } from '../database/database-url.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../launch/launcher.ts';
 import { checkShellUserSpec, DEFAULT_SHELL_USER } from '../launch/shell-user.ts';
 import { DEFAULT_DESCRIPTIONS } from '../tool/contract-text.ts';
@@ -126,6 +127,8 @@ export interface Config extends ResourceSettings {
   readonly limits: ConnectionLimits;
   /** Shells run in this process; off: a pure control plane, every shell on a joined host. */
   readonly localShells: boolean;
+  /** `--database`: PostgreSQL for the control plane's state; null is the embedded SQLite. */
+  readonly database: DatabaseUrl | null;
   /** How long a joined host's shells wait for its link before they are lost (ms). */
   readonly hostGraceMs: number;
 }
@@ -194,6 +197,7 @@ function configFrom(values: FlagValues, env: NodeJS.ProcessEnv, cwd: string): Co
   );
   const clip = oneOf(read('clip'), CLIP_MODES, 'head');
   const localShells = oneOf(read('local-shells'), ['on', 'off'], 'on') === 'on';
+  const database = readDatabaseUrl(read('database'));
   const hostGraceMs = positiveInteger(read('host-grace-ms'), DEFAULT_HOST_GRACE_MS, MAX_TIMEOUT_MS);
   const logLevel = oneOf(read('log'), LOG_LEVELS, 'off');
   const controlIdleMs = positiveInteger(
@@ -279,6 +283,7 @@ function configFrom(values: FlagValues, env: NodeJS.ProcessEnv, cwd: string): Co
     spill: readSpillSettings(read),
     limits,
     localShells,
+    database,
     hostGraceMs,
   };
 }

@@ -189,6 +189,11 @@ export const FLAG_DOCS: Readonly<Record<FlagName, FlagDoc>> = {
     meaning:
       "one agent's saved outputs together, held as they are written: its oldest go first, then the file being written is cut",
   },
+  database: {
+    default: 'the embedded SQLite in the data dir',
+    meaning:
+      'a `postgres://user:password@host:5432/db` URL: the control plane keeps its state in PostgreSQL, and replicas pointed at the same database share it (README, *High availability*). Give it as `JUMPSEAT_DATABASE_URL` rather than the flag, which any user can read in `ps`; the banner and errors show it with the password masked',
+  },
   'local-shells': {
     default: '`on`',
     meaning:

@@ -149,6 +149,11 @@ export const FLAGS = {
     multiple: true,
     help: 'the former name of --pass-env; still read',
   },
+  database: {
+    env: 'JUMPSEAT_DATABASE_URL',
+    value: 'URL',
+    help: 'keep the control plane\'s state in PostgreSQL (postgres://user:password@host/db), which replicas share; prefer the variable, a flag shows in ps (embedded SQLite in the data dir)',
+  },
   'local-shells': {
     env: 'JUMPSEAT_LOCAL_SHELLS',
     value: 'on|off',

@@ -56,7 +56,8 @@ period, and resumes their output where the control plane left off.
 
 Behind a proxy, the link is one CONNECT tunnel to the control plane's host and port (TLS
 inside it for https://); credentials in the proxy URL go as Proxy-Authorization basic and
-are never printed. A proxy that refuses is retried like any outage.
+are never printed. Put a password in HTTPS_PROXY, not --proxy: any user can read a command
+line in ps. A proxy that refuses is retried like any outage.
 
 The engine's flags are those of "jumpseat serve": --sandbox, --network, --max-memory,
 --max-processes, --workspace, --data-dir, --pwsh, --timeout-ms, ...
