@@ -21,6 +21,7 @@ export default defineConfig({
       'shared/**/*.test.ts',
       'web/**/*.test.ts',
       'playwright/**/*.test.ts',
+      'deploy/**/*.test.ts',
     ],
     // Calls of minutes (`*.long.test.ts`) run beside this suite, under vitest.long.config.ts.
     exclude: ['**/node_modules/**', '**/*.long.test.ts'],
