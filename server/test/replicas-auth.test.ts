@@ -208,7 +208,8 @@ describe.runIf(TEST_DATABASE_URL !== '')('two replicas on one database', () => {
   });
 
   it('a browser logged in on A is logged in on B, its tickets work there once, and signing out on A ends it on B', async () => {
-    const token = await mint(a, { role: 'viewer', name: 'Browsy' });
+    // An operator: a shell a person opens is theirs alone (shell-privacy.ts).
+    const token = await mint(a, { role: 'operator', name: 'Browsy' });
     const login = await json<{ credential: string }>(
       await a.request('/api/login', { method: 'POST', token }),
       201,
@@ -217,24 +218,32 @@ describe.runIf(TEST_DATABASE_URL !== '')('two replicas on one database', () => {
       status: 200,
       body: { name: 'Browsy' },
     });
-    const shell = await json<SessionInfo>(
-      await b.request('/api/sessions', { method: 'POST', body: { dialect: 'bash' } }),
+    const onA = await json<SessionInfo>(
+      await a.request('/api/sessions', { method: 'POST', token, body: { dialect: 'bash' } }),
+      201,
+    );
+    const onB = await json<SessionInfo>(
+      await b.request('/api/sessions', { method: 'POST', token, body: { dialect: 'bash' } }),
       201,
     );
     const { ticket } = await json<{ ticket: string }>(
       await a.request('/api/live-tickets', { method: 'POST', token: login.credential }),
       201,
     );
-    const url = `${b.server.origin.replace('http', 'ws')}/api/sessions/${shell.id}/live?ticket=${ticket}`;
-    const live = await LiveClient.connect(url, { screen: false });
+    const liveUrl = (replica: Replica, shell: SessionInfo) =>
+      `${replica.server.origin.replace('http', 'ws')}/api/sessions/${shell.id}/live?ticket=${ticket}`;
+    const live = await LiveClient.connect(liveUrl(b, onB), { screen: false });
     await live.next('snapshot');
     await live.close();
-    await expect(
-      LiveClient.connect(
-        url.replace(b.server.origin.replace('http', 'ws'), a.server.origin.replace('http', 'ws')),
-        { screen: false },
-      ),
-    ).rejects.toThrow('upgrade refused: 401');
+    // Used once on B: refused on A as well as on B.
+    for (const [replica, shell] of [
+      [a, onA],
+      [b, onB],
+    ] as const) {
+      await expect(LiveClient.connect(liveUrl(replica, shell), { screen: false })).rejects.toThrow(
+        'upgrade refused: 401',
+      );
+    }
     expect(
       (await a.request('/api/login', { method: 'DELETE', token: login.credential })).status,
     ).toBe(204);
