@@ -72,7 +72,7 @@ export class SharedBrowserSessions implements BrowserCredentials {
   async tokenIdOf(credential: string): Promise<string | undefined> {
     const hash = credentialHash(credential);
     const known = this.#known.get(hash);
-    if (known !== undefined) return known;
+    if (known !== undefined || !this.database.state.available) return known;
     try {
       const { rows } = await this.database.query<{ token_id: string }>(
         'SELECT token_id FROM browser_credentials WHERE sha256 = $1',

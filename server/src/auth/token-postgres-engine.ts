@@ -115,6 +115,8 @@ export class TokenPostgresEngine implements TokenEngine {
   }
 
   async lookup(by: { sha256: string } | { id: string }): Promise<TokenRecord | undefined> {
+    // Known to be away: no wait for a connection that cannot come (any unknown token asks).
+    if (!this.database.state.available) return undefined;
     const [column, value] = 'sha256' in by ? ['sha256', by.sha256] : ['id', by.id];
     try {
       const { rows } = await this.database.query<{ record: unknown }>(

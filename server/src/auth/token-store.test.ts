@@ -289,3 +289,33 @@ describe('the file engine', () => {
     expect(() => TokenStore.open(dataDir, ADMIN)).toThrow('token x has a role/agent mismatch');
   });
 });
+
+describe.runIf(TEST_DATABASE_URL !== '')('replicas sharing one database', () => {
+  const shared = engines[1] as Engine;
+
+  it('hear each other: a mint works on the other at once, a revocation is said there once', async () => {
+    const [a, b] = [await shared.open(ADMIN), await shared.open(ADMIN)];
+    const revoked: string[] = [];
+    b.onRevoke.on((event) => revoked.push(`${event.tokenId}:${event.by}`));
+    const { token, principal } = await a.mint({ role: 'viewer', name: 'Rita' });
+    // Before its notification arrives, B looks it up.
+    expect(await b.checkFresh(token)).toEqual({ principal });
+    await a.revoke(principal.tokenId, 'Boss');
+    await vi.waitFor(() => expect(revoked).toEqual([`${principal.tokenId}:Boss`]), 2000);
+    expect(b.check(token)).toEqual({ ended: 'token_revoked' });
+    await vi.waitFor(() => expect(b.list()[0]?.revokedAt).not.toBeNull(), 2000);
+  });
+
+  it('a token revoked on two replicas at once is revoked once; the second is told so', async () => {
+    const [a, b] = [await shared.open(ADMIN), await shared.open(ADMIN)];
+    const { principal } = await a.mint({ role: 'operator', name: 'Twice' });
+    await vi.waitFor(() => expect(b.checkId(principal.tokenId)).toBeDefined(), 2000);
+    const results = await Promise.allSettled([
+      a.revoke(principal.tokenId, 'A'),
+      b.revoke(principal.tokenId, 'B'),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(String(refused.reason)).toContain(`token "${principal.tokenId}" was already revoked`);
+  });
+});
