@@ -33,13 +33,20 @@ export class SharedBrowserSessions implements BrowserCredentials {
     sessions.#listening = await database.listen(CREDENTIALS_CHANNEL, (hash) => {
       sessions.#known.delete(hash);
     });
-    // Missed sign-outs: forget everything, and learn again on use.
-    database.onListenReconnect(() => sessions.#known.clear());
-    const { rows } = await database.query<{ sha256: string; token_id: string }>(
+    // Sign-outs may have been missed meanwhile: learn them all again.
+    database.onListenReconnect(() => {
+      sessions.#reload().catch(() => undefined);
+    });
+    await sessions.#reload();
+    return sessions;
+  }
+
+  async #reload(): Promise<void> {
+    const { rows } = await this.database.query<{ sha256: string; token_id: string }>(
       'SELECT sha256, token_id FROM browser_credentials',
     );
-    for (const row of rows) sessions.#known.set(row.sha256, row.token_id);
-    return sessions;
+    this.#known.clear();
+    for (const row of rows) this.#known.set(row.sha256, row.token_id);
   }
 
   async create(tokenId: string): Promise<string> {
