@@ -25,6 +25,7 @@ import {
 } from './kept-tokens.ts';
 import type { Principal } from './principal.ts';
 import { RenameLimit } from './rename-limit.ts';
+import { ENDED_LINKS_KEPT_MS, type ShareGrant, shareRecord } from './share-links.ts';
 import { checkRequest, hostName, personName } from './token-checks.ts';
 import type { TokenEngine, TokenPatch, TokenWrite } from './token-engine.ts';
 import { loadTokenRecords, type TokenRecord } from './token-file.ts';
@@ -42,31 +43,7 @@ import {
 import { createTokenSecret, isWellFormedToken } from './token-secret.ts';
 
 export type { EndedLink, RevokedToken } from './kept-tokens.ts';
-
-/** What a share link's holder is told once it stopped working. */
-export const ENDED_LINK_MESSAGES: Record<EndedLink, string> = {
-  revoked: 'this share link was revoked; ask the person who shared the shell for a new one',
-  expired: 'this share link expired; ask the person who shared the shell for a new one',
-  token_revoked: 'this token was revoked; ask the admin for a new one',
-};
-
-/**
- * Revoked and expired links are kept this long (to tell their holder what happened, instead
- * of "not valid"), then dropped as new links are made.
- */
-const ENDED_LINKS_KEPT_MS = 30 * 24 * 3600 * 1000;
-
-/** A share link's holder is shown as this until they give their name. */
-export const UNNAMED_SHARE_NAME = 'guest';
-
-export interface ShareGrant {
-  readonly sessionId: string;
-  readonly role: 'viewer' | 'operator';
-  /** Omitted: the link works until revoked. */
-  readonly expiresInSeconds?: number;
-  /** The display name of whoever creates the link. */
-  readonly by: string;
-}
+export { ENDED_LINK_MESSAGES, type ShareGrant, UNNAMED_SHARE_NAME } from './share-links.ts';
 
 export interface MintedToken {
   /** Shown once, to the admin who minted it; only its hash is kept. */
@@ -195,19 +172,7 @@ export class TokenStore {
     // Links that ended a while ago are dropped as new ones are made: the file stays small.
     const stale = this.#records.filter((r) => endedAt(r) + ENDED_LINKS_KEPT_MS <= now);
     if (stale.length > 0) await this.#commit({ kind: 'remove', ids: stale.map((r) => r.id) });
-    const record: TokenRecord = {
-      id: randomUUID(),
-      sha256: sha256(token).toString('hex'),
-      role: grant.role,
-      name: UNNAMED_SHARE_NAME,
-      createdAt: new Date(now).toISOString(),
-      scope: grant.sessionId,
-      ...(grant.expiresInSeconds === undefined
-        ? {}
-        : { expiresAt: new Date(now + grant.expiresInSeconds * 1000).toISOString() }),
-      named: false,
-      createdBy: grant.by,
-    };
+    const record = shareRecord(grant, token, now);
     await this.#commit({ kind: 'insert', record });
     this.onAuthEvent.fire({
       kind: 'minted',
