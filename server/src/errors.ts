@@ -42,6 +42,14 @@ export const JUMPSEAT_ERR_STORAGE_UNAVAILABLE: ErrorSpec = {
   code: 'STORAGE_UNAVAILABLE',
   status: 503,
 };
+/**
+ * `--database`: PostgreSQL cannot be reached, so a change every replica must share (a mint, a
+ * revocation, a login) is refused; what exists keeps working from memory.
+ */
+export const JUMPSEAT_ERR_DATABASE_UNAVAILABLE: ErrorSpec = {
+  code: 'DATABASE_UNAVAILABLE',
+  status: 503,
+};
 /** Too many of one kind of request from one token; `Retry-After` says when to try again. */
 export const JUMPSEAT_ERR_RATE_LIMITED: ErrorSpec = { code: 'RATE_LIMITED', status: 429 };
 

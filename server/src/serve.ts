@@ -9,7 +9,7 @@ import type { Server as HttpsServer } from 'node:https';
 import { networkInterfaces } from 'node:os';
 import { buildApp, type JumpseatApp } from './api/app.ts';
 import { loginUrl, reachableUrls, serverUrl } from './api/urls.ts';
-import { TokenStore } from './auth/token-store.ts';
+import { type Auth, openAuth } from './auth/open-auth.ts';
 import { type Config, loadConfig } from './config/config.ts';
 import { ConfigError, HelpRequested } from './config/config-error.ts';
 import { PostgresDatabase } from './database/postgres-database.ts';
@@ -52,11 +52,26 @@ function readConfig(argv: readonly string[], usageName: string): Config {
   }
 }
 
-function openTokens(config: Config): TokenStore {
+/** Tokens, browser credentials and live tickets: in the data dir, or shared in the database. */
+async function openAuthOrExit(
+  config: Config,
+  database: PostgresDatabase | undefined,
+): Promise<Auth> {
   try {
-    return TokenStore.open(config.dataDir, config.adminToken);
+    return await openAuth({
+      dataDir: config.dataDir,
+      adminToken: config.adminToken,
+      ...(database === undefined ? {} : { database }),
+    });
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, EXIT_CONFIG);
+    if (database !== undefined) {
+      await database.close();
+      fail(
+        `cannot read tokens from the database ${database.url.masked}: ${reasonOf(error)}`,
+        EXIT_FAILURE,
+      );
+    }
     throw error;
   }
 }
@@ -101,7 +116,7 @@ function closeOnSignals(app: JumpseatApp): void {
 export async function serve(argv: readonly string[], usageName = 'jumpseat'): Promise<void> {
   const config = readConfig(argv, usageName);
   const database = await openDatabase(config);
-  const tokens = openTokens(config);
+  const { tokens, browsers, tickets } = await openAuthOrExit(config, database);
   // Before any shell: the shells that fit are counted from the raised limit.
   const descriptors = raiseDescriptorLimit();
   // Loaded only once the configuration is valid: it brings the native PTY addon with it.
@@ -125,6 +140,8 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
     config,
     tools,
     tokens,
+    browsers,
+    tickets,
     ...(control === undefined ? {} : { control }),
     ...(database === undefined ? {} : { database }),
   });

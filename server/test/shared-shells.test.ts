@@ -338,7 +338,7 @@ describe('share links', () => {
   it('disconnect their holder when they expire, and then say so', async () => {
     const shell = await openShell();
     // The API's shortest life is a minute; the store takes any, so this one lasts a second.
-    const { token } = server.tokens.mintShare({
+    const { token } = await server.tokens.mintShare({
       sessionId: shell.id,
       role: 'viewer',
       expiresInSeconds: 1,

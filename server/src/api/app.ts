@@ -8,7 +8,7 @@ import type { ServerOptions } from 'node:https';
 import { join } from 'node:path';
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
-import { BrowserSessions } from '../auth/browser-sessions.ts';
+import { type BrowserCredentials, BrowserSessions } from '../auth/browser-sessions.ts';
 import { LiveTickets } from '../auth/live-tickets.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { Config } from '../config/config.ts';
@@ -73,6 +73,10 @@ export interface AppOptions {
   readonly liveStallCloseMs?: number;
   /** The joined hosts and their calls (`--local-shells off`); absent: shells run here. */
   readonly control?: ControlPlane;
+  /** Browser credentials; the data dir's file when not given (auth/open-auth.ts). */
+  readonly browsers?: BrowserCredentials;
+  /** Live tickets; signed with a secret of this process when not given (auth/open-auth.ts). */
+  readonly tickets?: LiveTickets;
   /** `--database`: the control plane's PostgreSQL, opened and migrated; closed with the app. */
   readonly database?: PostgresDatabase;
 }
@@ -159,7 +163,7 @@ export function buildApp(options: AppOptions) {
   app.addHook('onClose', async () => {
     for (const report of storageReports) report.dispose();
     health.close();
-    tokens.flush();
+    await tokens.flush();
     await history.close();
     // Last: the stores above write what they hold into it as they close.
     await options.database?.close();
@@ -177,9 +181,11 @@ export function buildApp(options: AppOptions) {
   app.register(websocketSupport);
   app.register(mcpOriginCheck, { publicUrl: config.publicUrl });
   // Browsers sign in with a credential of their own, traded for a token (see browser-sessions.ts).
-  const browsers = BrowserSessions.open(config.dataDir);
-  browsers.prune((tokenId) => tokens.checkId(tokenId) !== undefined);
-  const tickets = new LiveTickets();
+  const browsers = options.browsers ?? BrowserSessions.open(config.dataDir);
+  browsers
+    .prune((tokenId) => tokens.checkId(tokenId) !== undefined)
+    .catch((error: unknown) => app.log.warn({ err: error }, 'pruning browser credentials failed'));
+  const tickets = options.tickets ?? new LiveTickets();
   app.register(authHook, { tokens, browsers, tickets });
   app.register(shellPrivacy, { tools, history });
   app.register(agentApi, { tools });
@@ -221,14 +227,12 @@ export function buildApp(options: AppOptions) {
         );
   if (control !== undefined) hub.showRemote(control.directory);
   app.addHook('onClose', async () => remoteViewers?.close());
-  // A revoked token's holder is disconnected at once, wherever they watch; every browser
-  // signed in with it stands for the revoked token, so it stops working too.
-  const revocations = tokens.onAuthEvent.on((event) => {
-    if (event.kind !== 'revoked') return;
+  // A revoked token's holder is disconnected at once, wherever they watch (revoked here or on
+  // another replica); every browser signed in with it, and every ticket asked for with it,
+  // stands for the revoked token, so they stop working too.
+  const revocations = tokens.onRevoke.on((event) => {
     options.control?.directory.disconnectToken(event.tokenId);
-    tickets.endToken(event.tokenId);
-    const link = tokens.isShareLink(event.tokenId);
-    const reason = revokedReason({ name: event.name, by: event.by, link });
+    const reason = revokedReason({ name: event.name, by: event.by, link: event.link });
     hub.disconnectToken(event.tokenId, reason);
     remoteViewers?.disconnectToken(event.tokenId, reason);
   });

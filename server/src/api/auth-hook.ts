@@ -6,10 +6,10 @@
  */
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { BrowserSessions } from '../auth/browser-sessions.ts';
+import { type BrowserCredentials, BrowserSessions } from '../auth/browser-sessions.ts';
 import type { LiveTickets } from '../auth/live-tickets.ts';
 import type { Principal } from '../auth/principal.ts';
-import { ENDED_LINK_MESSAGES, type TokenStore } from '../auth/token-store.ts';
+import { ENDED_LINK_MESSAGES, type TokenCheck, type TokenStore } from '../auth/token-store.ts';
 import {
   JUMPSEAT_ERR_FORBIDDEN,
   JUMPSEAT_ERR_LINK_ENDED,
@@ -24,7 +24,7 @@ export const TICKET_PARAMETER = 'ticket';
 
 export interface AuthOptions {
   readonly tokens: TokenStore;
-  readonly browsers: BrowserSessions;
+  readonly browsers: BrowserCredentials;
   readonly tickets: LiveTickets;
 }
 
@@ -47,7 +47,7 @@ export const authHook = fp<AuthOptions>(
       let credential: Credential | undefined;
       try {
         credential = credentialOf(request);
-        principal = authenticate(credential, tokens, browsers, tickets);
+        principal = await authenticate(credential, tokens, browsers, tickets);
         const refusal =
           refuseHostElsewhere(principal, request) ??
           refuseOutsideScope(principal, request) ??
@@ -65,26 +65,27 @@ export const authHook = fp<AuthOptions>(
   { name: 'jumpseat-auth', fastify: '5.x' },
 );
 
-function authenticate(
+async function authenticate(
   credential: Credential | undefined,
   tokens: TokenStore,
-  browsers: BrowserSessions,
+  browsers: BrowserCredentials,
   tickets: LiveTickets,
-): Principal {
+): Promise<Principal> {
   if (credential === undefined) {
     throw new JumpseatError(
       JUMPSEAT_ERR_UNAUTHORIZED,
       'a token is required: send "Authorization: Bearer <token>" or open the login URL',
     );
   }
-  let checked: ReturnType<TokenStore['check']>;
-  if (credential.kind === 'token') checked = tokens.check(credential.secret);
+  // The fresh checks look in the shared database for what another replica made a moment ago.
+  let checked: TokenCheck;
+  if (credential.kind === 'token') checked = await tokens.checkFresh(credential.secret);
   else {
     const tokenId =
       credential.kind === 'browser'
-        ? browsers.tokenIdOf(credential.secret)
-        : tickets.redeem(credential.secret);
-    checked = tokenId === undefined ? undefined : tokens.checkId(tokenId);
+        ? await browsers.tokenIdOf(credential.secret)
+        : await tickets.redeem(credential.secret);
+    checked = tokenId === undefined ? undefined : await tokens.checkIdFresh(tokenId);
   }
   if (checked === undefined) {
     throw new JumpseatError(

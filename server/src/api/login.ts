@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { BrowserLogin, LiveTicket } from '../../../shared/src/api.ts';
-import type { BrowserSessions } from '../auth/browser-sessions.ts';
+import type { BrowserCredentials } from '../auth/browser-sessions.ts';
 import { type LiveTickets, TICKET_LIFETIME_MS } from '../auth/live-tickets.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ENDED_LINK_MESSAGES, type TokenStore } from '../auth/token-store.ts';
@@ -25,7 +25,7 @@ import { sendWebApp } from './web-app.ts';
 
 export interface LoginOptions {
   readonly tokens: TokenStore;
-  readonly browsers: BrowserSessions;
+  readonly browsers: BrowserCredentials;
   readonly tickets: LiveTickets;
   /** The built web app (tests give their own). */
   readonly webRoot?: string;
@@ -60,7 +60,7 @@ const loginPlugin: FastifyPluginAsyncTypebox<LoginOptions> = async (
       // The URL holds a token: keep it out of caches and out of the next page's Referer.
       reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
       const token = request.query.token;
-      const checked = token === undefined ? undefined : tokens.check(token);
+      const checked = token === undefined ? undefined : await tokens.checkFresh(token);
       if (checked !== undefined && 'ended' in checked) {
         const message = ENDED_LINK_MESSAGES[checked.ended];
         throw new JumpseatError(
@@ -95,7 +95,7 @@ const loginPlugin: FastifyPluginAsyncTypebox<LoginOptions> = async (
       }
       const principal = request.principal as Principal;
       reply.status(201).header('cache-control', 'no-store');
-      return { credential: browsers.create(principal.tokenId) };
+      return { credential: await browsers.create(principal.tokenId) };
     },
   );
 
@@ -103,7 +103,7 @@ const loginPlugin: FastifyPluginAsyncTypebox<LoginOptions> = async (
     '/api/login',
     { schema: { response: { ...ERROR_RESPONSES } }, config: { anyScope: true } },
     async (request, reply) => {
-      if (request.credential?.kind === 'browser') browsers.end(request.credential.secret);
+      if (request.credential?.kind === 'browser') await browsers.end(request.credential.secret);
       reply.status(204);
     },
   );

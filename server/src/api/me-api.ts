@@ -42,7 +42,7 @@ const meApiPlugin: FastifyPluginAsyncTypebox<MeApiOptions> = async (app, { token
     },
     async (request) => {
       const principal = request.principal as Principal;
-      return whoAmI(tokens.rename(principal.tokenId, request.body.name));
+      return whoAmI(await tokens.rename(principal.tokenId, request.body.name));
     },
   );
 };

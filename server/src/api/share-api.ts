@@ -45,7 +45,7 @@ const shareApiPlugin: FastifyPluginAsyncTypebox<ShareApiOptions> = async (
     async (request, reply) => {
       const principal = request.principal as Principal;
       const shell = ownedShell(tools, request.params.id, principal);
-      const { token, share } = tokens.mintShare({
+      const { token, share } = await tokens.mintShare({
         sessionId: shell.id,
         role: request.body.role,
         ...(request.body.expiresInSeconds === undefined
@@ -85,7 +85,7 @@ const shareApiPlugin: FastifyPluginAsyncTypebox<ShareApiOptions> = async (
       const principal = request.principal as Principal;
       const shell = ownedShell(tools, request.params.id, principal);
       // Revoking reports the token; the live hub disconnects its holder on that report.
-      tokens.revokeShare(shell.id, request.params.shareId, principal.name);
+      await tokens.revokeShare(shell.id, request.params.shareId, principal.name);
       reply.status(204);
     },
   );

@@ -34,7 +34,10 @@ const tokenApiPlugin: FastifyPluginAsyncTypebox<TokenApiOptions> = async (app, {
       config: { refuse: refuseUnlessAdmin },
     },
     async (request, reply) => {
-      const { token, principal } = tokens.mint(request.body, (request.principal as Principal).name);
+      const { token, principal } = await tokens.mint(
+        request.body,
+        (request.principal as Principal).name,
+      );
       reply.status(201).header('cache-control', 'no-store');
       return {
         token,
@@ -77,7 +80,7 @@ const tokenApiPlugin: FastifyPluginAsyncTypebox<TokenApiOptions> = async (app, {
       config: { refuse: refuseUnlessManager },
     },
     async (request, reply) => {
-      tokens.revoke(request.params.id, (request.principal as Principal).name);
+      await tokens.revoke(request.params.id, (request.principal as Principal).name);
       reply.status(204);
     },
   );

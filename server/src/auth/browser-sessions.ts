@@ -10,7 +10,9 @@
  * own and not the token: the page never keeps the long-lived token, signing out ends only this
  * browser, and revoking the token ends every browser credential made from it.
  *
- * Kept as SHA-256 hashes in `browser-sessions.json` (mode 600) so a restart keeps people in.
+ * Kept as SHA-256 hashes in `browser-sessions.json` (mode 600) so a restart keeps people in;
+ * with `--database`, in PostgreSQL, so a person logged in through one replica is logged in on
+ * every other (browser-sessions-postgres.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -26,7 +28,7 @@ const CREDENTIAL_RANDOM_BYTES = 32;
 export const BROWSER_SESSIONS_FILE_NAME = 'browser-sessions.json';
 const FILE_VERSION = 1;
 /** Credentials kept per token before the oldest is dropped: one per browser a person uses. */
-const MAX_SESSIONS_PER_TOKEN = 50;
+export const MAX_SESSIONS_PER_TOKEN = 50;
 
 const SessionRecord = Type.Object({
   sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
@@ -39,7 +41,26 @@ const SessionsFile = Type.Object({
   sessions: Type.Array(SessionRecord),
 });
 
-export class BrowserSessions {
+/** Where browser credentials are kept: the data dir's file, or the shared database. */
+export interface BrowserCredentials {
+  /** A new credential for the token `tokenId`; shown once, to the page that traded for it. */
+  create(tokenId: string): Promise<string>;
+  /** The token a credential was made from; undefined for one never made or already ended. */
+  tokenIdOf(credential: string): Promise<string | undefined>;
+  /** Signs one browser out. */
+  end(credential: string): Promise<void>;
+  /** Forgets the credentials of tokens that are gone for good (see BrowserSessions.prune). */
+  prune(known: (tokenId: string) => boolean): Promise<void>;
+}
+
+/** A new credential, and the hash it is kept as. */
+export function newBrowserCredential(): { credential: string; sha256: string } {
+  const credential =
+    BROWSER_CREDENTIAL_PREFIX + randomBytes(CREDENTIAL_RANDOM_BYTES).toString('base64url');
+  return { credential, sha256: credentialHash(credential) };
+}
+
+export class BrowserSessions implements BrowserCredentials {
   readonly #path: string;
   readonly #records: SessionRecord[];
 
@@ -59,26 +80,25 @@ export class BrowserSessions {
   }
 
   /** A new credential for the token `tokenId`; shown once, to the page that traded for it. */
-  create(tokenId: string): string {
-    const credential =
-      BROWSER_CREDENTIAL_PREFIX + randomBytes(CREDENTIAL_RANDOM_BYTES).toString('base64url');
+  async create(tokenId: string): Promise<string> {
+    const { credential, sha256 } = newBrowserCredential();
     const mine = this.#records.filter((record) => record.tokenId === tokenId);
     const dropped = new Set(mine.slice(0, Math.max(0, mine.length - MAX_SESSIONS_PER_TOKEN + 1)));
     const kept = this.#records.filter((record) => !dropped.has(record));
-    kept.push({ sha256: sha256(credential), tokenId, createdAt: new Date().toISOString() });
+    kept.push({ sha256, tokenId, createdAt: new Date().toISOString() });
     this.#save(kept);
     return credential;
   }
 
   /** The token a credential was made from; undefined for one never made or already ended. */
-  tokenIdOf(credential: string): string | undefined {
-    const digest = sha256(credential);
+  async tokenIdOf(credential: string): Promise<string | undefined> {
+    const digest = credentialHash(credential);
     return this.#records.find((record) => record.sha256 === digest)?.tokenId;
   }
 
   /** Signs one browser out. */
-  end(credential: string): void {
-    const digest = sha256(credential);
+  async end(credential: string): Promise<void> {
+    const digest = credentialHash(credential);
     this.#save(this.#records.filter((record) => record.sha256 !== digest));
   }
 
@@ -86,7 +106,7 @@ export class BrowserSessions {
    * Forgets the credentials of tokens that are gone for good. A revoked token's are kept
    * while the token is remembered, so its holder's page can say "revoked", not "log in".
    */
-  prune(known: (tokenId: string) => boolean): void {
+  async prune(known: (tokenId: string) => boolean): Promise<void> {
     const kept = this.#records.filter((record) => known(record.tokenId));
     if (kept.length !== this.#records.length) this.#save(kept);
   }
@@ -121,6 +141,6 @@ function load(path: string): SessionRecord[] {
   return parsed.sessions;
 }
 
-function sha256(text: string): string {
+export function credentialHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }

@@ -15,7 +15,8 @@ import { replaceFileDurably } from '../durable-file.ts';
 export const TOKENS_FILE_NAME = 'tokens.json';
 const TOKENS_FILE_VERSION = 1;
 
-const TokenRecord = Type.Object({
+/** One kept token, the same in `tokens.json` and in PostgreSQL's `auth_tokens.record`. */
+export const TokenRecord = Type.Object({
   id: Type.String({ minLength: 1 }),
   /** Hex SHA-256 of the token. */
   sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
@@ -33,6 +34,8 @@ const TokenRecord = Type.Object({
   createdBy: Type.Optional(Type.String()),
   /** ISO time it was revoked (kept a while, to tell its holder so). */
   revokedAt: Type.Optional(Type.String()),
+  /** The display name of whoever revoked it (every replica's sockets are told who). */
+  revokedBy: Type.Optional(Type.String()),
   /** ISO time of the last request it authenticated, saved at most once a minute. */
   lastUsedAt: Type.Optional(Type.String()),
   /** Role agent: placement labels its shells need on a host. */
