@@ -42,6 +42,14 @@ export const JUMPSEAT_ERR_STORAGE_UNAVAILABLE: ErrorSpec = {
   code: 'STORAGE_UNAVAILABLE',
   status: 503,
 };
+/**
+ * `--database`: PostgreSQL does not answer; what needs it (past shells, the audit, recordings)
+ * waits for it, while live shells keep working.
+ */
+export const JUMPSEAT_ERR_DATABASE_UNAVAILABLE: ErrorSpec = {
+  code: 'DATABASE_UNAVAILABLE',
+  status: 503,
+};
 /** Too many of one kind of request from one token; `Retry-After` says when to try again. */
 export const JUMPSEAT_ERR_RATE_LIMITED: ErrorSpec = { code: 'RATE_LIMITED', status: 429 };
 
