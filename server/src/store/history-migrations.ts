@@ -2,7 +2,7 @@
  * History's PostgreSQL schema steps (schema.ts lists them with every area's): the same rows as
  * the SQLite file (migrations.ts), prefixed `history_` so no other area's table can clash, plus
  * what replicas need — which replica last wrote a shell's row and each replica's heartbeat —
- * and recordings as chunks. Times the API shows are kept as the ISO text it shows (sorted as
+ * and recordings as chunks (one per flush and part) with a row per part saying its size. Times the API shows are kept as the ISO text it shows (sorted as
  * text, as in SQLite); the database's own clock is used only for heartbeats and chunk ages.
  */
 import type { PostgresMigration } from '../database/postgres-migrations.ts';
@@ -88,7 +88,15 @@ export const HISTORY_MIGRATIONS: readonly PostgresMigration[] = [
         written_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         PRIMARY KEY (session_id, part, seq)
       );
-      CREATE INDEX history_recording_chunks_written ON history_recording_chunks (written_at);
+      -- each part's size and last write, kept with every chunk: the budget and retention read
+      -- this, never the chunks
+      CREATE TABLE history_recording_parts (
+        session_id TEXT NOT NULL,
+        part INTEGER NOT NULL,
+        bytes BIGINT NOT NULL,
+        written_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, part)
+      );
     `,
   },
 ];

@@ -167,7 +167,9 @@ describe.each(ENGINES)('history store on $name', (engine) => {
     const refused = {
       kind: 'refused' as const,
       address: '10.0.0.9',
-      status: 401,
+      status: 401 as const,
+      tokenId: null,
+      name: null,
       reason: 'bad token',
       method: 'GET',
       url: '/api/sessions',

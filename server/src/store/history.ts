@@ -27,6 +27,7 @@ import { AuditGatherer } from './audit-gatherer.ts';
 import type { ReplicaTimings } from './history-replicas.ts';
 import type { HistoryStore, ShellRow } from './history-store.ts';
 import { PostgresHistoryStore } from './postgres-history-store.ts';
+import { PostgresRecordingStore } from './postgres-recordings.ts';
 import { RecordingFiles } from './recording-files.ts';
 import { RecordingThread } from './recording-thread.ts';
 import { RowBacklog } from './row-backlog.ts';
@@ -61,7 +62,8 @@ export interface HistoryOptions {
 }
 
 export class History {
-  private readonly files: RecordingFiles;
+  /** Where recordings are read back and aged out: the data dir's files or PostgreSQL. */
+  private readonly recordings: Pick<RecordingFiles, 'read' | 'applyRetention'>;
   private readonly store: HistoryStore;
   private readonly thread: RecordingThread;
   private readonly recorders = new Map<string, ShellRecorder>();
@@ -99,9 +101,14 @@ export class History {
       maxTotalBytes: settings.recordingMaxTotalBytes,
       maxAgeDays: settings.recordingMaxAgeDays,
     };
-    this.files = new RecordingFiles(join(options.dataDir, RECORDINGS_DIR_NAME), limits);
+    const dir = join(options.dataDir, RECORDINGS_DIR_NAME);
+    const { database } = options;
+    this.recordings =
+      database === undefined
+        ? new RecordingFiles(dir, limits)
+        : new PostgresRecordingStore(database, limits);
     this.thread = new RecordingThread(
-      { dir: this.files.dir, limits },
+      { dir, limits, ...(database === undefined ? {} : { databaseUrl: database.url.url }) },
       (message) => options.onError?.(new Error(message), 'recording'),
       (status) => {
         const { health } = options;
@@ -247,7 +254,7 @@ export class History {
     // A shell let go at the last flush may have its last lines still on their way to disk.
     if (this.recorders.has(id)) await this.flush();
     else await this.thread.settled();
-    return this.files.read(id);
+    return this.recordings.read(id);
   }
 
   /** The auth events `query` asks for, newest first (gathered ones written first). */
@@ -257,7 +264,7 @@ export class History {
   }
 
   /**
-   * Deletes recording files past the age and total-size caps (parts being written are kept),
+   * Deletes recording parts past the age and total-size caps (parts being written are kept),
    * and forgets shells that ended, and auth events, longer ago than the age cap.
    */
   applyRetention(now = Date.now()): Promise<string[]> {
@@ -265,7 +272,7 @@ export class History {
     const cutoff = new Date(now - this.options.settings.recordingMaxAgeDays * MS_PER_DAY);
     const run = this.retention.then(async () => {
       await this.store.forgetBefore(cutoff.toISOString());
-      return this.files.applyRetention(active, now);
+      return this.recordings.applyRetention(active, now);
     });
     this.retention = run.catch((error: unknown) => this.options.onError?.(error, 'retention'));
     return run;
