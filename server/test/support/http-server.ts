@@ -21,6 +21,8 @@ export interface TestServer {
   readonly origin: string;
   readonly adminToken: string;
   readonly config: Config;
+  /** The PostgreSQL URL it was started with (`database`), to start the next one on it. */
+  readonly database?: string;
   readonly app: JumpseatApp;
   /** The server's token store (to mint what the API refuses, e.g. a link expiring in 1 s). */
   readonly tokens: TokenStore;
@@ -133,6 +135,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     origin,
     adminToken: config.adminToken,
     config,
+    ...(options.database === undefined ? {} : { database: options.database }),
     app,
     tokens,
     request,
