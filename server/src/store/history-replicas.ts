@@ -12,7 +12,7 @@
  * with each beat; the sweep is one UPDATE, so replicas sweeping together do no harm.
  */
 import { randomUUID } from 'node:crypto';
-import type { PostgresDatabase } from '../database/postgres-database.ts';
+import { type PostgresDatabase, unavailableReason } from '../database/postgres-database.ts';
 
 /** How often a replica says it is alive. */
 export const REPLICA_HEARTBEAT_MS = 5000;
@@ -48,7 +48,10 @@ export class HistoryReplica {
   /** Says this replica is alive, sweeps once, and goes on beating until `stop`. */
   async start(): Promise<void> {
     this.timer = setInterval(() => {
-      this.beat().catch(this.onError);
+      // The database away is health's to say (once), not a failure every beat.
+      this.beat().catch((error: unknown) => {
+        if (unavailableReason(error) === undefined) this.onError(error);
+      });
     }, this.heartbeatMs);
     this.timer.unref();
     await this.beat();
