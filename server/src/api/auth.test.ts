@@ -18,7 +18,12 @@ describe('authentication', () => {
   it('answers the health check without a token', async () => {
     const response = await server.request('/healthz');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ ok: true, storage: 'ok', failing: [] });
+    expect(await response.json()).toEqual({
+      ok: true,
+      storage: 'ok',
+      failing: [],
+      database: 'embedded',
+    });
   });
 
   it('refuses a request without a token with 401 UNAUTHORIZED', async () => {

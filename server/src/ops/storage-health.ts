@@ -127,6 +127,7 @@ export class StorageHealth {
   recovered(area: StorageArea): void {
     const state = this.state(area);
     if (state.failing === null) return;
+    const database = state.failing.code === DATABASE_UNAVAILABLE;
     state.failing = null;
     // Said only after a failure that was said (a flapping disk is said once a minute).
     if (!state.said) return;
@@ -136,7 +137,11 @@ export class StorageHealth {
       droppedItems + droppedBytes === 0
         ? 'nothing was lost'
         : `lost while it failed: ${droppedItems} items, ${droppedBytes} bytes`;
-    this.warn(`jumpseat: the data dir takes ${area} writes again; ${lost}`);
+    this.warn(
+      database
+        ? `jumpseat: the database takes ${area} writes again; ${lost}`
+        : `jumpseat: the data dir takes ${area} writes again; ${lost}`,
+    );
   }
 
   /** The server closes with `items` of `area` still waiting for the disk: they are lost. */
