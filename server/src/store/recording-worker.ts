@@ -6,10 +6,8 @@
 import { setPriority } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { parentPort, workerData } from 'node:worker_threads';
-import { readDatabaseUrl } from '../database/database-url.ts';
-import { PostgresDatabase } from '../database/postgres-database.ts';
 import { eventLine, headerLine } from './asciicast.ts';
-import { PostgresRecordingWriters } from './postgres-recordings.ts';
+import type { PostgresRecordingWriters } from './postgres-recordings.ts';
 import { RecordingDisk } from './recording-disk.ts';
 import { RecordingFiles } from './recording-files.ts';
 import type {
@@ -65,7 +63,7 @@ try {
 /** Connections the thread's own pool may hold: one writes, one more for the budget's look. */
 const RECORDING_POOL_CONNECTIONS = 2;
 const { dir, limits, databaseUrl } = workerData as RecordingThreadData;
-const files = recordingsOf(databaseUrl);
+const files = await recordingsOf(databaseUrl);
 const shells = new Map<string, ShellRecording>();
 /** Writers (of open or ended shells) holding what the disk refused, to try again. */
 const waiting = new Set<RecordingWriter>();
@@ -88,9 +86,21 @@ const finishing = new Set<Promise<void>>();
 /** Shells whose write failure was reported (once: later appends are dropped quietly). */
 const reported = new Set<string>();
 
-/** Files in the data dir, or chunks in PostgreSQL with `--database`. */
-function recordingsOf(url: string | undefined): RecordingFiles | PostgresRecordingWriters {
-  const read = url === undefined ? null : readDatabaseUrl({ raw: url, source: '--database' });
+/**
+ * Files in the data dir, or chunks in PostgreSQL with `--database` (its driver loaded only
+ * then: the embedded default starts this thread as it always did).
+ */
+async function recordingsOf(
+  url: string | undefined,
+): Promise<RecordingFiles | PostgresRecordingWriters> {
+  if (url === undefined) return new RecordingFiles(dir, limits);
+  const [{ readDatabaseUrl }, { PostgresDatabase }, { PostgresRecordingWriters }] =
+    await Promise.all([
+      import('../database/database-url.ts'),
+      import('../database/postgres-database.ts'),
+      import('./postgres-recordings.ts'),
+    ]);
+  const read = readDatabaseUrl({ raw: url, source: '--database' });
   if (read === null) return new RecordingFiles(dir, limits);
   const database = new PostgresDatabase(read, { maxConnections: RECORDING_POOL_CONNECTIONS });
   return new PostgresRecordingWriters(database, limits, (error) =>
