@@ -43,8 +43,9 @@ export const JUMPSEAT_ERR_STORAGE_UNAVAILABLE: ErrorSpec = {
   status: 503,
 };
 /**
- * `--database`: PostgreSQL cannot be reached, so a change every replica must share (a mint, a
- * revocation, a login) is refused; what exists keeps working from memory.
+ * `--database`: PostgreSQL cannot be reached. A change every replica must share (a mint, a
+ * revocation, a login) is refused, and so is a read that needs it (past shells, the audit,
+ * recordings); what exists keeps working from memory, and live shells keep working.
  */
 export const JUMPSEAT_ERR_DATABASE_UNAVAILABLE: ErrorSpec = {
   code: 'DATABASE_UNAVAILABLE',

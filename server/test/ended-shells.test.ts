@@ -1,11 +1,13 @@
 /**
  * An ended shell keeps its info, calls and last screen, not its screen model: its page still
  * shows the last screen (the snapshot kept at exit, with ENDED_SCROLLBACK_LINES of history),
- * and its calls and recording are served as before.
+ * and its calls and recording are served as before — from either history engine (SQLite, or
+ * PostgreSQL with `--database`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallInfo, SessionInfo } from '../../shared/src/api.ts';
 import { ENDED_SCROLLBACK_LINES } from '../src/session/shell-display.ts';
+import { HISTORY_ENGINES } from './support/history-engines.ts';
 import { startServer, type TestServer } from './support/http-server.ts';
 import { LiveClient } from './support/live-client.ts';
 
@@ -13,15 +15,16 @@ import { LiveClient } from './support/live-client.ts';
 const ENDING_SHELLS = 24;
 const ENDING_CONCURRENCY = 4;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+describe.each(HISTORY_ENGINES)('an ended shell, history on $name', (engine) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer(await engine.setUp());
+  });
+  afterAll(async () => {
+    await server.close();
+    await engine.tearDown();
+  });
 
-describe('an ended shell', () => {
   it('shows its last screen to a late viewer, and keeps its calls and recording', async () => {
     const response = await server.post('/api/agents/gone/bash', {
       command: 'seq 1 3000; echo last-words; exit 3',

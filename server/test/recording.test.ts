@@ -1,7 +1,8 @@
 /**
  * Recordings on disk: a `kill -9` of the real server process leaves a valid asciicast holding
  * the output up to the kill (and the shell is listed as stopped with the server), and a long
- * recording rotates into parts that the recording route joins back into one.
+ * recording rotates into parts that the recording route joins back into one — as files, or as
+ * chunks in PostgreSQL with `--database`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -20,7 +21,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
 import { parseAsciicast } from '../../shared/src/asciicast.ts';
 import { FLUSH_INTERVAL_MS } from '../src/store/history.ts';
-import { startServer, type TestServer } from './support/http-server.ts';
+import { HISTORY_ENGINES } from './support/history-engines.ts';
+import { openTestDatabase, startServer, type TestServer } from './support/http-server.ts';
+import { createTestDatabase, TEST_DATABASE_URL } from './support/test-database.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** Starting node with tsx and the engine takes about a second; leave room for slow machines. */
@@ -183,13 +186,25 @@ describe('retention', () => {
     await server.app.history.applyRetention();
     expect(readdirSync(dir)).toEqual(['new-shell.cast']);
   });
+});
+
+describe.each(HISTORY_ENGINES)('retention, history on $name', (engine) => {
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await engine.tearDown();
+  });
 
   it('forgets past shells and auth events older than the age cap, not newer ones', async () => {
     const flags = ['--recording-max-age-days', '2'];
-    const first = await startServer({ flags });
+    const first = await startServer({ flags, ...(await engine.setUp()) });
     expect((await first.post('/api/agents/kept/bash', { command: 'exit 3' })).status).toBe(200);
     await first.close({ keepData: true });
-    const again = await startServer({ dataDir: first.config.dataDir, flags });
+    const again = await startServer({
+      dataDir: first.config.dataDir,
+      flags,
+      ...(first.database === undefined ? {} : { database: first.database }),
+    });
     server = again;
     const get = async <T>(path: string): Promise<T> =>
       (await again.request(path, { token: again.adminToken })).json() as Promise<T>;
@@ -206,5 +221,47 @@ describe('retention', () => {
     });
     expect(calls.status).toBe(404);
     expect(await get<unknown[]>('/api/audit')).toEqual([]);
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL !== '')('rotation in PostgreSQL', () => {
+  it('splits a long recording into parts of chunks, joined by the route', async () => {
+    const database = await createTestDatabase();
+    try {
+      server = await startServer({
+        database: database.url,
+        flags: ['--recording-max-file-bytes', '4096'],
+      });
+      const response = await server.post('/api/agents/rot/bash', {
+        command:
+          'printf -v pad "%*s" 200 ""; for i in $(seq 1 40); do echo "row-$i ${pad// /x}"; sleep 0.02; done',
+      });
+      expect(response.status).toBe(200);
+      const [session] = (await (
+        await server.request('/api/sessions', { token: server.adminToken })
+      ).json()) as SessionInfo[];
+      const recording = await (
+        await server.request(`/api/sessions/${session?.id}/recording`, {
+          token: server.adminToken,
+        })
+      ).text();
+      const direct = await openTestDatabase(database.url);
+      const parts = await direct.query<{ part: number; bytes: string }>(
+        'SELECT part, bytes FROM history_recording_parts WHERE session_id = $1 ORDER BY part',
+        [session?.id],
+      );
+      await direct.close();
+      expect(parts.rows.length).toBeGreaterThan(1);
+      // Over the cap by at most one event line.
+      for (const row of parts.rows) expect(Number(row.bytes)).toBeLessThan(4096 + 1024);
+      const output = outputOf(recording).replaceAll('\r\n', '\n');
+      for (let i = 1; i <= 40; i++) expect(output).toContain(`row-${i} ${'x'.repeat(200)}\n`);
+      const times = parseAsciicast(recording).events.map(([t]) => t);
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+    } finally {
+      await server?.close();
+      server = undefined;
+      await database.drop();
+    }
   });
 });

@@ -2,14 +2,20 @@
  * Caps hold when bytes are written, not only at the retention sweep, attacked through tool
  * calls: the recordings' total cap (a marker says where recording stopped), the rotation size
  * per file, and the saved outputs' caps per agent and in all (the oldest go first; a file cut
- * by a cap says so in its last line).
+ * by a cap says so in its last line). The recordings' caps hold in PostgreSQL too
+ * (`--database`: parts of chunks).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordingCapMarker } from '../src/store/recording-disk.ts';
 import { savedOutputIn } from '../src/tool/contract-text.ts';
-import { startServer, type TestServer } from './support/http-server.ts';
+import { openTestDatabase, startServer, type TestServer } from './support/http-server.ts';
+import {
+  createTestDatabase,
+  TEST_DATABASE_URL,
+  type TestDatabase,
+} from './support/test-database.ts';
 
 const RECORDING_TOTAL = 200_000;
 const RECORDING_FILE = 50_000;
@@ -94,6 +100,76 @@ describe('the recordings cap and ended shells', () => {
     const text = readFileSync(files[0]?.path as string, 'utf8');
     expect(text).toContain('19999');
     expect(text).not.toContain('recording cap reached');
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL !== '')('the recordings caps in PostgreSQL', () => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+    await database.drop();
+  });
+
+  /** Every part's size, oldest shell first. */
+  async function parts(): Promise<{ sessionId: string; size: number }[]> {
+    const direct = await openTestDatabase(database.url);
+    try {
+      const rows = await direct.query<{ session_id: string; bytes: string }>(
+        'SELECT session_id, bytes FROM history_recording_parts ORDER BY written_at, part',
+      );
+      return rows.rows.map((row) => ({ sessionId: row.session_id, size: Number(row.bytes) }));
+    } finally {
+      await direct.close();
+    }
+  }
+
+  it('hold at write time: parts under the file size, all under the total, a marker past it', async () => {
+    const server = await startServer({
+      database: database.url,
+      flags: [
+        '--recording-max-total-bytes',
+        String(RECORDING_TOTAL),
+        '--recording-max-file-bytes',
+        String(RECORDING_FILE),
+      ],
+    });
+    servers.push(server);
+    await call(server, 'flood', FLOOD);
+    await call(server, 'flood', 'echo after-the-flood');
+    await server.app.history.flush();
+    const written = await parts();
+    expect(total(written)).toBeLessThanOrEqual(RECORDING_TOTAL);
+    for (const part of written) expect(part.size).toBeLessThanOrEqual(RECORDING_FILE);
+    const [session] = (await (
+      await server.request('/api/sessions', { token: server.adminToken })
+    ).json()) as { id: string }[];
+    const text = await (
+      await server.request(`/api/sessions/${session?.id}/recording`, { token: server.adminToken })
+    ).text();
+    expect(text).toContain(JSON.stringify(recordingCapMarker(RECORDING_TOTAL)).slice(1, -1));
+    for (const line of text.trimEnd().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('deletes the oldest recordings of ended shells to make room for a live one', async () => {
+    const server = await startServer({
+      database: database.url,
+      flags: ['--recording-max-total-bytes', String(RECORDING_TOTAL)],
+    });
+    servers.push(server);
+    await call(server, 'first', 'seq 1 20000; exit 0');
+    await server.app.history.flush();
+    const [first] = await parts();
+    expect(first?.size).toBeGreaterThan(RECORDING_TOTAL / 2);
+    await call(server, 'second', 'seq 1 20000');
+    await server.app.history.flush();
+    // The first shell's parts go behind the writer's back: give the delete a moment.
+    await expect
+      .poll(async () => (await parts()).map((part) => part.sessionId), { timeout: 5000 })
+      .not.toContain(first?.sessionId);
+    expect(total(await parts())).toBeLessThanOrEqual(RECORDING_TOTAL);
   });
 });
 

@@ -142,6 +142,7 @@ export function buildApp(options: AppOptions) {
       authEvents: tokens.onAuthEvent,
       onError: (error, what) => app.log.error({ err: error }, `${what} failed`),
       health,
+      ...(options.database === undefined ? {} : { database: options.database }),
     });
   app.decorate('history', history);
   // The shells of joined hosts are recorded here, from their links: a lost host's stay whole.

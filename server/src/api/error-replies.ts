@@ -5,9 +5,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ErrorReply } from '../../../shared/src/api.ts';
+import { DatabaseUnavailable } from '../database/postgres-database.ts';
 import {
   JUMPSEAT_ERR_BAD_REQUEST,
   JUMPSEAT_ERR_BODY_TOO_LARGE,
+  JUMPSEAT_ERR_DATABASE_UNAVAILABLE,
   JUMPSEAT_ERR_FORBIDDEN,
   JUMPSEAT_ERR_INTERNAL,
   JUMPSEAT_ERR_NOT_FOUND,
@@ -52,6 +54,14 @@ export function describeError(error: unknown): ErrorDescription {
   if (error instanceof JumpseatError) {
     return { status: error.status, code: error.code, message: error.message };
   }
+  // So is a database that does not answer (no driver text: it names the database's address).
+  if (error instanceof DatabaseUnavailable) {
+    return {
+      status: JUMPSEAT_ERR_DATABASE_UNAVAILABLE.status,
+      code: JUMPSEAT_ERR_DATABASE_UNAVAILABLE.code,
+      message: DATABASE_UNAVAILABLE_MESSAGE,
+    };
+  }
   // A disk that says no is a state of the host, not a bug: 503, and what to do about it.
   const storage = storageErrorCode(error);
   if (storage !== undefined) {
@@ -87,6 +97,10 @@ export function describeError(error: unknown): ErrorDescription {
     message: error.message,
   };
 }
+
+/** What a client is told when a route needs PostgreSQL and it does not answer. */
+export const DATABASE_UNAVAILABLE_MESSAGE =
+  'the database does not answer: past shells, their calls and recordings, and the audit can be read once it is back (live shells keep working; GET /healthz says when)';
 
 /** What a client is told when the data dir refused a write (no path: it is the server's). */
 export function storageUnavailableMessage(code: string): string {

@@ -72,8 +72,8 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
   { history, dir, remote },
 ) => {
   /** The saved output of the call, here or on the joined host that ran it; 404 else. */
-  const locate = (id: string, callId: string): SavedOutput => {
-    const calls = history.calls(id);
+  const locate = async (id: string, callId: string): Promise<SavedOutput> => {
+    const calls = await history.calls(id);
     if (calls === undefined) throw noSuchSession(id);
     const call = calls.find((candidate) => candidate.id === callId);
     if (call === undefined) {
@@ -83,7 +83,7 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
       );
     }
     const named = savedOutputIn(call.output);
-    const session = history.session(id);
+    const session = await history.session(id);
     const agent = session?.agent ?? null;
     if (named === null || agent === null) throw notClipped();
     const name = basename(named);
@@ -135,7 +135,7 @@ const fullOutputApiPlugin: FastifyPluginAsyncTypebox<FullOutputApiOptions> = asy
     },
     async (request, reply) => {
       const { id, callId } = request.params;
-      const saved = locate(id, callId);
+      const saved = await locate(id, callId);
       const file = await open(saved);
       const { size } = file;
       const range = byteRange(request.headers.range, size);

@@ -99,7 +99,7 @@ const historyApiPlugin: FastifyPluginAsyncTypebox<HistoryApiOptions> = async (
       config: { refuse: refuseUnlessSupervisor, sessionScoped: true },
     },
     async (request) => {
-      const events = history.controlEvents(request.params.id);
+      const events = await history.controlEvents(request.params.id);
       if (events === undefined) throw noSuchSession(request.params.id);
       return events.map((event) =>
         typeof event.tokenId === 'string' && isShareLink(event.tokenId)
@@ -126,7 +126,7 @@ const historyApiPlugin: FastifyPluginAsyncTypebox<HistoryApiOptions> = async (
     },
     async (request, reply) => {
       const { id } = request.params;
-      if (history.session(id) === undefined) throw noSuchSession(id);
+      if ((await history.session(id)) === undefined) throw noSuchSession(id);
       const recording = await history.recording(id);
       if (recording === null) {
         throw new JumpseatError(

@@ -57,6 +57,10 @@ const htmlPage = (description: string): Json => ({
 /** Any route answers a request it cannot parse (a bad URL escape, a bad header) with 400. */
 const MALFORMED = jsonError('The request could not be parsed');
 const SHUTTING_DOWN = jsonError('The server is shutting down');
+/** A route that reads PostgreSQL (`--database`) while it does not answer. */
+const DATABASE_UNAVAILABLE = {
+  '503': jsonError('`DATABASE_UNAVAILABLE`: the database does not answer (try again once it does)'),
+};
 const NO_CONTENT = { description: 'Done; no body' };
 const WEBSOCKET = {
   '101': {
@@ -135,13 +139,23 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     description:
       'Lasts as long as the command (the server-side deadline, --timeout-ms, ends it): set no client timeout shorter than that. Closing the request cancels the call and resets the shell.',
   },
-  'GET /api/sessions': { operationId: 'listSessions', summary: 'The shells', tag: 'shells' },
+  'GET /api/sessions': {
+    operationId: 'listSessions',
+    summary: 'The shells',
+    tag: 'shells',
+    responses: DATABASE_UNAVAILABLE,
+  },
   'POST /api/sessions': {
     operationId: 'openShell',
     summary: 'Open a shell of your own (operator, admin)',
     tag: 'shells',
   },
-  'GET /api/sessions/{id}': { operationId: 'getSession', summary: 'One shell', tag: 'shells' },
+  'GET /api/sessions/{id}': {
+    operationId: 'getSession',
+    summary: 'One shell',
+    tag: 'shells',
+    responses: DATABASE_UNAVAILABLE,
+  },
   'DELETE /api/sessions/{id}': {
     operationId: 'closeShell',
     summary: "End a shell's process tree",
@@ -152,16 +166,19 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     operationId: 'listCalls',
     summary: "A shell's calls, with the result text each agent got",
     tag: 'shells',
+    responses: DATABASE_UNAVAILABLE,
   },
   'GET /api/sessions/{id}/events': {
     operationId: 'listControlEvents',
     summary: 'Who took, released and interrupted the shell',
     tag: 'shells',
+    responses: DATABASE_UNAVAILABLE,
   },
   'GET /api/sessions/{id}/recording': {
     operationId: 'getRecording',
     summary: 'Everything the shell showed, as asciicast v2',
     tag: 'shells',
+    responses: DATABASE_UNAVAILABLE,
   },
   'GET /api/sessions/{id}/live': {
     operationId: 'watchShell',
@@ -207,6 +224,7 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     description:
       "Newest first. Refusals are one row per address, status and minute with a `count`. Filter by `kind` (comma-separated), `token` (a token id), `since`/`until` (ISO times); page with `before` (the last row's id).",
     tag: 'tokens',
+    responses: DATABASE_UNAVAILABLE,
   },
   'GET /api/storage': {
     operationId: 'getStorage',

@@ -83,7 +83,7 @@ const shellApiPlugin: FastifyPluginAsyncTypebox<ShellApiOptions> = async (
     },
     async (request) => {
       const { id } = request.params;
-      const session = tools.registry.find(id)?.info() ?? history.session(id);
+      const session = tools.registry.find(id)?.info() ?? (await history.session(id));
       if (session === undefined) throw noSuchSession(id);
       return session;
     },

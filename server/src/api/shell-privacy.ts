@@ -27,7 +27,7 @@ export const shellPrivacy = fp<ShellPrivacyOptions>(
       const principal = request.principal;
       const id = (request.params as { id?: unknown } | undefined)?.id;
       if (principal === null || typeof id !== 'string') return;
-      const session = tools.registry.find(id)?.info() ?? history.session(id);
+      const session = tools.registry.find(id)?.info() ?? (await history.session(id));
       // Unknown: the route says so. Private: the same answer, so existence is not revealed.
       if (session !== undefined && !canSeeSession(principal, session)) throw noSuchSession(id);
     });

@@ -61,9 +61,8 @@ const supervisorApiPlugin: FastifyPluginAsyncTypebox<SupervisorApiOptions> = asy
     async (request) => {
       const principal = request.principal as Principal;
       // People's own shells are private: listed only to those who may see them.
-      return history
-        .sessions(request.query.state ?? 'live', tools.sessions())
-        .filter((session) => canSeeSession(principal, session));
+      const sessions = await history.sessions(request.query.state ?? 'live', tools.sessions());
+      return sessions.filter((session) => canSeeSession(principal, session));
     },
   );
 
@@ -78,7 +77,7 @@ const supervisorApiPlugin: FastifyPluginAsyncTypebox<SupervisorApiOptions> = asy
     },
     async (request) => {
       const { id } = request.params;
-      const calls = history.calls(id);
+      const calls = await history.calls(id);
       if (calls === undefined) throw noSuchSession(id);
       return calls;
     },

@@ -12,6 +12,9 @@ import type { DatabaseUrl } from './database-url.ts';
 
 /** A query that failed because the database cannot be reached, not because of the query. */
 export class DatabaseUnavailable extends Error {
+  /** What storage health reports as the failing area's code (ops/storage-health.ts). */
+  readonly code = 'DATABASE_UNAVAILABLE';
+
   constructor(readonly reason: string) {
     super(`the database is unavailable: ${reason}`);
     this.name = 'DatabaseUnavailable';

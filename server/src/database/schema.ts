@@ -4,6 +4,7 @@
  * area's list (postgres-migrations.ts explains why names, not numbers).
  */
 import { AUTH_MIGRATIONS } from '../auth/auth-schema.ts';
+import { HISTORY_MIGRATIONS } from '../store/history-migrations.ts';
 import type { PostgresMigration } from './postgres-migrations.ts';
 
 /** What every area may rely on: settings shared by all replicas. */
@@ -23,4 +24,5 @@ const CORE_MIGRATIONS: readonly PostgresMigration[] = [
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   ...CORE_MIGRATIONS,
   ...AUTH_MIGRATIONS,
+  ...HISTORY_MIGRATIONS,
 ];

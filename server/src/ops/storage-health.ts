@@ -54,6 +54,9 @@ const PROBE_INTERVAL_MS = 2000;
 const PROBED_AREAS: readonly StorageArea[] = ['tokens', 'outputs'];
 const PROBE_FILE = '.write-probe';
 
+/** The code of `--database`'s PostgreSQL not answering (database/postgres-database.ts). */
+const DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE';
+
 /** A disk that fails, recovers and fails again is said at most this often per area. */
 const WARN_INTERVAL_MS = 60_000;
 
@@ -114,7 +117,9 @@ export class StorageHealth {
     state.warnedAt = now;
     state.said = true;
     this.warn(
-      `jumpseat: warning: the data dir cannot be written (${code}, ${area}): ${message}; calls go on, and what can be kept waits in memory until the disk takes it again`,
+      code === DATABASE_UNAVAILABLE
+        ? `jumpseat: warning: the database does not answer (${area}): ${message}; calls go on, and what can be kept waits in memory until it is back`
+        : `jumpseat: warning: the data dir cannot be written (${code}, ${area}): ${message}; calls go on, and what can be kept waits in memory until the disk takes it again`,
     );
   }
 
@@ -122,6 +127,7 @@ export class StorageHealth {
   recovered(area: StorageArea): void {
     const state = this.state(area);
     if (state.failing === null) return;
+    const database = state.failing.code === DATABASE_UNAVAILABLE;
     state.failing = null;
     // Said only after a failure that was said (a flapping disk is said once a minute).
     if (!state.said) return;
@@ -131,7 +137,11 @@ export class StorageHealth {
       droppedItems + droppedBytes === 0
         ? 'nothing was lost'
         : `lost while it failed: ${droppedItems} items, ${droppedBytes} bytes`;
-    this.warn(`jumpseat: the data dir takes ${area} writes again; ${lost}`);
+    this.warn(
+      database
+        ? `jumpseat: the database takes ${area} writes again; ${lost}`
+        : `jumpseat: the data dir takes ${area} writes again; ${lost}`,
+    );
   }
 
   /** The server closes with `items` of `area` still waiting for the disk: they are lost. */

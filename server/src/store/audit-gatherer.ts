@@ -5,7 +5,7 @@
  * event is a row of its own.
  */
 import type { AuthEvent } from '../auth/auth-events.ts';
-import type { AuditRow } from './history-database.ts';
+import type { AuditRow } from './history-store.ts';
 
 const MS_PER_MINUTE = 60_000;
 /**

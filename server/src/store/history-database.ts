@@ -10,101 +10,29 @@ import type {
   AuditQuery,
   CallInfo,
   ControlEvent,
-  SessionEnding,
   SessionInfo,
 } from '../../../shared/src/api.ts';
-import type { AuthEvent } from '../auth/auth-events.ts';
+import {
+  type AuditRecord,
+  auditEventOf,
+  type CallRecord,
+  type ControlRecord,
+  callOf,
+  callParams,
+  controlEventOf,
+  type ShellRecord,
+  sessionOf,
+  shellParams,
+} from './history-records.ts';
+import { AUDIT_NOISE_KINDS, auditParams, type WriteBatch } from './history-store.ts';
 import { migrate } from './migrations.ts';
-
-/** What a batch writes about one shell: its latest description. */
-export interface ShellRow {
-  readonly info: SessionInfo;
-  readonly seenAt: string;
-}
-
-export interface ControlRow {
-  readonly sessionId: string;
-  readonly event: ControlEvent;
-}
-
-export interface AuditRow {
-  readonly at: string;
-  readonly event: AuthEvent;
-  /** Aggregated refusals: the events the row stands for, the last one's time, its key. */
-  readonly count?: number;
-  readonly lastAt?: string;
-  readonly bucket?: string;
-}
-
-/** Everything gathered since the last flush, written in one transaction. */
-export interface WriteBatch {
-  readonly shells: readonly ShellRow[];
-  readonly calls: readonly CallInfo[];
-  readonly controls: readonly ControlRow[];
-  readonly audits: readonly AuditRow[];
-}
 
 const DB_FILE_MODE = 0o600;
 /** Lets a busy reader (another process, a backup) hold the file this long before a write fails. */
 const BUSY_TIMEOUT_MS = 5000;
 
-interface ShellRecord {
-  id: string;
-  agent: string | null;
-  owner: string | null;
-  owner_id: string | null;
-  dialect: string;
-  started_at: string;
-  cols: number;
-  rows: number;
-  last_exit_code: number | null;
-  ended_at: string | null;
-  ending_kind: string | null;
-  ending_exit_code: number | null;
-  ending_signal: string | null;
-}
-
-interface CallRecord {
-  id: string;
-  session_id: string;
-  command: string;
-  output: string;
-  exit_code: number | null;
-  outcome: string;
-  started_at: string;
-  duration_ms: number;
-  controller: string | null;
-  controller_token_id: string | null;
-}
-
-interface ControlRecord {
-  at: string;
-  kind: string;
-  name: string;
-  token_id: string | null;
-  keys_recorded: number;
-}
-
-interface AuditRecord {
-  id: number;
-  at: string;
-  kind: string;
-  token_id: string | null;
-  name: string | null;
-  role: string | null;
-  scope: string | null;
-  by_name: string | null;
-  address: string | null;
-  status: number | null;
-  reason: string | null;
-  method: string | null;
-  url: string | null;
-  count: number;
-  last_at: string | null;
-}
-
-/** Kinds the audit's size cap drops first: what anyone on the network can cause. */
-const NOISE_KINDS = "('refused', 'new_address')";
+/** Kinds the audit's size cap drops first, as an SQL list. */
+const NOISE_KINDS = `(${AUDIT_NOISE_KINDS.map((kind) => `'${kind}'`).join(', ')})`;
 
 export class HistoryDatabase {
   private readonly db: Database.Database;
@@ -194,22 +122,9 @@ export class HistoryDatabase {
   write(batch: WriteBatch): void {
     this.db.transaction(() => {
       for (const { info, seenAt } of batch.shells) {
-        this.statements.upsertShell.run({
-          ...info,
-          ownerId: info.ownerId ?? null,
-          seenAt,
-          endingKind: info.ending?.kind ?? null,
-          endingExitCode: info.ending?.exitCode ?? null,
-          endingSignal: info.ending?.signal ?? null,
-        });
+        this.statements.upsertShell.run(shellParams(info, seenAt));
       }
-      for (const call of batch.calls) {
-        this.statements.insertCall.run({
-          ...call,
-          controller: call.controller ?? null,
-          controllerTokenId: call.controllerTokenId ?? null,
-        });
-      }
+      for (const call of batch.calls) this.statements.insertCall.run(callParams(call));
       for (const { sessionId, event } of batch.controls) {
         this.statements.insertControl.run(
           sessionId,
@@ -235,28 +150,11 @@ export class HistoryDatabase {
   }
 
   calls(sessionId: string): CallInfo[] {
-    return (this.statements.calls.all(sessionId) as CallRecord[]).map((row) => ({
-      id: row.id,
-      sessionId: row.session_id,
-      command: row.command,
-      output: row.output,
-      exitCode: row.exit_code,
-      outcome: row.outcome as CallInfo['outcome'],
-      startedAt: row.started_at,
-      durationMs: row.duration_ms,
-      controller: row.controller,
-      controllerTokenId: row.controller_token_id,
-    }));
+    return (this.statements.calls.all(sessionId) as CallRecord[]).map(callOf);
   }
 
   controlEvents(sessionId: string): ControlEvent[] {
-    return (this.statements.controls.all(sessionId) as ControlRecord[]).map((row) => ({
-      at: row.at,
-      kind: row.kind as ControlEvent['kind'],
-      name: row.name,
-      tokenId: row.token_id,
-      keysRecorded: row.keys_recorded === 1,
-    }));
+    return (this.statements.controls.all(sessionId) as ControlRecord[]).map(controlEventOf);
   }
 
   /**
@@ -311,83 +209,10 @@ export class HistoryDatabase {
     }
     const sql = `SELECT * FROM auth_events ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY id DESC LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...params, query.limit) as AuditRecord[];
-    return rows.map((row) => ({
-      id: row.id,
-      at: row.at,
-      kind: row.kind as AuditEvent['kind'],
-      tokenId: row.token_id,
-      name: row.name,
-      role: row.role,
-      scope: row.scope,
-      by: row.by_name,
-      address: row.address,
-      status: row.status,
-      reason: row.reason,
-      method: row.method,
-      url: row.url,
-      count: row.count,
-      lastAt: row.last_at,
-    }));
+    return (this.db.prepare(sql).all(...params, query.limit) as AuditRecord[]).map(auditEventOf);
   }
 
   close(): void {
     this.db.close();
   }
-}
-
-/** A shell as listed from the record alone: ended (or, for this run's, as last written). */
-function sessionOf(row: ShellRecord): SessionInfo {
-  const ending: SessionEnding | null =
-    row.ending_kind === null
-      ? null
-      : {
-          kind: row.ending_kind as SessionEnding['kind'],
-          exitCode: row.ending_exit_code,
-          signal: row.ending_signal,
-        };
-  return {
-    id: row.id,
-    agent: row.agent,
-    owner: row.owner,
-    ...(row.owner_id === null ? {} : { ownerId: row.owner_id }),
-    dialect: row.dialect as SessionInfo['dialect'],
-    state: 'ended',
-    command: null,
-    since: null,
-    lastExitCode: row.last_exit_code,
-    pid: null,
-    cols: row.cols,
-    rows: row.rows,
-    controller: null,
-    viewers: 0,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    ending,
-  };
-}
-
-/** Every column an auth event may fill; each kind sets its own (its fields are the columns). */
-const NO_AUDIT_FIELDS = {
-  tokenId: null,
-  name: null,
-  role: null,
-  scope: null,
-  by: null,
-  address: null,
-  status: null,
-  reason: null,
-  method: null,
-  url: null,
-};
-
-function auditParams(row: AuditRow): Record<string, string | number | null> {
-  return {
-    ...NO_AUDIT_FIELDS,
-    ...row.event,
-    at: row.at,
-    count: row.count ?? 1,
-    lastAt: row.lastAt ?? null,
-    bucket: row.bucket ?? null,
-  };
 }

@@ -1,10 +1,12 @@
 /**
  * Durable history (ARCHITECTURE.md, "Persistence"): every shell's description, calls, control
- * events and recording, and the auth audit, kept in the data dir across restarts. It subscribes
- * to the registry and the token store; nothing in the engine knows it exists. Everything is
- * gathered in memory and written every FLUSH_INTERVAL_MS: the rows in one transaction, the
+ * events and recording, and the auth audit, kept across restarts in the data dir's SQLite file
+ * or, with `--database`, in PostgreSQL (history-store.ts: one interface, two engines). It
+ * subscribes to the registry and the token store; nothing in the engine knows it exists.
+ * Everything is gathered in memory and written every FLUSH_INTERVAL_MS: the rows in one
+ * transaction (one write at a time; what the engine refuses waits in a bounded backlog), the
  * recordings by a thread of their own (recording-worker.ts). The PTY path never waits for a
- * disk, and a crash loses at most that interval.
+ * disk or a database, and a crash loses at most that interval.
  */
 import { join } from 'node:path';
 import type {
@@ -17,15 +19,20 @@ import type {
 } from '../../../shared/src/api.ts';
 import type { AuthEvent } from '../auth/auth-events.ts';
 import type { HistorySettings } from '../config/config.ts';
+import type { PostgresDatabase } from '../database/postgres-database.ts';
 import type { StorageHealth } from '../ops/storage-health.ts';
 import { DisposableStore, type Emitter } from '../pty/disposable.ts';
 import type { ShellRegistry } from '../session/shell-registry.ts';
 import { AuditGatherer } from './audit-gatherer.ts';
-import { HistoryDatabase, type ShellRow } from './history-database.ts';
+import type { ReplicaTimings } from './history-replicas.ts';
+import type { HistoryStore, ShellRow } from './history-store.ts';
+import { PostgresHistoryStore } from './postgres-history-store.ts';
+import { PostgresRecordingStore } from './postgres-recordings.ts';
 import { RecordingFiles } from './recording-files.ts';
 import { RecordingThread } from './recording-thread.ts';
 import { RowBacklog } from './row-backlog.ts';
 import { type RecordedShell, ShellRecorder } from './shell-recorder.ts';
+import { SqliteHistoryStore } from './sqlite-history-store.ts';
 
 /**
  * How often gathered history is written. Under a second, so a crash (`kill -9`) loses at most
@@ -48,18 +55,25 @@ export interface HistoryOptions {
   readonly onError?: (error: unknown, what: string) => void;
   /** Told when the disk refuses history rows or recording bytes, and when it takes them again. */
   readonly health?: StorageHealth;
+  /** `--database`: the rows live in this PostgreSQL, shared with other replicas. */
+  readonly database?: PostgresDatabase;
+  /** The replicas' heartbeat (tests make it quick); history-replicas.ts has the rule. */
+  readonly replicaTimings?: ReplicaTimings;
 }
 
 export class History {
-  private readonly files: RecordingFiles;
-  private readonly db: HistoryDatabase;
+  /** Where recordings are read back and aged out: the data dir's files or PostgreSQL. */
+  private readonly recordings: Pick<RecordingFiles, 'read' | 'applyRetention'>;
+  private readonly store: HistoryStore;
   private readonly thread: RecordingThread;
   private readonly recorders = new Map<string, ShellRecorder>();
   private readonly subscriptions = new DisposableStore();
   private readonly audits = new AuditGatherer();
-  /** Rows the database could not take yet (a full disk), written with the next flush. */
+  /** Rows not written yet: in flight, or refused (a full disk, no database) and waiting. */
   private readonly backlog = new RowBacklog();
   private writesFailing = false;
+  /** The row writes, one after another (the engine's start first). */
+  private writes: Promise<void>;
   private readonly flushTimer: NodeJS.Timeout;
   private readonly retentionTimer: NodeJS.Timeout;
   private retention: Promise<unknown> = Promise.resolve();
@@ -68,17 +82,33 @@ export class History {
   private flushSoon: NodeJS.Immediate | undefined;
 
   constructor(private readonly options: HistoryOptions) {
-    this.db = new HistoryDatabase(join(options.dataDir, HISTORY_DB_NAME));
-    this.db.endUnfinished();
+    this.store =
+      options.database === undefined
+        ? new SqliteHistoryStore(join(options.dataDir, HISTORY_DB_NAME))
+        : new PostgresHistoryStore(
+            options.database,
+            (error) => options.onError?.(error, 'history replica heartbeat'),
+            options.replicaTimings,
+          );
+    // SQLite ends a stopped run's shells here and now; a failure (no database yet) is told
+    // and the heartbeat tries again.
+    this.writes = this.store
+      .start()
+      .catch((error: unknown) => options.onError?.(error, 'history start'));
     const { settings } = options;
     const limits = {
       maxFileBytes: settings.recordingMaxFileBytes,
       maxTotalBytes: settings.recordingMaxTotalBytes,
       maxAgeDays: settings.recordingMaxAgeDays,
     };
-    this.files = new RecordingFiles(join(options.dataDir, RECORDINGS_DIR_NAME), limits);
+    const dir = join(options.dataDir, RECORDINGS_DIR_NAME);
+    const { database } = options;
+    this.recordings =
+      database === undefined
+        ? new RecordingFiles(dir, limits)
+        : new PostgresRecordingStore(database, limits);
     this.thread = new RecordingThread(
-      { dir: this.files.dir, limits },
+      { dir, limits, ...(database === undefined ? {} : { databaseUrl: database.url.url }) },
       (message) => options.onError?.(new Error(message), 'recording'),
       (status) => {
         const { health } = options;
@@ -137,22 +167,27 @@ export class History {
     const audits = this.audits.take();
     this.backlog.countDropped(this.audits.dropped);
     this.audits.dropped = 0;
-    if (shells.length + calls.length + controls.length + audits.length > 0 || !this.backlog.empty) {
-      this.writeRows(this.backlog.with({ shells, calls, controls, audits }));
-    }
-    return this.thread.settled();
+    this.backlog.add({ shells, calls, controls, audits });
+    if (!this.backlog.empty) this.writes = this.writes.then(() => this.writeRows());
+    return Promise.all([this.writes, this.thread.settled()]).then(() => undefined);
   }
 
-  /** One transaction; what the disk refuses is kept (bounded) and tried again next flush. */
-  private writeRows(batch: Parameters<HistoryDatabase['write']>[0]): void {
+  /**
+   * Writes what waits in one transaction; what the engine refuses waits again (bounded) and is
+   * tried with the next flush.
+   */
+  private async writeRows(): Promise<void> {
+    // An earlier write in this chain took everything already.
+    if (this.backlog.empty) return;
     const { health } = this.options;
+    const batch = this.backlog.take();
     try {
-      this.db.write(batch);
-      this.backlog.clear();
+      await this.store.write(batch);
+      this.backlog.landed();
       this.writesFailing = false;
       health?.recovered('history');
     } catch (error) {
-      this.backlog.keep(batch);
+      this.backlog.putBack();
       health?.failed('history', error, 'history database write');
       // Logged once per spell: the flush retries every half second.
       if (!this.writesFailing) this.options.onError?.(error, 'history database write');
@@ -161,7 +196,7 @@ export class History {
     health?.setBacklog('history', this.backlog.report());
     if (batch.audits.length === 0 || !this.backlog.empty) return;
     try {
-      this.db.capAudit(this.options.settings.auditMaxRows);
+      await this.store.capAudit(this.options.settings.auditMaxRows);
     } catch (error) {
       this.options.onError?.(error, 'audit size cap');
     }
@@ -170,12 +205,14 @@ export class History {
   /**
    * `live`: the shells this server run lists (`live` being what the registry gives); `all`
    * adds every past shell on record, as `ended`; `ended` is `all` less those still running.
+   * Past shells come from the database: DatabaseUnavailable while it is away.
    */
-  sessions(state: SessionListState, live: readonly SessionInfo[]): SessionInfo[] {
+  async sessions(state: SessionListState, live: readonly SessionInfo[]): Promise<SessionInfo[]> {
     if (state === 'live') return [...live];
     const listed = new Set(live.map((session) => session.id));
+    // What waits in memory first: a row that lands while the database is read is in one of them.
     const kept = this.backlog.shellsKept().map((row) => ({ ...row.info, state: 'ended' as const }));
-    const onRecord = this.db.shells().filter((s) => !kept.some((k) => k.id === s.id));
+    const onRecord = (await this.store.shells()).filter((s) => !kept.some((k) => k.id === s.id));
     const past = [...kept, ...onRecord].filter((session) => !listed.has(session.id));
     const all = [...live, ...past];
     return state === 'all'
@@ -184,31 +221,32 @@ export class History {
   }
 
   /** A shell on record or followed now; undefined when history never saw it. */
-  session(id: string): SessionInfo | undefined {
+  async session(id: string): Promise<SessionInfo | undefined> {
     return (
       this.recorders.get(id)?.shell.info() ??
       this.backlog.shellsKept().find((row) => row.info.id === id)?.info ??
-      this.db.shell(id)
+      (await this.store.shell(id))
     );
   }
 
   /** The shell's calls, oldest first, with who held the controls; undefined for no such shell. */
-  calls(id: string): CallInfo[] | undefined {
+  async calls(id: string): Promise<CallInfo[] | undefined> {
     const recorder = this.recorders.get(id);
-    if (recorder === undefined && this.session(id) === undefined) return undefined;
-    const written = this.db.calls(id);
-    const kept = this.backlog.callsOf(id).filter((call) => !written.some((w) => w.id === call.id));
-    return [...written, ...kept, ...(recorder?.pendingCalls ?? [])];
+    const waiting = [...this.backlog.callsOf(id), ...(recorder?.pendingCalls ?? [])];
+    if (recorder === undefined && (await this.session(id)) === undefined) return undefined;
+    const written = await this.store.calls(id);
+    const ids = new Set(written.map((call) => call.id));
+    return [...written, ...waiting.filter((call) => !ids.has(call.id))];
   }
 
-  controlEvents(id: string): ControlEvent[] | undefined {
+  async controlEvents(id: string): Promise<ControlEvent[] | undefined> {
     const recorder = this.recorders.get(id);
-    if (recorder === undefined && this.session(id) === undefined) return undefined;
-    return [
-      ...this.db.controlEvents(id),
-      ...this.backlog.controlsOf(id),
-      ...(recorder?.pendingControls ?? []),
-    ];
+    const waiting = [...this.backlog.controlsOf(id), ...(recorder?.pendingControls ?? [])];
+    if (recorder === undefined && (await this.session(id)) === undefined) return undefined;
+    const written = await this.store.controlEvents(id);
+    // Events have no id: one that landed while the database was read is known by its content.
+    const seen = new Set(written.map(controlKey));
+    return [...written, ...waiting.filter((event) => !seen.has(controlKey(event)))];
   }
 
   /** The shell's asciicast up to now (a live one's gathered output is written first). */
@@ -216,25 +254,25 @@ export class History {
     // A shell let go at the last flush may have its last lines still on their way to disk.
     if (this.recorders.has(id)) await this.flush();
     else await this.thread.settled();
-    return this.files.read(id);
+    return this.recordings.read(id);
   }
 
   /** The auth events `query` asks for, newest first (gathered ones written first). */
   async audit(query: AuditQuery): Promise<AuditEvent[]> {
     await this.flush();
-    return this.db.auditEvents(query);
+    return this.store.auditEvents(query);
   }
 
   /**
-   * Deletes recording files past the age and total-size caps (parts being written are kept),
+   * Deletes recording parts past the age and total-size caps (parts being written are kept),
    * and forgets shells that ended, and auth events, longer ago than the age cap.
    */
   applyRetention(now = Date.now()): Promise<string[]> {
     const active = new Set(this.recorders.keys());
     const cutoff = new Date(now - this.options.settings.recordingMaxAgeDays * MS_PER_DAY);
-    const run = this.retention.then(() => {
-      this.db.forgetBefore(cutoff.toISOString());
-      return this.files.applyRetention(active, now);
+    const run = this.retention.then(async () => {
+      await this.store.forgetBefore(cutoff.toISOString());
+      return this.recordings.applyRetention(active, now);
     });
     this.retention = run.catch((error: unknown) => this.options.onError?.(error, 'retention'));
     return run;
@@ -247,6 +285,7 @@ export class History {
     clearInterval(this.retentionTimer);
     this.subscriptions.dispose();
     await this.flush();
+    await this.writes;
     await this.retention;
     await this.thread.close();
     this.closed = true;
@@ -254,7 +293,7 @@ export class History {
     if (keptItems > 0) this.options.health?.lostOnClose('history', keptItems);
     for (const recorder of this.recorders.values()) recorder.dispose();
     this.recorders.clear();
-    this.db.close();
+    await this.store.close();
   }
 
   /** Follows a shell (the registry's are followed from the start; a host's, when it joins). */
@@ -268,4 +307,8 @@ export class History {
       }),
     );
   }
+}
+
+function controlKey(event: ControlEvent): string {
+  return JSON.stringify([event.at, event.kind, event.name, event.tokenId ?? null]);
 }

@@ -1,18 +1,41 @@
 /**
- * The recordings directory's budget, kept by the recording thread as bytes are written: the
- * total cap holds at write time (the oldest files not being written are deleted to make room,
- * and past that output is dropped with a marker), and what the disk refuses (full, read-only)
- * is kept in memory up to a bound and written when it takes writes again.
+ * The recordings' budget, kept by the recording thread as bytes are written: the total cap
+ * holds at write time (the oldest parts not being written are deleted to make room, and past
+ * that output is dropped with a marker), and what the storage refuses (a full or read-only
+ * disk, PostgreSQL away) is kept in memory up to a bound and written when it takes writes again.
  */
-import { readdirSync, statSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { storageErrorCode } from '../ops/storage-health.ts';
 
 /** Room under the total cap kept for markers, so saying what was dropped never passes it. */
 export const MARKER_RESERVE_BYTES = 4096;
 /** Recording bytes kept in memory while the disk refuses them, for all shells together. */
 export const MAX_KEPT_RECORDING_BYTES = 32 * 1024 * 1024;
-const PART_NAME = /^([A-Za-z0-9-]{1,100})(?:\.\d+)?\.cast$/;
+
+/** One stored part as the budget sees it. */
+export interface SpacePart {
+  /** What `remove` needs to find it again (a path, or a shell id and part number). */
+  readonly key: string;
+  readonly sessionId: string;
+  readonly size: number;
+  readonly mtime: number;
+  /** Never deleted to make room (a shell still running somewhere, as its storage knows). */
+  readonly pinned: boolean;
+}
+
+/**
+ * Where the recordings are, as the budget sees it: the data dir's files, or PostgreSQL's
+ * chunks as last read (`prepare` reads them again when they may have changed).
+ */
+export interface RecordingSpace {
+  /**
+   * Before a batch is planned: brings what `scan` answers up to date when it may be old;
+   * true when it read the storage again (the files' view is always current: false).
+   */
+  prepare(): Promise<boolean>;
+  scan(): SpacePart[];
+  /** Deletes a part; false when it could not. */
+  remove(part: SpacePart): boolean;
+}
 
 /** The marker put where output stopped being recorded because of the total cap. */
 export function recordingCapMarker(maxTotalBytes: number): string {
@@ -48,7 +71,7 @@ export class RecordingDisk {
   private failing: RecordingDiskStatus['failing'] = null;
 
   constructor(
-    readonly dir: string,
+    private readonly space: RecordingSpace,
     readonly maxTotalBytes: number,
     /**
      * Shells whose recordings must not be deleted to make room (those being written): a live
@@ -65,27 +88,30 @@ export class RecordingDisk {
    * `marker`), deleting the oldest inactive files when they do not; false when even that
    * leaves no room.
    */
+  /** Brings the space's view up to date before a batch is planned (PostgreSQL's may be old). */
+  async prepare(): Promise<void> {
+    // A failure leaves the last view: the write that follows fails too and says why.
+    const reread = await this.space.prepare().catch(() => false);
+    // Counted again from what the storage holds now.
+    if (reread) this.total = null;
+  }
+
   reserve(bytes: number, marker = false): boolean {
     const limit = marker ? this.maxTotalBytes : this.maxTotalBytes - MARKER_RESERVE_BYTES;
-    this.total ??= this.scan().reduce((sum, file) => sum + file.size, 0);
+    this.total ??= this.inFlight + this.space.scan().reduce((sum, part) => sum + part.size, 0);
     if (this.total + bytes <= limit) {
       this.total += bytes;
       this.inFlight += bytes;
       return true;
     }
-    const files = this.scan();
-    this.total = this.inFlight + files.reduce((sum, file) => sum + file.size, 0);
+    const parts = this.space.scan();
+    this.total = this.inFlight + parts.reduce((sum, part) => sum + part.size, 0);
     const active = this.activeShells();
-    files.sort((a, b) => a.mtime - b.mtime);
-    for (const file of files) {
+    parts.sort((a, b) => a.mtime - b.mtime);
+    for (const part of parts) {
       if (this.total + bytes <= limit) break;
-      if (active.has(file.sessionId)) continue;
-      try {
-        unlinkSync(file.path);
-        this.total -= file.size;
-      } catch {
-        // Gone already, or the disk refuses even that: the next file may still go.
-      }
+      if (part.pinned || active.has(part.sessionId)) continue;
+      if (this.space.remove(part)) this.total -= part.size;
     }
     if (this.total + bytes > limit) return false;
     this.total += bytes;
@@ -161,26 +187,6 @@ export class RecordingDisk {
         droppedItems: this.droppedWrites,
         droppedBytes: this.droppedBytes,
       },
-    });
-  }
-
-  private scan(): { path: string; sessionId: string; size: number; mtime: number }[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      return [];
-    }
-    return names.flatMap((name) => {
-      const sessionId = PART_NAME.exec(name)?.[1];
-      if (sessionId === undefined) return [];
-      const path = join(this.dir, name);
-      try {
-        const stat = statSync(path);
-        return [{ path, sessionId, size: stat.size, mtime: stat.mtimeMs }];
-      } catch {
-        return [];
-      }
     });
   }
 }

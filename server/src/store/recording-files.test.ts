@@ -123,7 +123,7 @@ describe('a recording while the disk refuses writes', () => {
   it('keeps lines up to its bound, drops the rest, and writes them with a marker once it can', async () => {
     const statuses: RecordingDiskStatus[] = [];
     const disk = new RecordingDisk(
-      dir,
+      files().space,
       1_000_000,
       () => new Set(['s1']),
       (s) => statuses.push(s),

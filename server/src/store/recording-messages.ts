@@ -5,7 +5,7 @@
  */
 import type { AsciicastHeader, EventCode } from '../../../shared/src/asciicast.ts';
 import type { RecordingDiskStatus } from './recording-disk.ts';
-import type { RecordingLimits } from './recording-files.ts';
+import type { RecordingLimits } from './recording-writer.ts';
 
 export interface RecordingEventData {
   /** Milliseconds since the epoch. */
@@ -35,4 +35,6 @@ export type FromRecordingThread =
 export interface RecordingThreadData {
   readonly dir: string;
   readonly limits: RecordingLimits;
+  /** `--database`: the recordings are chunks in this PostgreSQL (the thread's own pool). */
+  readonly databaseUrl?: string;
 }

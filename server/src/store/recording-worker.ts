@@ -7,14 +7,16 @@ import { setPriority } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { parentPort, workerData } from 'node:worker_threads';
 import { eventLine, headerLine } from './asciicast.ts';
+import type { PostgresRecordingWriters } from './postgres-recordings.ts';
 import { RecordingDisk } from './recording-disk.ts';
-import { RecordingFiles, type RecordingWriter } from './recording-files.ts';
+import { RecordingFiles } from './recording-files.ts';
 import type {
   FromRecordingThread,
   RecordingEventData,
   RecordingThreadData,
   ToRecordingThread,
 } from './recording-messages.ts';
+import type { RecordingWriter } from './recording-writer.ts';
 
 interface ShellRecording {
   readonly writer: RecordingWriter;
@@ -58,13 +60,15 @@ try {
 } catch {
   // Not permitted here: the thread runs at the server's priority.
 }
-const { dir, limits } = workerData as RecordingThreadData;
-const files = new RecordingFiles(dir, limits);
+/** Connections the thread's own pool may hold: one writes, one more for the budget's look. */
+const RECORDING_POOL_CONNECTIONS = 2;
+const { dir, limits, databaseUrl } = workerData as RecordingThreadData;
+const files = await recordingsOf(databaseUrl);
 const shells = new Map<string, ShellRecording>();
 /** Writers (of open or ended shells) holding what the disk refused, to try again. */
 const waiting = new Set<RecordingWriter>();
 const disk = new RecordingDisk(
-  dir,
+  files.space,
   limits.maxTotalBytes,
   () => new Set([...shells.keys(), ...[...waiting].map((writer) => writer.sessionId)]),
   (status) => send({ type: 'status', status }),
@@ -81,6 +85,28 @@ retryTimer.unref();
 const finishing = new Set<Promise<void>>();
 /** Shells whose write failure was reported (once: later appends are dropped quietly). */
 const reported = new Set<string>();
+
+/**
+ * Files in the data dir, or chunks in PostgreSQL with `--database` (its driver loaded only
+ * then: the embedded default starts this thread as it always did).
+ */
+async function recordingsOf(
+  url: string | undefined,
+): Promise<RecordingFiles | PostgresRecordingWriters> {
+  if (url === undefined) return new RecordingFiles(dir, limits);
+  const [{ readDatabaseUrl }, { PostgresDatabase }, { PostgresRecordingWriters }] =
+    await Promise.all([
+      import('../database/database-url.ts'),
+      import('../database/postgres-database.ts'),
+      import('./postgres-recordings.ts'),
+    ]);
+  const read = readDatabaseUrl({ raw: url, source: '--database' });
+  if (read === null) return new RecordingFiles(dir, limits);
+  const database = new PostgresDatabase(read, { maxConnections: RECORDING_POOL_CONNECTIONS });
+  return new PostgresRecordingWriters(database, limits, (error) =>
+    send({ type: 'error', message: `deleting a recording part: ${String(error)}` }),
+  );
+}
 
 function send(message: FromRecordingThread): void {
   parentPort?.postMessage(message);

@@ -1,12 +1,16 @@
 /**
- * History rows the database could not take (a full or read-only disk), kept in memory up to a
- * byte bound and written with the next flush that succeeds. Past the bound the least precious
- * go first: audit rows, then control events, then the oldest calls; a shell's own row is tiny
- * and always kept (the latest description per shell).
+ * History rows not yet written: gathered by a flush, then taken by the write that carries them
+ * (in flight) and let go once it lands. Rows the database could not take (a full or read-only
+ * disk, PostgreSQL away) come back and wait in memory up to a byte bound, written with the next
+ * write that succeeds. Past the bound the least precious go first: audit rows, then control
+ * events, then the oldest calls; a shell's own row is tiny and always kept (the latest
+ * description per shell). Readers see every row here, in flight or waiting.
  */
 import type { CallInfo } from '../../../shared/src/api.ts';
 import type { StorageBacklog } from '../ops/storage-health.ts';
-import type { AuditRow, ControlRow, ShellRow, WriteBatch } from './history-database.ts';
+import type { AuditRow, ControlRow, ShellRow, WriteBatch } from './history-store.ts';
+
+const NOTHING: WriteBatch = { shells: [], calls: [], controls: [], audits: [] };
 
 /** Memory the kept rows may take (estimated from their text): a day of busy calls. */
 export const MAX_KEPT_ROW_BYTES = 64 * 1024 * 1024;
@@ -19,58 +23,79 @@ export class RowBacklog {
   private controls: ControlRow[] = [];
   private audits: AuditRow[] = [];
   private bytes = 0;
+  /** The batch a write carries now: still to be served, and kept again if it fails. */
+  private inFlight: WriteBatch = NOTHING;
+  private inFlightBytes = 0;
   private droppedRows = 0;
   private droppedBytes = 0;
 
   constructor(private readonly maxBytes = MAX_KEPT_ROW_BYTES) {}
 
+  /** Nothing waits to be written (a write in flight may still fail and bring rows back). */
   get empty(): boolean {
     return this.shells.size + this.calls.length + this.controls.length + this.audits.length === 0;
   }
 
-  /** Calls kept for a shell (the API serves them while the disk is away). */
+  /** Calls kept for a shell (the API serves them until they are written). */
   callsOf(sessionId: string): CallInfo[] {
-    return this.calls.filter((call) => call.sessionId === sessionId);
+    return [...this.inFlight.calls, ...this.calls].filter((call) => call.sessionId === sessionId);
   }
 
   controlsOf(sessionId: string): ControlRow['event'][] {
-    return this.controls.filter((row) => row.sessionId === sessionId).map((row) => row.event);
+    return [...this.inFlight.controls, ...this.controls]
+      .filter((row) => row.sessionId === sessionId)
+      .map((row) => row.event);
   }
 
   shellsKept(): ShellRow[] {
-    return [...this.shells.values()];
+    const shells = new Map(this.inFlight.shells.map((row) => [row.info.id, row]));
+    for (const [id, row] of this.shells) shells.set(id, row);
+    return [...shells.values()];
   }
 
-  /** Everything kept plus `batch`, in the order it happened, as one batch to write. */
-  with(batch: WriteBatch): WriteBatch {
-    const shells = new Map(this.shells);
-    for (const row of batch.shells) shells.set(row.info.id, row);
-    return {
-      shells: [...shells.values()],
-      calls: [...this.calls, ...batch.calls],
-      controls: [...this.controls, ...batch.controls],
-      audits: [...this.audits, ...batch.audits],
-    };
-  }
-
-  /** The batch that failed becomes what is kept (trimmed to the bound). */
-  keep(batch: WriteBatch): void {
-    this.shells = new Map(batch.shells.map((row) => [row.info.id, row]));
-    this.calls = [...batch.calls];
-    this.controls = [...batch.controls];
-    this.audits = [...batch.audits];
-    this.bytes =
-      sum(this.calls, callBytes) + sum(this.controls, controlBytes) + sum(this.audits, auditBytes);
+  /** A flush's rows join what waits, after it (trimmed to the bound). */
+  add(batch: WriteBatch): void {
+    for (const row of batch.shells) this.shells.set(row.info.id, row);
+    this.calls.push(...batch.calls);
+    this.controls.push(...batch.controls);
+    this.audits.push(...batch.audits);
+    this.bytes +=
+      sum(batch.calls, callBytes) +
+      sum(batch.controls, controlBytes) +
+      sum(batch.audits, auditBytes);
     this.trim();
   }
 
-  /** Written: nothing is kept any more (what was dropped stays counted). */
-  clear(): void {
-    this.shells.clear();
+  /** Everything waiting, in the order it happened, as the batch one write carries. */
+  take(): WriteBatch {
+    this.inFlight = {
+      shells: [...this.shells.values()],
+      calls: this.calls,
+      controls: this.controls,
+      audits: this.audits,
+    };
+    this.inFlightBytes = this.bytes;
+    this.shells = new Map();
     this.calls = [];
     this.controls = [];
     this.audits = [];
     this.bytes = 0;
+    return this.inFlight;
+  }
+
+  /** The batch in flight was written. */
+  landed(): void {
+    this.inFlight = NOTHING;
+    this.inFlightBytes = 0;
+  }
+
+  /** The batch in flight failed: it waits again, before what was gathered meanwhile. */
+  putBack(): void {
+    const failed = this.inFlight;
+    const later = this.take();
+    this.landed();
+    this.add(failed);
+    this.add(later);
   }
 
   /** Counts rows lost before they reached the backlog (e.g. the gatherer's own bound). */
@@ -79,9 +104,18 @@ export class RowBacklog {
   }
 
   report(): StorageBacklog {
+    const inFlight = this.inFlight;
     return {
-      keptItems: this.shells.size + this.calls.length + this.controls.length + this.audits.length,
-      keptBytes: this.bytes,
+      keptItems:
+        this.shells.size +
+        this.calls.length +
+        this.controls.length +
+        this.audits.length +
+        inFlight.shells.length +
+        inFlight.calls.length +
+        inFlight.controls.length +
+        inFlight.audits.length,
+      keptBytes: this.bytes + this.inFlightBytes,
       droppedItems: this.droppedRows,
       droppedBytes: this.droppedBytes,
     };
@@ -89,7 +123,8 @@ export class RowBacklog {
 
   private trim(): void {
     const drop = <T>(rows: T[], size: (row: T) => number): void => {
-      while (this.bytes > this.maxBytes && rows.length > 0) {
+      // What a write carries counts too: memory stays bounded while a write hangs.
+      while (this.bytes + this.inFlightBytes > this.maxBytes && rows.length > 0) {
         const bytes = size(rows.shift() as T);
         this.bytes -= bytes;
         this.droppedRows += 1;

@@ -9,6 +9,10 @@ import { buildApp, type JumpseatApp } from '../../src/api/app.ts';
 import type { LogSettings } from '../../src/api/logging.ts';
 import { TokenStore } from '../../src/auth/token-store.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
+import { readDatabaseUrl } from '../../src/database/database-url.ts';
+import { PostgresDatabase } from '../../src/database/postgres-database.ts';
+import { migratePostgres } from '../../src/database/postgres-migrations.ts';
+import { POSTGRES_MIGRATIONS } from '../../src/database/schema.ts';
 import type { StorageHealth } from '../../src/ops/storage-health.ts';
 import { createToolService } from '../../src/tool/create-tool-service.ts';
 
@@ -17,6 +21,8 @@ export interface TestServer {
   readonly origin: string;
   readonly adminToken: string;
   readonly config: Config;
+  /** The PostgreSQL URL it was started with (`database`), to start the next one on it. */
+  readonly database?: string;
   readonly app: JumpseatApp;
   /** The server's token store (to mint what the API refuses, e.g. a link expiring in 1 s). */
   readonly tokens: TokenStore;
@@ -49,6 +55,17 @@ export interface TestServerOptions {
   readonly health?: StorageHealth;
   /** How long a viewer past its buffer bound stays unread before it is closed (AppOptions). */
   readonly liveStallCloseMs?: number;
+  /** `--database`: a PostgreSQL URL (a test database's), opened and migrated as serve does. */
+  readonly database?: string;
+}
+
+/** Opens and migrates PostgreSQL as `serve --database` does (serve.ts's openDatabase). */
+export async function openTestDatabase(url: string): Promise<PostgresDatabase> {
+  const read = readDatabaseUrl({ raw: url, source: '--database' });
+  if (read === null) throw new Error('no database URL');
+  const database = new PostgresDatabase(read);
+  await migratePostgres(database, POSTGRES_MIGRATIONS);
+  return database;
 }
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -71,7 +88,10 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     {},
   );
   const tokens = TokenStore.open(config.dataDir, config.adminToken);
+  const database =
+    options.database === undefined ? undefined : await openTestDatabase(options.database);
   const app = buildApp({
+    ...(database === undefined ? {} : { database }),
     config,
     tools: createToolService(
       config,
@@ -115,6 +135,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     origin,
     adminToken: config.adminToken,
     config,
+    ...(options.database === undefined ? {} : { database: options.database }),
     app,
     tokens,
     request,
