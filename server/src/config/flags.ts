@@ -152,7 +152,12 @@ export const FLAGS = {
   database: {
     env: 'JUMPSEAT_DATABASE_URL',
     value: 'URL',
-    help: 'keep the control plane\'s state in PostgreSQL (postgres://user:password@host/db), which replicas share; prefer the variable, a flag shows in ps (embedded SQLite in the data dir)',
+    help: "keep the control plane's state in PostgreSQL (postgres://user:password@host/db), which replicas share; prefer the variable, a flag shows in ps (embedded SQLite in the data dir)",
+  },
+  'replica-url': {
+    env: 'JUMPSEAT_REPLICA_URL',
+    value: 'URL',
+    help: 'where the other replicas on the same --database reach this one, to relay to the hosts linked here (its listening address)',
   },
   'local-shells': {
     env: 'JUMPSEAT_LOCAL_SHELLS',

@@ -3,6 +3,7 @@
  * its steps next to its store and is listed here once; a new step goes at the end of its
  * area's list (postgres-migrations.ts explains why names, not numbers).
  */
+import { REPLICA_MIGRATIONS } from '../control/replica-registry.ts';
 import type { PostgresMigration } from './postgres-migrations.ts';
 
 /** What every area may rely on: settings shared by all replicas. */
@@ -19,4 +20,7 @@ const CORE_MIGRATIONS: readonly PostgresMigration[] = [
   },
 ];
 
-export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [...CORE_MIGRATIONS];
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  ...CORE_MIGRATIONS,
+  ...REPLICA_MIGRATIONS,
+];

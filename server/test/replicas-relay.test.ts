@@ -1,0 +1,211 @@
+/**
+ * Replicas that relay to each other (issue 24.2): two `jumpseat serve --local-shells off
+ * --database …` replicas on one PostgreSQL database of the test's own, with one admin token,
+ * and a real `jumpseat host` linked to replica A only. On replica B the host is listed as
+ * held by A; an agent's call made on B runs there and answers exactly; the shell's live stream
+ * on B is A's, byte for byte at the same offsets; a person on B takes the controls and hands
+ * them back; a replica link without the cluster's secret is refused; and the replica link cut
+ * and back while a shell floods loses no byte on B and repeats none. B is reached by A through
+ * a forwarder the test can cut (B's --replica-url).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { freePort, HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
+import { LiveClient, sameOffset } from './support/live-client.ts';
+import { TcpForwarder } from './support/tcp-forwarder.ts';
+import {
+  createTestDatabase,
+  TEST_DATABASE_URL,
+  type TestDatabase,
+} from './support/test-database.ts';
+
+const a = new HostCluster();
+const b = new HostCluster();
+let database: TestDatabase | undefined;
+let forwarder: TcpForwarder | undefined;
+let replicaA = '';
+
+const replicaIdOf = (cluster: HostCluster): string =>
+  /^replica: (\S+) /m.exec(cluster.controlPlane?.stdout() ?? '')?.[1] ?? '';
+
+const liveUrl = (cluster: HostCluster, id: string): string =>
+  `${cluster.origin.replace('http', 'ws')}/api/sessions/${id}/live`;
+
+async function shellOf(cluster: HostCluster, agent: string): Promise<string> {
+  const session = (await cluster.sessions()).find((s) => s.agent === agent && s.state !== 'exited');
+  if (session === undefined) throw new Error(`agent ${agent} has no shell`);
+  return session.id;
+}
+
+/** The output an asciicast recording holds, its "o" events' data joined. */
+async function recordedOutput(cluster: HostCluster, id: string): Promise<string> {
+  const response = await cluster.request(`/api/sessions/${id}/recording`);
+  if (response.status !== 200) return '';
+  return (await response.text())
+    .split('\n')
+    .slice(1)
+    .filter((line) => line.startsWith('['))
+    .map((line) => JSON.parse(line) as [number, string, string])
+    .filter(([, kind]) => kind === 'o')
+    .map(([, , data]) => data)
+    .join('');
+}
+
+describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', () => {
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = {
+      JUMPSEAT_TOKEN: randomBytes(24).toString('base64url'),
+      JUMPSEAT_DATABASE_URL: database.url,
+    };
+    b.port = await freePort();
+    const forwarderPort = await freePort();
+    forwarder = await TcpForwarder.start(forwarderPort, b.port);
+    await Promise.all([
+      a.startControlPlane([], env),
+      b.startControlPlane(['--replica-url', `http://127.0.0.1:${forwarderPort}`], env),
+    ]);
+    replicaA = replicaIdOf(a);
+    expect(replicaA).toMatch(/^[0-9a-f-]{36}$/);
+    await a.startHost('h1');
+    await b.waitFor(
+      async () => (await b.hostState('h1')) === 'connected',
+      'replica B to reach h1 through A',
+      30_000,
+      () => `${a.controlPlane?.stderr()} ${b.controlPlane?.stderr()}`,
+    );
+  }, 3 * PROCESS_START_MS);
+
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+    await forwarder?.close();
+    await database?.drop();
+  }, 90_000);
+
+  it('lists on B the host linked to A, with A as the replica holding its link', async () => {
+    const hosts = (await (await b.request('/api/hosts')).json()) as Record<string, unknown>[];
+    expect(hosts).toEqual([
+      expect.objectContaining({ name: 'h1', state: 'connected', replica: replicaA }),
+    ]);
+    const onA = (await (await a.request('/api/hosts')).json()) as Record<string, unknown>[];
+    expect(onA).toEqual([
+      expect.objectContaining({ name: 'h1', state: 'connected', replica: replicaA }),
+    ]);
+  });
+
+  it("runs an agent's call made on B on the host linked to A, and answers exactly", async () => {
+    expect(await b.call('relayed', 'echo relayed-$((6*7)); export SEEN=b')).toEqual({
+      status: 200,
+      output: 'relayed-42',
+    });
+    // The same shell, whichever replica the next call goes to.
+    expect(await a.call('relayed', 'echo "$SEEN"')).toEqual({ status: 200, output: 'b' });
+    expect(await b.call('relayed', 'echo "$SEEN-again"')).toEqual({
+      status: 200,
+      output: 'b-again',
+    });
+    const id = await shellOf(a, 'relayed');
+    expect(await shellOf(b, 'relayed')).toBe(id);
+    const onB = (await b.sessions()).find((s) => s.id === id);
+    expect(onB).toMatchObject({ agent: 'relayed', host: 'h1' });
+  });
+
+  it('streams the shell on B byte for byte as on A, at the same offsets', async () => {
+    const id = await shellOf(a, 'relayed');
+    const onA = await LiveClient.connect(liveUrl(a, id), { token: a.adminToken, screen: false });
+    const onB = await LiveClient.connect(liveUrl(b, id), { token: b.adminToken, screen: false });
+    await onA.next('snapshot');
+    await onB.next('snapshot');
+    expect(onB.startOffset ?? onB.position).toBe(onA.startOffset ?? onA.position);
+    expect(await b.call('relayed', 'seq 1 2000 | tail -n 1')).toEqual({
+      status: 200,
+      output: '2000',
+    });
+    expect(await a.call('relayed', 'echo done-$((1+1))')).toEqual({
+      status: 200,
+      output: 'done-2',
+    });
+    await onB.until(() => Buffer.concat(onB.output).includes('done-2'), 'the output on B');
+    await sameOffset(onA, onB, 'both viewers at the same offset');
+    expect(onB.startOffset).toBe(onA.startOffset);
+    expect(Buffer.concat(onB.output).equals(Buffer.concat(onA.output))).toBe(true);
+    onA.socket.close();
+    onB.socket.close();
+  });
+
+  it('lets a person on B take the controls of the shell and hand them back', async () => {
+    const id = await shellOf(a, 'relayed');
+    const person = await LiveClient.connect(liveUrl(b, id), { token: b.adminToken });
+    const hello = await person.next('hello');
+    expect(hello).toMatchObject({ canControl: true, session: { id } });
+    await person.next('snapshot');
+    person.send({ type: 'take_control' });
+    await person.next('control', (m) => m.controller?.id === hello.you.id);
+    // The agent is refused on either replica while the person holds the controls.
+    for (const replica of [a, b]) {
+      const refused = await replica.call('relayed', 'echo agent');
+      expect(refused.status).toBe(409);
+      expect(refused.error?.code).toBe('HUMAN_CONTROL');
+    }
+    person.send({ type: 'input', data: 'export BY=person-on-b; echo typed-$((2*21))\r' });
+    await person.until(() => Buffer.concat(person.output).includes('typed-42'), 'typed output');
+    person.send({ type: 'release_control' });
+    await person.next('control', (m) => m.controller === null);
+    expect(await a.call('relayed', 'echo "$BY"')).toEqual({
+      status: 200,
+      output: '[a human used this shell: export BY=person-on-b; echo typed-$((2*21))]\nperson-on-b',
+    });
+    person.socket.close();
+  });
+
+  it('refuses a replica link without the cluster secret, whatever token it holds', async () => {
+    const url = `${a.origin.replace('http', 'ws')}/api/replicas/link`;
+    const statusOf = (headers: Record<string, string>): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const socket = new WebSocket(url, { headers });
+        socket.once('unexpected-response', (_request, response) => {
+          resolve(response.statusCode ?? 0);
+          socket.terminate();
+        });
+        socket.once('open', () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.once('error', reject);
+      });
+    expect(await statusOf({})).toBe(403);
+    expect(await statusOf({ authorization: `Bearer ${a.adminToken}` })).toBe(403);
+    expect(await statusOf({ authorization: 'Bearer not-the-secret' })).toBe(403);
+    const plain = await a.request('/api/replicas/link');
+    expect(plain.status).toBe(403);
+    expect(((await plain.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
+  });
+
+  it('loses no byte on B and repeats none when the replica link is cut and back', async () => {
+    expect(await a.call('flood', 'echo start')).toEqual({ status: 200, output: 'start' });
+    const id = await shellOf(a, 'flood');
+    await b.waitFor(async () => (await b.sessions()).some((s) => s.id === id), 'B', 10_000);
+    const call = a.call('flood', 'for i in $(seq 1 4000); do echo "line-$i"; sleep 0.001; done');
+    const linksBefore = forwarder?.accepted ?? 0;
+    for (let cut = 0; cut < 2; cut++) {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      forwarder?.cut(1000);
+    }
+    const answer = await call;
+    expect(answer.status).toBe(200);
+    expect(answer.output).toContain('line-4000');
+    // The link came back (redialled) and B's stream caught up with A's.
+    await b.waitFor(async () => (await b.hostState('h1')) === 'connected', 'h1 back on B', 20_000);
+    expect(forwarder?.accepted ?? 0).toBeGreaterThan(linksBefore);
+    await b.waitFor(
+      async () => (await recordedOutput(b, id)).includes('line-4000'),
+      "B's recording to catch up",
+      20_000,
+    );
+    const [onA, onB] = await Promise.all([recordedOutput(a, id), recordedOutput(b, id)]);
+    expect(onA).toContain('line-4000');
+    expect(onB.length).toBe(onA.length);
+    expect(onB === onA).toBe(true);
+  }, 60_000);
+});
