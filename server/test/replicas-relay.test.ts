@@ -26,9 +26,6 @@ let database: TestDatabase | undefined;
 let forwarder: TcpForwarder | undefined;
 let replicaA = '';
 
-const replicaIdOf = (cluster: HostCluster): string =>
-  /^replica: (\S+) /m.exec(cluster.controlPlane?.stdout() ?? '')?.[1] ?? '';
-
 const liveUrl = (cluster: HostCluster, id: string): string =>
   `${cluster.origin.replace('http', 'ws')}/api/sessions/${id}/live`;
 
@@ -66,7 +63,7 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
       a.startControlPlane([], env),
       b.startControlPlane(['--replica-url', `http://127.0.0.1:${forwarderPort}`], env),
     ]);
-    replicaA = replicaIdOf(a);
+    replicaA = await a.replicaId();
     expect(replicaA).toMatch(/^[0-9a-f-]{36}$/);
     await a.startHost('h1');
     await b.waitFor(
@@ -150,8 +147,9 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
     }
     person.send({ type: 'input', data: 'export BY=person-on-b; echo typed-$((2*21))\r' });
     await person.until(() => Buffer.concat(person.output).includes('typed-42'), 'typed output');
+    const held = person.messages.length;
     person.send({ type: 'release_control' });
-    await person.next('control', (m) => m.controller === null);
+    await person.next('control', (m) => m.controller === null, held);
     expect(await a.call('relayed', 'echo "$BY"')).toEqual({
       status: 200,
       output: '[a human used this shell: export BY=person-on-b; echo typed-$((2*21))]\nperson-on-b',
@@ -186,26 +184,38 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
     expect(await a.call('flood', 'echo start')).toEqual({ status: 200, output: 'start' });
     const id = await shellOf(a, 'flood');
     await b.waitFor(async () => (await b.sessions()).some((s) => s.id === id), 'B', 10_000);
-    const call = a.call('flood', 'for i in $(seq 1 4000); do echo "line-$i"; sleep 0.001; done');
+    const call = a.call(
+      'flood',
+      'for i in $(seq 1 3000); do echo "line-$i"; if ((i % 20 == 0)); then sleep 0.05; fi; done',
+    );
     const linksBefore = forwarder?.accepted ?? 0;
     for (let cut = 0; cut < 2; cut++) {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       forwarder?.cut(1000);
     }
-    const answer = await call;
-    expect(answer.status).toBe(200);
-    expect(answer.output).toContain('line-4000');
+    // The result is clipped for the model; the recordings hold every line.
+    expect((await call).status).toBe(200);
     // The link came back (redialled) and B's stream caught up with A's.
-    await b.waitFor(async () => (await b.hostState('h1')) === 'connected', 'h1 back on B', 20_000);
-    expect(forwarder?.accepted ?? 0).toBeGreaterThan(linksBefore);
     await b.waitFor(
-      async () => (await recordedOutput(b, id)).includes('line-4000'),
+      async () => (await b.hostState('h1')) === 'connected',
+      'h1 back on B',
+      20_000,
+      () => `${a.controlPlane?.stderr()} ${b.controlPlane?.stderr()}`,
+    );
+    expect(forwarder?.accepted ?? 0).toBeGreaterThan(linksBefore);
+    let seenOnB = '';
+    await b.waitFor(
+      async () => {
+        seenOnB = await recordedOutput(b, id);
+        return seenOnB.includes('line-3000') && (await recordedOutput(a, id)).includes('line-3000');
+      },
       "B's recording to catch up",
       20_000,
+      () => `(B's recording ends: ${JSON.stringify(seenOnB.slice(-300))})`,
     );
     const [onA, onB] = await Promise.all([recordedOutput(a, id), recordedOutput(b, id)]);
-    expect(onA).toContain('line-4000');
+    expect(onA).toContain('line-3000');
     expect(onB.length).toBe(onA.length);
     expect(onB === onA).toBe(true);
-  }, 60_000);
+  }, 120_000);
 });

@@ -17,6 +17,7 @@ export class Replicas {
   private timer: NodeJS.Timeout | undefined;
   private url = '';
   private stopped = false;
+  private failing = false;
 
   private constructor(
     private readonly registry: ReplicaRegistry,
@@ -56,9 +57,14 @@ export class Replicas {
       await this.registry.beat({ id: this.id, url: this.url });
       const peers = await this.registry.peers(this.id);
       if (!this.stopped) this.links.reconcile(peers);
+      if (this.failing) this.log('replica heartbeat: written again');
+      this.failing = false;
     } catch (error) {
-      // The database away: the links there are stay as they are until it is back.
-      this.log(`replica heartbeat failed: ${error instanceof Error ? error.message : error}`);
+      // The database away: the links there are stay as they are until it is back. Said once.
+      if (!this.failing) {
+        this.log(`replica heartbeat failed: ${error instanceof Error ? error.message : error}`);
+      }
+      this.failing = true;
     }
     if (!this.stopped) this.timer = setTimeout(() => void this.beat(), REPLICA_HEARTBEAT_MS);
   }

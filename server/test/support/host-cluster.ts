@@ -60,6 +60,20 @@ export class HostCluster {
     return this.controlPlane;
   }
 
+  /** With `--database`: the replica's id from its banner (a moment after the listening line). */
+  async replicaId(): Promise<string> {
+    let id = '';
+    await this.waitFor(
+      async () => {
+        id = /^replica: (\S+) /m.exec(this.controlPlane?.stdout() ?? '')?.[1] ?? '';
+        return id !== '';
+      },
+      'the replica line of the banner',
+      10_000,
+    );
+    return id;
+  }
+
   get origin(): string {
     if (this.controlPlane === undefined) throw new Error('no control plane');
     return this.controlPlane.origin;

@@ -1,7 +1,8 @@
 /**
- * A loopback TCP forwarder a test can cut: every connection to it is piped to `target`, and
+ * A loopback TCP forwarder a test can cut: every connection to it is piped to its target, and
  * `cut(ms)` drops the connections it carries and refuses new ones for `ms`, as a network
- * between two machines that fails and comes back.
+ * between two machines that fails and comes back. `retarget(port)` sends new connections
+ * elsewhere, as a load balancer does when a backend dies.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -12,14 +13,14 @@ export class TcpForwarder {
   /** Connections it carried so far. */
   accepted = 0;
 
-  private constructor(targetPort: number) {
+  private constructor(private targetPort: number) {
     this.server = createServer((client) => {
       if (Date.now() < this.refusingUntil) {
         client.destroy();
         return;
       }
       this.accepted++;
-      const upstream = connect(targetPort, '127.0.0.1');
+      const upstream = connect(this.targetPort, '127.0.0.1');
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));
@@ -45,6 +46,16 @@ export class TcpForwarder {
   cut(ms: number): void {
     this.refusingUntil = Date.now() + ms;
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Where it listens. */
+  get port(): number {
+    const address = this.server.address();
+    return typeof address === 'object' && address !== null ? address.port : 0;
+  }
+
+  retarget(port: number): void {
+    this.targetPort = port;
   }
 
   get open(): number {
