@@ -36,7 +36,10 @@ describe.runIf(TEST_DATABASE_URL !== '')('serve --database', () => {
     try {
       const masked = new URL(database.url);
       masked.password = '***';
-      expect(server.stdout()).toContain(`database: ${masked.toString()}\n`);
+      // The banner's later lines come a moment after the listening line serve() waits for.
+      await expect
+        .poll(() => server.stdout(), { timeout: 10_000 })
+        .toContain(`database: ${masked.toString()}\n`);
       expect(server.stdout() + server.stderr()).not.toContain(`:${password}@`);
       const health = (await (await fetch(`${server.origin}/healthz`)).json()) as {
         database: string;

@@ -2,7 +2,8 @@
  * Replicas that relay to each other (issue 24.2): two `jumpseat serve --local-shells off
  * --database …` replicas on one PostgreSQL database of the test's own, with one admin token,
  * and a real `jumpseat host` linked to replica A only. On replica B the host is listed as
- * held by A; an agent's call made on B runs there and answers exactly; the shell's live stream
+ * held by A; an agent's call made on B (HTTP and MCP) runs there and answers exactly; the
+ * shell's live stream
  * on B is A's, byte for byte at the same offsets; a person on B takes the controls and hands
  * them back; a replica link without the cluster's secret is refused; and the replica link cut
  * and back while a shell floods loses no byte on B and repeats none. B is reached by A through
@@ -106,6 +107,51 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
     expect(await shellOf(b, 'relayed')).toBe(id);
     const onB = (await b.sessions()).find((s) => s.id === id);
     expect(onB).toMatchObject({ agent: 'relayed', host: 'h1' });
+  });
+
+  it('answers an MCP tools/call made on B from the host linked to A', async () => {
+    const token = await b.mint({ role: 'agent', agent: 'mcp-relayed' });
+    const post = (body: unknown, session?: string): Promise<Response> =>
+      fetch(`${b.origin}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          'mcp-protocol-version': '2025-06-18',
+          ...(session === undefined ? {} : { 'mcp-session-id': session }),
+        },
+        body: JSON.stringify(body),
+      });
+    const opened = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
+    await opened.text();
+    const session = opened.headers.get('mcp-session-id') ?? undefined;
+    expect(opened.status).toBe(200);
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+    const answer = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'bash', arguments: { command: 'echo mcp-$((6*7))' } },
+      },
+      session,
+    );
+    const text = await answer.text();
+    // JSON, or one SSE event whose data is the JSON-RPC answer.
+    const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+    const reply = JSON.parse(json) as { result: { content: { text: string }[] } };
+    expect(reply.result.content[0]?.text).toBe('mcp-42');
+    expect((await b.sessions()).find((s) => s.agent === 'mcp-relayed')?.host).toBe('h1');
   });
 
   it('streams the shell on B byte for byte as on A, at the same offsets', async () => {
