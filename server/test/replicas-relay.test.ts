@@ -1,17 +1,19 @@
 /**
  * Replicas that relay to each other (issue 24.2): two `jumpseat serve --local-shells off
  * --database …` replicas on one PostgreSQL database of the test's own, with one admin token,
- * and a real `jumpseat host` linked to replica A only. On replica B the host is listed as
- * held by A; an agent's call made on B (HTTP and MCP) runs there and answers exactly; the
- * shell's live stream
- * on B is A's, byte for byte at the same offsets; a person on B takes the controls and hands
- * them back; a replica link without the cluster's secret is refused; and the replica link cut
- * and back while a shell floods loses no byte on B and repeats none. B is reached by A through
- * a forwarder the test can cut (B's --replica-url).
+ * and a real `jumpseat host` linked to replica A only. On replica B the host is listed as held
+ * by A; an agent's call made on B (HTTP and MCP) runs there and answers exactly; the shell's
+ * live stream on B is A's, byte for byte at the same offsets; a person on B takes the controls
+ * and hands them back; a clipped call's full output is read on B from the host's disk through
+ * A; a replica link without the cluster's secret is refused; and the replica link cut and back
+ * while a shell floods loses no byte on B and repeats none. B is reached by A through a
+ * forwarder the test can cut (B's --replica-url).
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { savedOutputIn } from '../src/tool/contract-text.ts';
 import { freePort, HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
 import { LiveClient, sameOffset } from './support/live-client.ts';
 import { TcpForwarder } from './support/tcp-forwarder.ts';
@@ -209,6 +211,27 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
     });
     person.socket.close();
   });
+
+  it("serves on B a clipped call's full output, read from the host through A", async () => {
+    const call = await b.call('relayed-file', 'seq 1 400000');
+    expect(call.status).toBe(200);
+    const path = savedOutputIn(call.output ?? '');
+    if (path === null) throw new Error(`not clipped: ${call.output}`);
+    // Every process runs on this machine: the host's file is read here to compare with.
+    const bytes = readFileSync(path);
+    expect(bytes.length).toBeGreaterThan(2 * 1024 * 1024);
+    const id = await shellOf(b, 'relayed-file');
+    const calls = (await (await b.request(`/api/sessions/${id}/calls`)).json()) as {
+      id: string;
+    }[];
+    const callId = calls.at(-1)?.id ?? '';
+    const response = await b.request(
+      `/api/sessions/${id}/calls/${encodeURIComponent(callId)}/output`,
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(String(bytes.length));
+    expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
+  }, 90_000);
 
   it('refuses a replica link without the cluster secret, whatever token it holds', async () => {
     const url = `${a.origin.replace('http', 'ws')}/api/replicas/link`;

@@ -29,6 +29,8 @@ export interface HostLinkParts {
 /** What a replica relays of its own hosts' links to the others (replica-relay.ts). */
 export interface HostLinkTap {
   joined(host: JoinedHost, hello: Extract<HostMessage, { type: 'hello' }>): void;
+  /** Whether a file transfer is another replica's (this one must not close it as unknown). */
+  claims(host: JoinedHost, requestId: string): boolean;
   /** A message after the hello, once this replica has handled it. */
   message(host: JoinedHost, message: HostMessage): void;
   /** A binary frame other than output (output reaches the tap through the shells'
@@ -79,7 +81,7 @@ export class HostLinkSession {
     } else if (message.type === 'viewer_closed') {
       viewers.closedByHost(host, message.viewerId, message.code, message.reason);
     } else if (message.type === 'file_opened' || message.type === 'file_error') {
-      files?.received(host, message);
+      if (this.tap?.claims(host, message.requestId) !== true) files?.received(host, message);
     } else directory.received(host, message);
     this.tap?.message(host, message);
   }

@@ -154,6 +154,10 @@ export class ReplicaLinks implements HostLinkTap {
     for (const relay of this.relays()) relay.joined(host, hello.calls);
   }
 
+  claims(host: JoinedHost, requestId: string): boolean {
+    return this.relays().some((relay) => relay.owns(host, requestId));
+  }
+
   message(host: JoinedHost, message: HostMessage): void {
     for (const relay of this.relays()) relay.hostMessage(host, message);
   }

@@ -152,9 +152,14 @@ export class PeerRelay {
     }
   }
 
+  /** Whether a viewer or file transfer on this host is the peer's. */
+  owns(host: JoinedHost, id: string): boolean {
+    return this.streams.get(id) === host.name;
+  }
+
   /** A viewer's or file transfer's frame from a host linked here: to the peer that owns it. */
   hostFrame(host: JoinedHost, id: string, frame: Uint8Array): void {
-    if (this.streams.get(id) !== host.name) return;
+    if (!this.owns(host, id)) return;
     this.socket?.sendBinary(encodeRelayFrame(host.name, frame));
   }
 
