@@ -2,17 +2,18 @@
  * Replicas that relay to each other (issue 24.2): two `jumpseat serve --local-shells off
  * --database …` replicas on one PostgreSQL database of the test's own, with one admin token,
  * and a real `jumpseat host` linked to replica A only. On replica B the host is listed as held
- * by A; an agent's call made on B (HTTP and MCP) runs there and answers exactly; the shell's
- * live stream on B is A's, byte for byte at the same offsets; a person on B takes the controls
- * and hands them back; a clipped call's full output is read on B from the host's disk through
- * A; a replica link without the cluster's secret is refused; and the replica link cut and back
- * while a shell floods loses no byte on B and repeats none. B is reached by A through a
- * forwarder the test can cut (B's --replica-url).
+ * by A; an agent's call made on B (HTTP and MCP) runs there and answers exactly, and B's
+ * dashboard lists the shell; the shell's live stream on B is A's, byte for byte at the same
+ * offsets; a person on B takes the controls and hands them back; a clipped call's full output
+ * is read on B from the host's disk through A; a replica link without the cluster's secret is
+ * refused; and the replica link cut and back while a shell floods loses no byte on B and
+ * repeats none. B is reached by A through a forwarder the test can cut (B's --replica-url).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import type { DashboardMessage } from '../../shared/src/live.ts';
 import { savedOutputIn } from '../src/tool/contract-text.ts';
 import { freePort, HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
 import { LiveClient, sameOffset } from './support/live-client.ts';
@@ -161,6 +162,27 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
     const reply = JSON.parse(json) as { result: { content: { text: string }[] } };
     expect(reply.result.content[0]?.text).toBe('mcp-42');
     expect((await b.sessions()).find((s) => s.agent === 'mcp-relayed')?.host).toBe('h1');
+  });
+
+  it("lists the host's shells on B's dashboard stream, with their host", async () => {
+    const id = await shellOf(a, 'relayed');
+    const socket = new WebSocket(`${b.origin.replace('http', 'ws')}/api/live`, {
+      headers: { authorization: `Bearer ${b.adminToken}` },
+    });
+    const messages: DashboardMessage[] = [];
+    socket.on('message', (data) => messages.push(JSON.parse(String(data)) as DashboardMessage));
+    try {
+      await b.waitFor(
+        async () => messages.some((m) => m.type === 'sessions'),
+        "B's dashboard list",
+        20_000,
+      );
+      const list = messages.find((m) => m.type === 'sessions');
+      const listed = list?.type === 'sessions' ? list.sessions.find((s) => s.id === id) : null;
+      expect(listed).toMatchObject({ agent: 'relayed', host: 'h1' });
+    } finally {
+      socket.close();
+    }
   });
 
   it('streams the shell on B byte for byte as on A, at the same offsets', async () => {
