@@ -37,6 +37,7 @@ class PeerDialer {
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private refusalLogged = false;
 
   constructor(
     private readonly url: string,
@@ -91,9 +92,13 @@ class PeerDialer {
     });
     socket.on('unexpected-response', (_request, response) => {
       response.resume();
-      this.log(
-        `replica ${this.relay.peer} refused this replica's link: HTTP ${response.statusCode}`,
-      );
+      // Said once per peer: redialled every few seconds, it would fill the log.
+      if (!this.refusalLogged) {
+        this.refusalLogged = true;
+        this.log(
+          `replica ${this.relay.peer} at ${this.url} refused this replica's link: HTTP ${response.statusCode} (is its --replica-url another server?)`,
+        );
+      }
       socket.terminate();
     });
     socket.on('error', () => undefined);
