@@ -35,7 +35,7 @@ const SPREAD_CONCURRENCY = 8;
 const START_CONCURRENCY = 4;
 const JOIN_DEADLINE_MS = 120_000;
 
-interface HostChild {
+export interface HostChild {
   readonly child: ChildProcess;
   readonly dir: string;
 }
@@ -58,7 +58,11 @@ async function api(server: Server, path: string, body?: object): Promise<unknown
 }
 
 /** A `jumpseat host` joined to `plane` under a new host token; resolves once connected. */
-async function startHost(plane: Server, name: string, maxShells: number): Promise<HostChild> {
+export async function startHost(
+  plane: Server,
+  name: string,
+  maxShells: number,
+): Promise<HostChild> {
   const { token } = (await api(plane, '/api/tokens', { role: 'host', name })) as { token: string };
   const dir = mkdtempSync(join(tmpdir(), `jumpseat-bench-${name}-`));
   mkdirSync(join(dir, 'workspace'));
@@ -81,7 +85,7 @@ async function startHost(plane: Server, name: string, maxShells: number): Promis
   return { child, dir };
 }
 
-async function stopHost(host: HostChild): Promise<void> {
+export async function stopHost(host: HostChild): Promise<void> {
   if (host.child.exitCode === null) {
     const exited = new Promise((resolve) => host.child.once('exit', resolve));
     host.child.kill('SIGTERM');

@@ -26,6 +26,7 @@ import { churnBenchmarks } from './churn-bench.ts';
 import { cliBenchmarks } from './cli-bench.ts';
 import { hostsBenchmarks } from './hosts-bench.ts';
 import { liveBenchmarks } from './live-bench.ts';
+import { replicasBenchmarks } from './replicas-bench.ts';
 import { sandboxBenchmarks } from './sandbox-bench.ts';
 import { scaleBenchmarks, shellsFromArgv } from './scale-bench.ts';
 import { timeoutBenchmarks } from './timeout-bench.ts';
@@ -205,6 +206,7 @@ const STEPS: Record<string, () => Promise<boolean[]>> = {
   live: liveBenchmarks,
   scale: () => scaleBenchmarks(shellsFromArgv(process.argv)),
   hosts: () => hostsBenchmarks(process.argv),
+  replicas: () => replicasBenchmarks(),
 };
 
 function chosenSteps(argv: readonly string[]): (() => Promise<boolean[]>)[] {

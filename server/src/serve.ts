@@ -127,6 +127,15 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
     ? undefined
     : (await import('./control/control-plane.ts')).createControlPlane(config, local);
   const tools = control?.tools ?? local;
+  // Replicas on one database reach each other's hosts (docs/high-availability.md).
+  const replicas =
+    control === undefined || database === undefined
+      ? undefined
+      : await (await import('./control/replicas.ts')).Replicas.open(
+          database,
+          control.directory,
+          (line) => process.stderr.write(`jumpseat: ${line}\n`),
+        );
   // Asked while the server starts, for the banner's dialects line.
   const pwshPath = tools.dialects().includes('pwsh')
     ? locatePwsh(config.pwshPath, process.env)
@@ -144,6 +153,7 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
     tickets,
     ...(control === undefined ? {} : { control }),
     ...(database === undefined ? {} : { database }),
+    ...(replicas === undefined ? {} : { replicas }),
   });
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -181,6 +191,18 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
   }
   process.stdout.write(`${capacityLine(descriptors)}\n`);
   if (database !== undefined) process.stdout.write(`database: ${database.url.masked}\n`);
+  if (replicas !== undefined) {
+    // The listening address unless told otherwise; on a wildcard, this machine's first.
+    const relayUrl =
+      config.replicaUrl ??
+      reachableUrls(config.host, port, null, networkInterfaces(), {
+        scheme,
+        basePath: config.basePath,
+      })[0] ??
+      listening;
+    await replicas.start(relayUrl);
+    process.stdout.write(`replica: ${replicas.id} (the other replicas reach it at ${relayUrl})\n`);
+  }
   if (tools.placement.walls !== null) process.stdout.write(`${tools.placement.walls}\n`);
   if (swept > 0)
     process.stdout.write(`ended ${swept} processes an earlier run's shells left running\n`);

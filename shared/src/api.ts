@@ -405,5 +405,8 @@ export const HostInfo = Type.Object({
   engineVersion: Type.String(),
   /** ISO time of the last message from it. */
   lastSeen: Type.String(),
+  /** With replicas (`--database`): the id of the replica that holds the host's link (a host
+   *  linked to another replica is reached through it). */
+  replica: Type.Optional(Type.String()),
 });
 export type HostInfo = Static<typeof HostInfo>;

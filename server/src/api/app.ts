@@ -15,6 +15,8 @@ import type { Config } from '../config/config.ts';
 import type { ControlPlane } from '../control/control-plane.ts';
 import { linkEndpoint } from '../control/link-endpoint.ts';
 import { RemoteViewers } from '../control/remote-viewers.ts';
+import { replicaEndpoint } from '../control/replica-endpoint.ts';
+import type { Replicas } from '../control/replicas.ts';
 import type { PostgresDatabase } from '../database/postgres-database.ts';
 import { JUMPSEAT_ERR_BAD_REQUEST, JumpseatError } from '../errors.ts';
 import { LiveHub } from '../live/live-hub.ts';
@@ -79,6 +81,8 @@ export interface AppOptions {
   readonly tickets?: LiveTickets;
   /** `--database`: the control plane's PostgreSQL, opened and migrated; closed with the app. */
   readonly database?: PostgresDatabase;
+  /** With `control` and `database`: this replica among the others (stopped with the app). */
+  readonly replicas?: Replicas;
 }
 
 /**
@@ -239,12 +243,20 @@ export function buildApp(options: AppOptions) {
   });
   app.addHook('onClose', async () => revocations.dispose());
   app.register(liveApi, { hub, publicUrl: config.publicUrl, remote: remoteViewers });
+  const replicas = options.replicas;
   app.register(linkEndpoint, {
     directory: options.control?.directory ?? null,
     calls: options.control?.calls ?? null,
     viewers: remoteViewers,
     files: options.control?.files ?? null,
+    tap: replicas?.links ?? null,
   });
+  if (control !== undefined && remoteViewers !== null && replicas !== undefined) {
+    app.register(replicaEndpoint, {
+      parts: { ...control, viewers: remoteViewers },
+      replicas,
+    });
+  }
   app.register(hostsApi, { directory: options.control?.directory ?? null });
   app.register(shellApi, { tools, history });
   app.register(shareApi, {

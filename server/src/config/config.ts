@@ -129,6 +129,8 @@ export interface Config extends ResourceSettings {
   readonly localShells: boolean;
   /** `--database`: PostgreSQL for the control plane's state; null is the embedded SQLite. */
   readonly database: DatabaseUrl | null;
+  /** `--replica-url`: where the other replicas reach this one; null: its listening address. */
+  readonly replicaUrl: string | null;
   /** How long a joined host's shells wait for its link before they are lost (ms). */
   readonly hostGraceMs: number;
 }
@@ -198,6 +200,7 @@ function configFrom(values: FlagValues, env: NodeJS.ProcessEnv, cwd: string): Co
   const clip = oneOf(read('clip'), CLIP_MODES, 'head');
   const localShells = oneOf(read('local-shells'), ['on', 'off'], 'on') === 'on';
   const database = readDatabaseUrl(read('database'));
+  const replicaUrl = readPublicUrl(read('replica-url'));
   const hostGraceMs = positiveInteger(read('host-grace-ms'), DEFAULT_HOST_GRACE_MS, MAX_TIMEOUT_MS);
   const logLevel = oneOf(read('log'), LOG_LEVELS, 'off');
   const controlIdleMs = positiveInteger(
@@ -284,6 +287,7 @@ function configFrom(values: FlagValues, env: NodeJS.ProcessEnv, cwd: string): Co
     limits,
     localShells,
     database,
+    replicaUrl,
     hostGraceMs,
   };
 }

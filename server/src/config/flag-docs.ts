@@ -194,6 +194,12 @@ export const FLAG_DOCS: Readonly<Record<FlagName, FlagDoc>> = {
     meaning:
       'a `postgres://user:password@host:5432/db` URL: the control plane keeps its state in PostgreSQL, and replicas pointed at the same database share it (README, *High availability*). Give it as `JUMPSEAT_DATABASE_URL` rather than the flag, which any user can read in `ps`; the banner and errors show it with the password masked',
   },
+  'replica-url': {
+    default:
+      'its listening address (`http://HOST:PORT` under the base path; on `0.0.0.0` the first address of this machine)',
+    meaning:
+      'with `--database` and `--local-shells off`: the `http(s)://` URL at which the other replicas reach this one, which they dial to reach the hosts linked here (docs/high-availability.md). Set it when the listening address is not what the other replicas can reach (a container, NAT, a wildcard address)',
+  },
   'local-shells': {
     default: '`on`',
     meaning:

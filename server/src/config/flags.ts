@@ -154,6 +154,11 @@ export const FLAGS = {
     value: 'URL',
     help: "keep the control plane's state in PostgreSQL (postgres://user:password@host/db), which replicas share; prefer the variable, a flag shows in ps (embedded SQLite in the data dir)",
   },
+  'replica-url': {
+    env: 'JUMPSEAT_REPLICA_URL',
+    value: 'URL',
+    help: 'where the other replicas on the same --database reach this one, to relay to the hosts linked here (its listening address)',
+  },
   'local-shells': {
     env: 'JUMPSEAT_LOCAL_SHELLS',
     value: 'on|off',

@@ -6,9 +6,7 @@
  * joins a control plane that just restarted is adopted with its shells as they are.
  */
 import type { Dialect, HostInfo, SessionInfo } from '../../../shared/src/api.ts';
-import type { Labels } from '../../../shared/src/labels.ts';
 import {
-  type ControlMessage,
   chooseLinkVersion,
   type HostMessage,
   incompatibleMessage,
@@ -16,118 +14,18 @@ import {
   type LinkOutput,
   type LinkShell,
 } from '../../../shared/src/link.ts';
-import { ShellInbox } from '../link/output-inbox.ts';
 import { Emitter } from '../pty/disposable.ts';
-import { RemoteStory } from './remote-story.ts';
+import { JoinedHost, type LinkConnection, placementKey, RemoteShell } from './joined-host.ts';
+
+export { JoinedHost, type LinkConnection, placementKey, RemoteShell };
 
 /** Ended shells of hosts kept for the supervisor API before the oldest is forgotten. */
 const MAX_ENDED_SHELLS_KEPT = 200;
 /** Credit for a shell's last bytes goes back after this much quiet (ms). */
 const CREDIT_FLUSH_MS = 10;
 
-/** One host's link as the directory uses it. */
-export interface LinkConnection {
-  send(message: ControlMessage): void;
-  close(code: number, reason: string): void;
-}
-
-export class RemoteShell {
-  readonly inbox: ShellInbox;
-  /** Output bytes new to the control plane, in order (a resend's repeats already dropped). */
-  readonly onOutput = new Emitter<{ offset: number; data: Uint8Array }>();
-  /** The shell as the control plane's history follows it. */
-  readonly story: RemoteStory;
-  /** Output the host no longer had when the link came back (bytes). */
-  gapBytes = 0;
-  private current: SessionInfo;
-
-  constructor(
-    info: SessionInfo,
-    offset: number,
-    readonly host: JoinedHost,
-  ) {
-    this.current = info;
-    this.inbox = new ShellInbox(offset);
-    this.story = new RemoteStory(() => this.current);
-  }
-
-  get info(): SessionInfo {
-    return this.current;
-  }
-
-  set info(info: SessionInfo) {
-    const before = this.current;
-    this.current = info;
-    this.story.changed(before);
-  }
-
-  get id(): string {
-    return this.info.id;
-  }
-
-  get alive(): boolean {
-    return this.info.endedAt === null && this.info.state !== 'exited';
-  }
-}
-
-export class JoinedHost {
-  readonly shells = new Map<string, RemoteShell>();
-  /** Shells this control plane declared lost; the host is told to end them when it returns. */
-  readonly lost = new Set<string>();
-  connection: LinkConnection | null = null;
-  draining = false;
-  lastSeen = new Date();
-  graceTimer: NodeJS.Timeout | undefined;
-  /** Resolves the waits of calls for this host's shells when it returns or is lost. */
-  readonly onBackOrLost = new Emitter<boolean>();
-  labels: Labels = {};
-  capacity = 1;
-  dialects: Dialect[] = [];
-  engineVersion = '';
-  protocol = 0;
-  workspaces = new Set<string>();
-  /** The agents (and dialects) whose calls this control plane sent here (`placementKey`). */
-  readonly placed = new Set<string>();
-
-  constructor(
-    readonly name: string,
-    readonly tokenId: string,
-  ) {}
-
-  get connected(): boolean {
-    return this.connection !== null;
-  }
-
-  liveShells(): number {
-    let live = 0;
-    for (const shell of this.shells.values()) if (shell.alive) live++;
-    return live;
-  }
-
-  info(): HostInfo {
-    const shells = this.liveShells();
-    return {
-      name: this.name,
-      labels: { ...this.labels },
-      state: !this.connected ? 'unreachable' : this.draining ? 'draining' : 'connected',
-      shells,
-      capacity: this.capacity,
-      load: this.capacity > 0 ? shells / this.capacity : 1,
-      dialects: [...this.dialects],
-      protocol: this.protocol,
-      engineVersion: this.engineVersion,
-      lastSeen: this.lastSeen.toISOString(),
-    };
-  }
-}
-
 /** What a host's shell id may be (the engine's are UUIDs). */
 const SHELL_ID = /^[A-Za-z0-9-]{1,100}$/;
-
-/** An agent's shell of one dialect: what a host may hold once the control plane placed it. */
-export function placementKey(agent: string, dialect: Dialect): string {
-  return `${agent}\u0000${dialect}`;
-}
 
 export type JoinAnswer = { host: JoinedHost } | { refusal: string; code: number };
 
@@ -146,6 +44,8 @@ export class HostDirectory {
   private readonly creditTimers = new Map<JoinedHost, NodeJS.Timeout>();
 
   private readonly startedAt = Date.now();
+  /** This replica's id (`replicas` table) once replicas run; hosts' info names their holder. */
+  replicaId: string | undefined;
 
   constructor(readonly graceMs: number) {}
 
@@ -154,6 +54,7 @@ export class HostDirectory {
     connection: LinkConnection,
     token: { id: string; name: string },
     hello: Extract<HostMessage, { type: 'hello' }>,
+    via: string | null = null,
   ): JoinAnswer {
     const version = chooseLinkVersion(hello.versions);
     if (version === null) {
@@ -166,16 +67,15 @@ export class HostDirectory {
       };
     }
     let host = this.hosts.get(token.name);
-    if (host !== undefined && host.tokenId !== token.id) {
-      return {
-        refusal: `host name "${token.name}" belongs to another token`,
-        code: LINK_CLOSE.replaced,
-      };
-    }
+    const refusal = host === undefined ? undefined : relayRefusal(host, token.id, via);
+    if (refusal !== undefined) return { refusal, code: LINK_CLOSE.replaced };
     if (host === undefined) {
       host = new JoinedHost(token.name, token.id);
       this.hosts.set(host.name, host);
     }
+    host.via = via;
+    host.tokenId = token.id;
+    host.replica = this.replicaId;
     // The newer link wins: the old one is a dead socket the silence check has not caught yet.
     if (host.connection !== null) {
       host.connection.close(LINK_CLOSE.replaced, 'a newer link of this host took over');
@@ -370,6 +270,8 @@ export class HostDirectory {
       if (other === host) continue;
       if (other.shells.has(info.id)) return false;
     }
+    // The replica that holds the host's link vetted its shells already.
+    if (host.via !== null) return info.agent !== null;
     // People's own shells never run on hosts: an agentless shell is nobody's to announce.
     if (info.agent === null) return false;
     if (info.endedAt !== null) return true;
@@ -436,4 +338,19 @@ export class HostDirectory {
     this.onHostLost.fire(host);
     host.onBackOrLost.fire(false);
   }
+}
+
+/**
+ * Why a (re)join of a known host is refused: a host linked here directly is not taken over by
+ * another replica's relay of it (a stale one), and a direct join must come with the host's
+ * token. Relays come from replicas that checked the host's token themselves.
+ */
+function relayRefusal(host: JoinedHost, tokenId: string, via: string | null): string | undefined {
+  if (via !== null && host.via === null && host.connected) {
+    return `host ${host.name} is linked to this replica itself`;
+  }
+  if (via === null && host.via === null && host.tokenId !== tokenId) {
+    return `host name "${host.name}" belongs to another token`;
+  }
+  return undefined;
 }

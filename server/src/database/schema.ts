@@ -5,6 +5,7 @@
  */
 import { AUTH_MIGRATIONS } from '../auth/auth-schema.ts';
 import { HISTORY_MIGRATIONS } from '../store/history-migrations.ts';
+import { REPLICA_MIGRATIONS } from '../control/replica-registry.ts';
 import type { PostgresMigration } from './postgres-migrations.ts';
 
 /** What every area may rely on: settings shared by all replicas. */
@@ -25,4 +26,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   ...CORE_MIGRATIONS,
   ...AUTH_MIGRATIONS,
   ...HISTORY_MIGRATIONS,
+  ...REPLICA_MIGRATIONS,
 ];

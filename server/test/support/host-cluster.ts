@@ -27,10 +27,17 @@ export class HostCluster {
   controlPlane: Serving | undefined;
   adminToken = '';
   readonly hosts: HostProcess[] = [];
-  private port = 0;
+  /** The control plane's port (chosen at its first start unless set before). */
+  port = 0;
 
-  /** Starts (or restarts, on the same port and data dir) the control plane. */
-  async startControlPlane(flags: readonly string[] = []): Promise<Serving> {
+  /**
+   * Starts (or restarts, on the same port and data dir) the control plane. `env` adds
+   * variables (a JUMPSEAT_TOKEN there is the admin token, as replicas share one).
+   */
+  async startControlPlane(
+    flags: readonly string[] = [],
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<Serving> {
     if (this.port === 0) this.port = await freePort();
     mkdirSync(join(this.root, 'cp-workspace'), { recursive: true });
     this.controlPlane = await serve(
@@ -45,11 +52,26 @@ export class HostCluster {
         join(this.root, 'cp-workspace'),
         ...flags,
       ],
-      cleanEnv(),
+      cleanEnv(env),
       { fromSource: true, startDeadlineMs: PROCESS_START_MS },
     );
-    this.adminToken = readFileSync(join(this.root, 'cp', 'admin-token'), 'utf8').trim();
+    this.adminToken =
+      env.JUMPSEAT_TOKEN ?? readFileSync(join(this.root, 'cp', 'admin-token'), 'utf8').trim();
     return this.controlPlane;
+  }
+
+  /** With `--database`: the replica's id from its banner (a moment after the listening line). */
+  async replicaId(): Promise<string> {
+    let id = '';
+    await this.waitFor(
+      async () => {
+        id = /^replica: (\S+) /m.exec(this.controlPlane?.stdout() ?? '')?.[1] ?? '';
+        return id !== '';
+      },
+      'the replica line of the banner',
+      10_000,
+    );
+    return id;
   }
 
   get origin(): string {

@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionInfo } from '../../../shared/src/api.ts';
+import {
+  type ControlMessage,
+  decodeLinkOutput,
+  LINK_OUTPUT_WINDOW_BYTES,
+  LINK_PROTOCOL_VERSION,
+} from '../../../shared/src/link.ts';
+import { HostDirectory, type JoinedHost } from './joined-hosts.ts';
+import { decodeRelayFrame, type RelayUpMessage } from './replica-protocol.ts';
+import { PeerRelay, type PeerSocket } from './replica-relay.ts';
+
+const SHELL = '0b6c3a52-5d2f-4bd1-9a59-000000000001';
+
+function info(): SessionInfo {
+  return {
+    id: SHELL,
+    agent: 'a1',
+    owner: null,
+    dialect: 'bash',
+    state: 'idle',
+    command: null,
+    since: null,
+    lastExitCode: null,
+    pid: 1,
+    cols: 120,
+    rows: 40,
+    controller: null,
+    viewers: 0,
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+    ending: null,
+  };
+}
+
+/** A directory with one host (linked here) running one shell at offset 0. */
+function joinedHost(): { directory: HostDirectory; host: JoinedHost; toHost: ControlMessage[] } {
+  const directory = new HostDirectory(60_000);
+  const toHost: ControlMessage[] = [];
+  const answer = directory.join(
+    { send: (message) => toHost.push(message), close: () => undefined },
+    { id: 'token-1', name: 'h1' },
+    {
+      type: 'hello',
+      versions: [LINK_PROTOCOL_VERSION],
+      labels: {},
+      maxShells: 10,
+      dialects: ['bash'],
+      engineVersion: 'test',
+      workspaces: ['a1'],
+      shells: [{ info: info(), offset: 0 }],
+      calls: [],
+    },
+  );
+  if (!('host' in answer)) throw new Error(answer.refusal);
+  return { directory, host: answer.host, toHost };
+}
+
+/** A peer's end that records what it was sent: messages, and output bytes by offset. */
+function peerEnd(): PeerSocket & { messages: RelayUpMessage[]; bytes: Buffer; at: number[] } {
+  const end = {
+    messages: [] as RelayUpMessage[],
+    bytes: Buffer.alloc(0),
+    at: [] as number[],
+    send(message: RelayUpMessage) {
+      end.messages.push(message);
+    },
+    sendBinary(frame: Uint8Array) {
+      const relayed = decodeRelayFrame(frame);
+      const output = relayed === null ? null : decodeLinkOutput(relayed.frame);
+      if (output === null) throw new Error('not a relayed output frame');
+      end.at.push(output.offset);
+      end.bytes = Buffer.concat([end.bytes, output.data]);
+    },
+  };
+  return end;
+}
+
+function hostOutput(directory: HostDirectory, host: JoinedHost, offset: number, bytes: number) {
+  const data = Buffer.alloc(bytes, 0x61 + (offset % 26));
+  directory.output(host, { shellId: SHELL, offset, data });
+  return data;
+}
+
+function welcome(relay: PeerRelay, offset: number): void {
+  relay.fromPeer({
+    type: 'control',
+    host: 'h1',
+    message: {
+      type: 'welcome',
+      version: 2,
+      graceMs: 60_000,
+      resume: [{ shellId: SHELL, offset }],
+      lost: [],
+    },
+  });
+}
+
+describe('PeerRelay', () => {
+  it('sends a peer at most its own window, while the host is credited for every byte', () => {
+    const { directory, host, toHost } = joinedHost();
+    const relay = new PeerRelay('peer-b', directory);
+    const shell = host.shells.get(SHELL);
+    shell?.onOutput.on(({ offset, data }) => relay.output(shell, offset, data));
+    const peer = peerEnd();
+    relay.attach(peer);
+    expect(peer.messages[0]).toMatchObject({ type: 'offer', host: 'h1', tokenId: 'token-1' });
+    welcome(relay, 0);
+    const total = 3 * LINK_OUTPUT_WINDOW_BYTES;
+    for (let offset = 0; offset < total; offset += 16 * 1024)
+      hostOutput(directory, host, offset, 16 * 1024);
+    // The peer never credited: it has its window and no more…
+    expect(peer.bytes.length).toBe(LINK_OUTPUT_WINDOW_BYTES);
+    // …while this replica took (and credited the host for) everything.
+    const credits = toHost
+      .filter((m) => m.type === 'credit')
+      .map((m) => (m as { offset: number }).offset);
+    expect(Math.max(...credits)).toBe(total);
+    relay.fromPeer({
+      type: 'control',
+      host: 'h1',
+      message: { type: 'credit', shellId: SHELL, offset: LINK_OUTPUT_WINDOW_BYTES },
+    });
+    expect(peer.bytes.length).toBe(2 * LINK_OUTPUT_WINDOW_BYTES);
+  });
+
+  it('resumes a peer whose link dropped at the offset it names: no byte lost, none twice', () => {
+    const { directory, host } = joinedHost();
+    const relay = new PeerRelay('peer-b', directory);
+    const shell = host.shells.get(SHELL);
+    shell?.onOutput.on(({ offset, data }) => relay.output(shell, offset, data));
+    const sent: Buffer[] = [];
+    const first = peerEnd();
+    relay.attach(first);
+    welcome(relay, 0);
+    sent.push(hostOutput(directory, host, 0, 1000));
+    // The peer had only the first 600 bytes when its link dropped.
+    relay.detach(first);
+    sent.push(hostOutput(directory, host, 1000, 500));
+    const second = peerEnd();
+    relay.attach(second);
+    expect(second.messages[0]).toMatchObject({
+      type: 'offer',
+      hello: { shells: [{ offset: 1500 }] },
+    });
+    expect(second.bytes.length).toBe(0);
+    welcome(relay, 600);
+    sent.push(hostOutput(directory, host, 1500, 100));
+    expect(second.at[0]).toBe(600);
+    expect(Buffer.concat([first.bytes.subarray(0, 600), second.bytes])).toEqual(
+      Buffer.concat(sent),
+    );
+  });
+
+  it("relays a host's answer only to the peer whose call it is, and keeps it while it is away", () => {
+    const { directory, host, toHost } = joinedHost();
+    const mine = new PeerRelay('peer-b', directory);
+    const other = new PeerRelay('peer-c', directory);
+    const [b, c] = [peerEnd(), peerEnd()];
+    mine.attach(b);
+    other.attach(c);
+    welcome(mine, 0);
+    welcome(other, 0);
+    mine.fromPeer({
+      type: 'control',
+      host: 'h1',
+      message: {
+        type: 'call_start',
+        callId: 'call-1',
+        agent: 'a1',
+        dialect: 'bash',
+        command: 'true',
+      },
+    });
+    expect(toHost.at(-1)).toMatchObject({ type: 'call_start', callId: 'call-1' });
+    mine.detach(b);
+    const result = { type: 'call_result', callId: 'call-1', output: 'done' } as const;
+    mine.hostMessage(host, result);
+    other.hostMessage(host, result);
+    expect(c.messages.some((m) => m.type === 'host')).toBe(false);
+    const back = peerEnd();
+    mine.attach(back);
+    expect(back.messages[0]).toMatchObject({ type: 'offer', hello: { calls: ['call-1'] } });
+    welcome(mine, 0);
+    expect(back.messages.at(-1)).toEqual({ type: 'host', host: 'h1', message: result });
+  });
+});
