@@ -144,13 +144,17 @@ export function buildApp(options: AppOptions) {
       settings: config.history,
       registry: tools.registry,
       authEvents: tokens.onAuthEvent,
+      ...(options.control === undefined
+        ? {}
+        : { liveShell: (id: string) => options.control?.directory.findShell(id)?.info }),
       onError: (error, what) => app.log.error({ err: error }, `${what} failed`),
       health,
       ...(options.database === undefined ? {} : { database: options.database }),
     });
   app.decorate('history', history);
-  // The shells of joined hosts are recorded here, from their links: a lost host's stay whole.
-  const followed = options.control?.directory.onShellAdopted.on((shell) =>
+  // The shells of joined hosts are recorded here, from their links (a lost host's stay whole):
+  // those whose host is linked to this replica; another replica's are its to record.
+  const followed = options.control?.directory.onShellHeld.on((shell) =>
     history.follow(shell.story),
   );
   app.addHook('onClose', async () => followed?.dispose());

@@ -37,6 +37,13 @@ export class HostDirectory {
   readonly onSession = new Emitter<SessionInfo>();
   /** A live shell of a host is known here for the first time (history follows it). */
   readonly onShellAdopted = new Emitter<RemoteShell>();
+  /**
+   * A live shell whose host's link is held by this replica, known as such for the first time
+   * (adopted, or its host, once reached through another replica, linked here). History follows
+   * these only: a shell is recorded by the one replica that holds its host's link, never twice
+   * into the database the replicas share.
+   */
+  readonly onShellHeld = new Emitter<RemoteShell>();
   /** A host's link ended (dropped, replaced by a newer one, or the control plane stops):
    *  what streamed over it (a saved output) cannot go on. */
   readonly onLinkDown = new Emitter<JoinedHost>();
@@ -73,6 +80,7 @@ export class HostDirectory {
       host = new JoinedHost(token.name, token.id);
       this.hosts.set(host.name, host);
     }
+    const nowHeld = via === null && host.via !== null;
     host.via = via;
     host.tokenId = token.id;
     host.replica = this.replicaId;
@@ -92,6 +100,8 @@ export class HostDirectory {
     host.protocol = version;
     host.workspaces = new Set(hello.workspaces);
     this.adopt(host, hello.shells, true);
+    if (nowHeld)
+      for (const shell of host.shells.values()) if (shell.alive) this.onShellHeld.fire(shell);
     connection.send({
       type: 'welcome',
       version,
@@ -251,6 +261,7 @@ export class HostDirectory {
       if (shell.alive) {
         host.shells.set(info.id, shell);
         this.onShellAdopted.fire(shell);
+        if (host.via === null) this.onShellHeld.fire(shell);
       } else if (!this.ended.some((ended) => ended.id === info.id)) this.keepEnded(tagged);
       else continue;
       this.onSession.fire(tagged);

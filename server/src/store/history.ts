@@ -59,6 +59,12 @@ export interface HistoryOptions {
   readonly database?: PostgresDatabase;
   /** The replicas' heartbeat (tests make it quick); history-replicas.ts has the rule. */
   readonly replicaTimings?: ReplicaTimings;
+  /**
+   * A live shell this replica knows but does not record (its host's link is another
+   * replica's, which records it into the shared database, up to a flush later): its
+   * description is this, so that who may see it is known at once.
+   */
+  readonly liveShell?: (id: string) => SessionInfo | undefined;
 }
 
 export class History {
@@ -224,6 +230,7 @@ export class History {
   async session(id: string): Promise<SessionInfo | undefined> {
     return (
       this.recorders.get(id)?.shell.info() ??
+      this.options.liveShell?.(id) ??
       this.backlog.shellsKept().find((row) => row.info.id === id)?.info ??
       (await this.store.shell(id))
     );
