@@ -5,10 +5,8 @@
  * link to B, which adopts the host with its shells as a restarted control plane does, and
  * the call made on B answers exactly (the host kept its result). No shell ended.
  *
- * The host's token is minted on A and must be valid on B, which is the token store in
- * PostgreSQL (branch pg-auth). Until that is merged, B starts with a copy of A's tokens file
- * (hashes only), made after the host token was minted; with the store shared, the copy is
- * not needed. A token of A's that B does not know skips the test, saying why.
+ * The host's token is minted on A and is valid on B: the replicas share the token store in
+ * PostgreSQL.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
