@@ -164,6 +164,62 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
     expect((await b.sessions()).find((s) => s.agent === 'mcp-relayed')?.host).toBe('h1');
   });
 
+  it('tells an MCP client whose session another replica opened to initialise again (404, Session not found)', async () => {
+    // MCP sessions live in the replica that opened them; a balancer that moves a client to
+    // another replica gets it the standard answer, after which the client initialises anew.
+    const token = await a.mint({ role: 'agent', agent: 'mcp-moved' });
+    const post = (origin: string, body: unknown, session?: string): Promise<Response> =>
+      fetch(`${origin}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          'mcp-protocol-version': '2025-06-18',
+          ...(session === undefined ? {} : { 'mcp-session-id': session }),
+        },
+        body: JSON.stringify(body),
+      });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    };
+    const onA = await post(a.origin, initialize);
+    await onA.text();
+    const session = onA.headers.get('mcp-session-id') ?? undefined;
+    expect(session).toBeDefined();
+    const call = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'bash', arguments: { command: 'echo moved' } },
+    };
+    const moved = await post(b.origin, call, session);
+    expect(moved.status).toBe(404);
+    expect(((await moved.json()) as { error: { code: number; message: string } }).error).toEqual({
+      code: -32001,
+      message: 'Session not found',
+    });
+    const again = await post(b.origin, initialize);
+    await again.text();
+    expect(again.status).toBe(200);
+    const fresh = again.headers.get('mcp-session-id') ?? undefined;
+    await (
+      await post(b.origin, { jsonrpc: '2.0', method: 'notifications/initialized' }, fresh)
+    ).text();
+    const text = await (await post(b.origin, call, fresh)).text();
+    const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+    expect(
+      (JSON.parse(json) as { result: { content: { text: string }[] } }).result.content[0]?.text,
+    ).toBe('moved');
+  });
+
   it("lists the host's shells on B's dashboard stream, with their host", async () => {
     const id = await shellOf(a, 'relayed');
     const socket = new WebSocket(`${b.origin.replace('http', 'ws')}/api/live`, {
