@@ -106,6 +106,7 @@ describe('npm start', () => {
       ok: true,
       storage: 'ok',
       failing: [],
+      database: 'embedded',
     });
 
     const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();

@@ -4,8 +4,8 @@
  * area's list (postgres-migrations.ts explains why names, not numbers).
  */
 import { AUTH_MIGRATIONS } from '../auth/auth-schema.ts';
-import { HISTORY_MIGRATIONS } from '../store/history-migrations.ts';
 import { REPLICA_MIGRATIONS } from '../control/replica-registry.ts';
+import { HISTORY_MIGRATIONS } from '../store/history-migrations.ts';
 import type { PostgresMigration } from './postgres-migrations.ts';
 
 /** What every area may rely on: settings shared by all replicas. */
