@@ -30,6 +30,67 @@ let database: TestDatabase | undefined;
 let forwarder: TcpForwarder | undefined;
 let replicaA = '';
 
+/** One MCP request (protocol 2025-06-18) to `origin`, in `session` once there is one. */
+function postMcp(
+  origin: string,
+  token: string,
+  body: unknown,
+  session?: string,
+): Promise<Response> {
+  return fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2025-06-18',
+      ...(session === undefined ? {} : { 'mcp-session-id': session }),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** initialize and initialized on `origin`: the session id. */
+async function openMcp(origin: string, token: string): Promise<string> {
+  const opened = await postMcp(origin, token, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    },
+  });
+  await opened.text();
+  const session = opened.headers.get('mcp-session-id');
+  if (opened.status !== 200 || session === null)
+    throw new Error(`initialize answered ${opened.status}`);
+  await (
+    await postMcp(origin, token, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)
+  ).text();
+  return session;
+}
+
+const toolsCall = (command: string) => ({
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name: 'bash', arguments: { command } },
+});
+
+/** A tools/call's first text, its answer JSON or one SSE event whose data is that JSON. */
+async function mcpText(
+  origin: string,
+  token: string,
+  body: unknown,
+  session: string,
+): Promise<string | undefined> {
+  const text = await (await postMcp(origin, token, body, session)).text();
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+  return (JSON.parse(json) as { result: { content: { text: string }[] } }).result.content[0]?.text;
+}
+
 const liveUrl = (cluster: HostCluster, id: string): string =>
   `${cluster.origin.replace('http', 'ws')}/api/sessions/${id}/live`;
 
@@ -121,46 +182,9 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
 
   it('answers an MCP tools/call made on B from the host linked to A', async () => {
     const token = await b.mint({ role: 'agent', agent: 'mcp-relayed' });
-    const post = (body: unknown, session?: string): Promise<Response> =>
-      fetch(`${b.origin}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${token}`,
-          'mcp-protocol-version': '2025-06-18',
-          ...(session === undefined ? {} : { 'mcp-session-id': session }),
-        },
-        body: JSON.stringify(body),
-      });
-    const opened = await post({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    });
-    await opened.text();
-    const session = opened.headers.get('mcp-session-id') ?? undefined;
-    expect(opened.status).toBe(200);
-    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
-    const answer = await post(
-      {
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'bash', arguments: { command: 'echo mcp-$((6*7))' } },
-      },
-      session,
-    );
-    const text = await answer.text();
-    // JSON, or one SSE event whose data is the JSON-RPC answer.
-    const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
-    const reply = JSON.parse(json) as { result: { content: { text: string }[] } };
-    expect(reply.result.content[0]?.text).toBe('mcp-42');
+    const session = await openMcp(b.origin, token);
+    const text = await mcpText(b.origin, token, toolsCall('echo mcp-$((6*7))'), session);
+    expect(text).toBe('mcp-42');
     expect((await b.sessions()).find((s) => s.agent === 'mcp-relayed')?.host).toBe('h1');
   });
 
@@ -168,56 +192,15 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
     // MCP sessions live in the replica that opened them; a balancer that moves a client to
     // another replica gets it the standard answer, after which the client initialises anew.
     const token = await a.mint({ role: 'agent', agent: 'mcp-moved' });
-    const post = (origin: string, body: unknown, session?: string): Promise<Response> =>
-      fetch(`${origin}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${token}`,
-          'mcp-protocol-version': '2025-06-18',
-          ...(session === undefined ? {} : { 'mcp-session-id': session }),
-        },
-        body: JSON.stringify(body),
-      });
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    };
-    const onA = await post(a.origin, initialize);
-    await onA.text();
-    const session = onA.headers.get('mcp-session-id') ?? undefined;
-    expect(session).toBeDefined();
-    const call = {
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'bash', arguments: { command: 'echo moved' } },
-    };
-    const moved = await post(b.origin, call, session);
+    const session = await openMcp(a.origin, token);
+    const moved = await postMcp(b.origin, token, toolsCall('echo moved'), session);
     expect(moved.status).toBe(404);
     expect(((await moved.json()) as { error: { code: number; message: string } }).error).toEqual({
       code: -32001,
       message: 'Session not found',
     });
-    const again = await post(b.origin, initialize);
-    await again.text();
-    expect(again.status).toBe(200);
-    const fresh = again.headers.get('mcp-session-id') ?? undefined;
-    await (
-      await post(b.origin, { jsonrpc: '2.0', method: 'notifications/initialized' }, fresh)
-    ).text();
-    const text = await (await post(b.origin, call, fresh)).text();
-    const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
-    expect(
-      (JSON.parse(json) as { result: { content: { text: string }[] } }).result.content[0]?.text,
-    ).toBe('moved');
+    const fresh = await openMcp(b.origin, token);
+    expect(await mcpText(b.origin, token, toolsCall('echo moved'), fresh)).toBe('moved');
   });
 
   it("lists the host's shells on B's dashboard stream, with their host", async () => {
