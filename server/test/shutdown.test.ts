@@ -146,6 +146,7 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
       );
     }
     expect(await server.exited).toBe(0);
+    const exitedAt = Date.now();
     expect(server.stderr()).toBe('');
     expect(pids.filter(running)).toEqual([]);
 
@@ -157,5 +158,9 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
     expect(all).toHaveLength(SHELLS);
     expect(all.filter((s) => s.ending?.kind !== 'closed')).toEqual([]);
     expect(all.filter((s) => Date.parse(s.endedAt ?? '') < stoppedAt)).toEqual([]);
+    // The stop's own time, one for all: recorded as the stop began, not as each shell's end
+    // came round (a stop that gives up past its grace must leave nothing unfinished).
+    expect(new Set(all.map((s) => s.endedAt)).size).toBe(1);
+    expect(Date.parse(all[0]?.endedAt ?? '')).toBeLessThanOrEqual(exitedAt);
   });
 });

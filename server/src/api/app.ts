@@ -158,6 +158,8 @@ export function buildApp(options: AppOptions) {
     history.follow(shell.story),
   );
   app.addHook('onClose', async () => followed?.dispose());
+  // The stop's time is each own shell's end, on record before ending them all takes its time.
+  app.addHook('preClose', async () => history.stopping());
   const storageReports = [
     tokens.onSave.on((error) =>
       error === null ? health.recovered('tokens') : health.failed('tokens', error, 'tokens file'),

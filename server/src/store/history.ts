@@ -162,7 +162,7 @@ export class History {
           drained.transfer,
         );
       }
-      if (drained.touched) shells.push({ info: recorder.shell.info(), seenAt });
+      if (drained.touched) shells.push({ info: recorder.description(), seenAt });
       calls.push(...drained.calls);
       for (const event of drained.controls) controls.push({ sessionId: id, event });
       if (ended) {
@@ -283,6 +283,19 @@ export class History {
     });
     this.retention = run.catch((error: unknown) => this.options.onError?.(error, 'retention'));
     return run;
+  }
+
+  /**
+   * The server's stop begins: each of its own shells still alive (the registry's; a joined
+   * host's live on) is recorded `closed` at this moment, written now. So a stop that takes
+   * long, or gives up, never leaves them to be found unfinished (`server_stopped`).
+   */
+  stopping(at = new Date()): Promise<void> {
+    const { registry } = this.options;
+    for (const [id, recorder] of this.recorders) {
+      if (registry.find(id) !== undefined) recorder.closedByStop(at);
+    }
+    return this.flush();
   }
 
   /** Writes everything gathered (shells ended by the server's close included) and closes. */

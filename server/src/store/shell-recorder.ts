@@ -90,6 +90,8 @@ export class ShellRecorder {
   private backlogSignalled = false;
   /** Drains since the shell ended (see DRAINS_AWAITING_LAST_CALL). */
   private drainsSinceEnd = 0;
+  /** When the server's stop began, for a shell of its own that the stop ends (closedByStop). */
+  private stoppedAt: string | null = null;
 
   constructor(
     readonly shell: RecordedShell,
@@ -175,6 +177,30 @@ export class ShellRecorder {
         agent = shell.agent;
       }),
     );
+  }
+
+  /**
+   * The server is stopping and will end this shell: from now on its row says `closed` at
+   * `at`, whatever the ending takes (a stop of 1,000 shells takes seconds, and one that gives
+   * up must not leave them to be found unfinished). An ending of its own before it stays.
+   */
+  closedByStop(at: Date): void {
+    if (!this.shell.alive || this.stoppedAt !== null) return;
+    this.stoppedAt = at.toISOString();
+    this.touched = true;
+  }
+
+  /** The shell's description as its row says it (closedByStop's ending once the stop began). */
+  description(): SessionInfo {
+    const info = this.shell.info();
+    if (this.stoppedAt === null || (info.ending !== null && info.ending.kind !== 'closed'))
+      return info;
+    return {
+      ...info,
+      state: 'exited',
+      endedAt: this.stoppedAt,
+      ending: { kind: 'closed', exitCode: null, signal: null },
+    };
   }
 
   /** The shell ended and its last call (if one ran) was recorded: it may be let go. */
