@@ -206,12 +206,11 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
         },
         // Everything in the sandbox descends from bwrap: orphans are reparented to the
         // namespace's init, which is bwrap's child, and nothing leaves a PID namespace. So
-        // the tree under the PTY's process is the whole shell, found without scanning /proc.
-        members: async (ptyPid, ptyOurs) => {
-          const pids = ptyOurs ? await shellTree(ptyPid) : new Set<number>();
-          for (const pid of cgroup?.members() ?? []) pids.add(pid);
-          return pids;
-        },
+        // the tree under the PTY's process is the whole shell, found without scanning /proc;
+        // its cgroup is asked only once that process is gone (a cgroup's list is a costly
+        // read, a thousand of them at a stop). pasta, in the cgroup too, ends with release().
+        members: async (ptyPid, ptyOurs) =>
+          ptyOurs ? shellTree(ptyPid) : new Set(cgroup?.members() ?? []),
         describeExit: sandboxedExit,
         started: async (ptyPid) => {
           if (settings.pasta === null) return;

@@ -21,8 +21,14 @@ const LOOP_CONTROL = '/dev/loop-control';
 const MKFS = ['/usr/sbin/mkfs.ext4', '/sbin/mkfs.ext4'];
 /** `umount` that does not finish by then is left lazy (detached, freed when unused). */
 const UMOUNT_TIMEOUT_MS = 5000;
-/** Workspaces one `umount` at shutdown is given at once (well inside any argv limit). */
+/** Workspaces one `umount` at shutdown is given at most (well inside any argv limit). */
 const UMOUNT_BATCH = 64;
+/**
+ * `umount`s run side by side at shutdown: each waits mostly on the kernel (a flush, the loop
+ * device's release), not a CPU, so eight of them end a thousand workspaces in about an eighth
+ * of the time one would.
+ */
+const UMOUNT_PROCESSES = 8;
 /** The images are the server's alone (shells see them only mounted, as their workspace). */
 const IMAGE_DIR_MODE = 0o700;
 /** What the start-up step's name shows as in `ps` for a moment. */
@@ -155,9 +161,8 @@ export class WorkspaceQuota {
     // another, cost seconds per hundred workspaces at a stop (each reads the whole mount table).
     const batches: string[][] = [];
     const points = left();
-    for (let i = 0; i < points.length; i += UMOUNT_BATCH) {
-      batches.push(points.slice(i, i + UMOUNT_BATCH));
-    }
+    const size = Math.min(UMOUNT_BATCH, Math.ceil(points.length / UMOUNT_PROCESSES));
+    for (let i = 0; i < points.length; i += size) batches.push(points.slice(i, i + size));
     await Promise.all(batches.map((batch) => unmount(batch, [])));
     // What is still busy is detached (freed once unused) rather than waited for.
     const busy = left();

@@ -4,7 +4,7 @@
  * fallback where the host offers no list of a shell's processes. Each round reads only the
  * shell's own processes, so ending a shell costs what it owns, not what the host runs.
  */
-import { descendants, readStat, sessionMembers } from './proc-probe.ts';
+import { descendants, readStatNow, sessionMembers } from './proc-probe.ts';
 
 /** Time programs get to exit on SIGHUP (flush, restore the terminal) before SIGKILL. */
 const HANGUP_GRACE_MS = 40;
@@ -19,7 +19,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * namespace, whose init is a descendant of the PTY's process) or a cgroup lists them too.
  */
 export async function shellTree(ptyPid: number): Promise<Set<number>> {
-  const pids = new Set(await descendants(ptyPid));
+  const pids = new Set(descendants(ptyPid));
   pids.delete(process.pid);
   return pids;
 }
@@ -34,14 +34,14 @@ export async function shellTree(ptyPid: number): Promise<Set<number>> {
 export async function sessionTree(shellPid: number): Promise<Set<number>> {
   const pids = new Set<number>();
   for (const pid of await sessionMembers(shellPid)) {
-    for (const member of await descendants(pid)) pids.add(member);
+    for (const member of descendants(pid)) pids.add(member);
   }
   pids.delete(process.pid);
   return pids;
 }
 
-async function alive(pid: number): Promise<boolean> {
-  const stat = await readStat(pid);
+function alive(pid: number): boolean {
+  const stat = readStatNow(pid);
   return stat !== null && stat.state !== 'Z' && stat.state !== 'X';
 }
 
@@ -76,15 +76,19 @@ export async function endProcessTree(
   await sleep(HANGUP_GRACE_MS);
   const deadline = Date.now() + CONFIRM_LIMIT_MS;
   let survivors: number[] = [];
+  // SIGKILL cannot be caught or blocked: one is enough, and a thousand shells ending at a stop
+  // sent each of their processes one a round for nothing (a kill costs the sender too).
+  const killed = new Set<number>();
   do {
     const now = await treeOf(shellPid);
     for (const pid of first) now.add(pid);
-    // Read at once, not one after another: a tree of many processes on a busy machine would
-    // otherwise wait a round trip to the thread pool per process, past the deadline's bound.
-    const living = await Promise.all([...now].map(alive));
-    survivors = [...now].filter((_, i) => living[i]);
+    survivors = [...now].filter(alive);
     if (survivors.length === 0) return [];
-    signalAll(survivors, 'SIGKILL');
+    signalAll(
+      survivors.filter((pid) => !killed.has(pid)),
+      'SIGKILL',
+    );
+    for (const pid of survivors) killed.add(pid);
     await sleep(CONFIRM_INTERVAL_MS);
   } while (Date.now() < deadline);
   return survivors;

@@ -75,7 +75,7 @@ async function signalJob(shellPid: number, group: number): Promise<boolean> {
 async function startingFromShell(shellPid: number, group: number): Promise<boolean> {
   const shellImage = await readlink(`/proc/${shellPid}/exe`).catch(() => null);
   if (shellImage === null) return false;
-  for (const pid of await descendants(shellPid)) {
+  for (const pid of descendants(shellPid)) {
     if (pid === shellPid) continue;
     const stat = await readStat(pid);
     if (stat?.pgrp !== group || stat.ppid !== shellPid) continue;

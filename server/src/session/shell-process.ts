@@ -9,7 +9,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Placement, PlacementRequest, ShellLauncher } from '../launch/launcher.ts';
 import type { Disposable } from '../pty/disposable.ts';
 import { openOwnTerminal } from '../pty/own-terminal.ts';
-import { hostPidOf, readStat, startTimeOf, terminalOf } from '../pty/proc-probe.ts';
+import { hostPidOf, startTimeOf, terminalOf } from '../pty/proc-probe.ts';
 import { endProcessTree } from '../pty/process-tree.ts';
 import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
 
@@ -111,8 +111,7 @@ export class ShellProcess {
   /** Ends the whole tree the launcher knows of, once, and frees the placement after. */
   endTree(): Promise<void> {
     const members = async (pid: number): Promise<Set<number>> => {
-      const ours =
-        this.ptyStartTime !== null && (await readStat(pid))?.startTime === this.ptyStartTime;
+      const ours = this.ptyStartTime !== null && startTimeOf(pid) === this.ptyStartTime;
       return this.placement.members(pid, ours);
     };
     this.treeEnded ??= endProcessTree(this.pty.pid, members).then(
