@@ -4,7 +4,7 @@
  * each figure prints (a ratio against a baseline measured in the same run).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,9 +22,17 @@ export async function startServer(
   root = mkdtempSync(join(tmpdir(), 'jumpseat-bench-')),
 ): Promise<Server> {
   const token = 'bench-token-0123456789abcdef';
+  // The shells' directories beside the run's data dir (a workspace root inside the data dir,
+  // which every sandbox hides, is refused), never the user's default workspace root.
+  const workspace = workspaceOf(root);
+  mkdirSync(workspace, { recursive: true });
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'server/src/main.ts', '--port', '0', '--data-dir', root, ...flags],
+    [
+      ...['--import', 'tsx', 'server/src/main.ts', '--port', '0', '--data-dir', root],
+      ...(flags.includes('--workspace') ? [] : ['--workspace', workspace]),
+      ...flags,
+    ],
     { env: { ...process.env, JUMPSEAT_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -35,11 +43,22 @@ export async function startServer(
   throw new Error('the server exited before printing its address');
 }
 
+/** The workspace root of a run whose data dir is `root`. */
+function workspaceOf(root: string): string {
+  return `${root}-workspaces`;
+}
+
+/** Removes a run's data dir and its workspace root (once its server has stopped). */
+export function removeRun(root: string): void {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(workspaceOf(root), { recursive: true, force: true });
+}
+
 export async function stopServer(server: Server): Promise<void> {
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
   server.child.kill('SIGTERM');
   await exited;
-  rmSync(server.root, { recursive: true, force: true });
+  removeRun(server.root);
 }
 
 export async function call(

@@ -6,10 +6,10 @@
  * every call in flight answered 503 SHUTTING_DOWN and every shell recorded closed. Before
  * ending a shell cost its own processes, both grew with every process on the host.
  */
-import { rmSync } from 'node:fs';
 import {
   firstCall,
   median,
+  removeRun,
   report,
   type Server,
   sleep,
@@ -156,7 +156,7 @@ async function shutdown(shells: number): Promise<Stop> {
   const answers = await Promise.all(replies);
   const misanswered = answers.filter((answer) => answer !== '503 SHUTTING_DOWN').length;
   const notClosed = await notClosedAfter(server.root, 'stop');
-  rmSync(server.root, { recursive: true, force: true });
+  removeRun(server.root);
   return { ms, code, misanswered, notClosed };
 }
 

@@ -4,7 +4,7 @@
  * whole process tree (background jobs included), records each shell as closed, and exits 0,
  * with many shells as with few.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,6 +25,13 @@ afterEach(() => {
   server = undefined;
   rmSync(root, { recursive: true, force: true });
 });
+
+/** The shells' directories inside the test's own dir, never the user's default workspace root. */
+function workspaceFlags(): string[] {
+  const workspace = join(root, 'workspaces');
+  mkdirSync(workspace, { recursive: true });
+  return ['--workspace', workspace];
+}
 
 /** A process that exists and is not a zombie waiting to be reaped. */
 function running(pid: number): boolean {
@@ -47,7 +54,7 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined): Pr
 
 describe('SIGTERM', { timeout: 120_000 }, () => {
   it('answers in-flight calls, ends every process tree and exits 0', async () => {
-    server = await serve(['--data-dir', join(root, 'data')], cleanEnv());
+    server = await serve(['--data-dir', join(root, 'data'), ...workspaceFlags()], cleanEnv());
     const { origin } = server;
     const token = readFileSync(join(root, 'data', 'admin-token'), 'utf8').trim();
     const client = new JumpseatClient({ url: origin, token });
@@ -108,7 +115,7 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
   it('ends 60 live shells, answers every call in flight 503 and records each shell closed', async () => {
     const data = join(root, 'data');
     // No network: 60 pastas are not what this test is about.
-    const flags = ['--data-dir', data, '--network', 'off'];
+    const flags = ['--data-dir', data, '--network', 'off', ...workspaceFlags()];
     server = await serve(flags, cleanEnv());
     const { origin } = server;
     const token = readFileSync(join(data, 'admin-token'), 'utf8').trim();
