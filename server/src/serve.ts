@@ -125,7 +125,11 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
   const local = createToolService(config, config.localShells ? {} : { maxShells: 0 });
   const control = config.localShells
     ? undefined
-    : (await import('./control/control-plane.ts')).createControlPlane(config, local);
+    : await (await import('./control/control-plane.ts')).createControlPlane(
+        config,
+        local,
+        database,
+      );
   const tools = control?.tools ?? local;
   // Replicas on one database reach each other's hosts (docs/high-availability.md).
   const replicas =

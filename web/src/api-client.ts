@@ -207,6 +207,11 @@ export function drainHost(name: string): Promise<Fetched<HostInfo>> {
   return requestJson<HostInfo>('POST', `${hostPath(name)}/drain`);
 }
 
+/** New shells may go to a drained host again. */
+export function undrainHost(name: string): Promise<Fetched<HostInfo>> {
+  return requestJson<HostInfo>('DELETE', `${hostPath(name)}/drain`);
+}
+
 /** Forgets a host that is gone (the server refuses a connected one). */
 export function forgetHost(name: string): Promise<Fetched<null>> {
   return requestJson<null>('DELETE', hostPath(name));

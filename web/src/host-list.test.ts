@@ -6,6 +6,7 @@ import {
   labelWords,
   loadText,
   mayDrain,
+  mayUndrain,
   noHostsText,
   shellsText,
   versionsText,
@@ -54,6 +55,8 @@ describe('the hosts list', () => {
     expect(mayDrain(host('a'))).toBe(true);
     expect(mayDrain(host('a', { state: 'draining' }))).toBe(false);
     expect(mayDrain(host('a', { state: 'unreachable' }))).toBe(false);
+    expect(mayUndrain(host('a', { state: 'draining' }))).toBe(true);
+    expect(mayUndrain(host('a'))).toBe(false);
   });
 
   it('says why no host is listed: shells of its own, a bare control plane, or unknown', () => {

@@ -40,6 +40,11 @@ export function mayDrain(host: HostInfo): boolean {
   return host.state === 'connected';
 }
 
+/** A drained host that is linked may take new shells again. */
+export function mayUndrain(host: HostInfo): boolean {
+  return host.state === 'draining';
+}
+
 /**
  * Why the list is empty, in a person's words. `localShells`: the server runs shells itself
  * (null when its settings could not be read).

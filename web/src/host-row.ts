@@ -4,11 +4,18 @@
  * a Forget being confirmed is not undone by the next poll.
  */
 import type { HostInfo } from '../../shared/src/api.ts';
-import { drainHost, type Fetched, forgetHost, problemText } from './api-client.ts';
+import { drainHost, type Fetched, forgetHost, problemText, undrainHost } from './api-client.ts';
 import { appUrl } from './app-path.ts';
 import { hostFilter } from './dashboard-order.ts';
 import { h, replaceChildren } from './dom.ts';
-import { labelWords, loadText, mayDrain, shellsText, versionsText } from './host-list.ts';
+import {
+  labelWords,
+  loadText,
+  mayDrain,
+  mayUndrain,
+  shellsText,
+  versionsText,
+} from './host-list.ts';
 import { formatClock, formatElapsed } from './time-format.ts';
 
 export const HOST_COLUMNS = [
@@ -68,10 +75,15 @@ export function hostRow(name: string, events: HostRowEvents): HostRow {
   const drain = h('button', { type: 'button', class: 'quiet' }, 'Drain');
   drain.title = 'No new shells start here; the ones it runs go on';
   drain.addEventListener('click', () => act(() => drainHost(name), `${name} was not drained`));
+  const undrain = h('button', { type: 'button', class: 'quiet' }, 'Undrain');
+  undrain.title = 'New shells may start here again';
+  undrain.addEventListener('click', () =>
+    act(() => undrainHost(name), `${name} was not undrained`),
+  );
   const forget = forgetControl(name, () =>
     act(() => forgetHost(name), `${name} was not forgotten`),
   );
-  cells.actions.append(drain, forget);
+  cells.actions.append(drain, undrain, forget);
 
   const element = h(
     'tr',
@@ -108,6 +120,7 @@ export function hostRow(name: string, events: HostRowEvents): HostRow {
       seenAgo.dataset.since = host.lastSeen;
       seenAgo.textContent = formatElapsed(host.lastSeen, Date.now());
       drain.hidden = !mayDrain(host);
+      undrain.hidden = !mayUndrain(host);
     },
   };
 }

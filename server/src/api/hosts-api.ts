@@ -1,7 +1,10 @@
 /**
  * The shell hosts, admin only: `GET /api/hosts` (name, labels, state, shells, capacity, load,
  * versions, last seen), `POST /api/hosts/:name/drain` (no new shells there; the ones it runs
- * go on), `DELETE /api/hosts/:name` (forget a host that is gone).
+ * go on), `DELETE /api/hosts/:name/drain` (new shells may go there again), `DELETE
+ * /api/hosts/:name` (forget a host that is gone). Drains and forgets hold for every replica and
+ * across restarts with `--database` (host-drains-postgres.ts); 503 DATABASE_UNAVAILABLE while
+ * they cannot be kept.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
@@ -52,7 +55,20 @@ const hostsApiPlugin: FastifyPluginAsyncTypebox<HostsApiOptions> = async (app, {
     },
     async (request) => {
       const host = hostNamed(request.params.name);
-      host.draining = true;
+      await directory?.drains.drain(host.name);
+      return host.info();
+    },
+  );
+
+  app.delete(
+    '/api/hosts/:name/drain',
+    {
+      schema: { params: HostParams, response: { 200: HostInfo, ...ERROR_RESPONSES } },
+      config: { refuse: refuseUnlessAdmin },
+    },
+    async (request) => {
+      const host = hostNamed(request.params.name);
+      await directory?.drains.undrain(host.name);
       return host.info();
     },
   );
@@ -71,6 +87,7 @@ const hostsApiPlugin: FastifyPluginAsyncTypebox<HostsApiOptions> = async (app, {
           `host ${host.name} is connected; stop it first (drain it to move new shells elsewhere)`,
         );
       }
+      await directory?.drains.forget(host.name);
       directory?.forget(host);
       reply.status(204);
     },

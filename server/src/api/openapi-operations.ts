@@ -202,6 +202,11 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     summary: 'Start no new shell on a host; the ones it runs go on (admin)',
     tag: 'hosts',
   },
+  'DELETE /api/hosts/{name}/drain': {
+    operationId: 'undrainHost',
+    summary: 'New shells may start on a drained host again (admin)',
+    tag: 'hosts',
+  },
   'DELETE /api/hosts/{name}': {
     operationId: 'forgetHost',
     summary: 'Forget a host that is gone (admin; 409 while it is connected)',

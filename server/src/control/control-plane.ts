@@ -4,7 +4,10 @@
  * on a joined host exactly as they reach one of the server's own.
  */
 import type { Config } from '../config/config.ts';
+import type { PostgresDatabase } from '../database/postgres-database.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
+import { MemoryHostDrains } from './host-drains.ts';
+import { PostgresHostDrains } from './host-drains-postgres.ts';
 import { HostDirectory } from './joined-hosts.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteFiles } from './remote-files.ts';
@@ -17,9 +20,18 @@ export interface ControlPlane {
   readonly tools: EngineToolService;
 }
 
-/** `local`: the server's own engine (it runs no shell here; its store and paths serve the API). */
-export function createControlPlane(config: Config, local: EngineToolService): ControlPlane {
-  const directory = new HostDirectory(config.hostGraceMs);
+/**
+ * `local`: the server's own engine (it runs no shell here; its store and paths serve the API).
+ * With `database`, hosts' drains are read from it and shared with the other replicas.
+ */
+export async function createControlPlane(
+  config: Config,
+  local: EngineToolService,
+  database?: PostgresDatabase,
+): Promise<ControlPlane> {
+  const drains =
+    database === undefined ? new MemoryHostDrains() : await PostgresHostDrains.open(database);
+  const directory = new HostDirectory(config.hostGraceMs, drains);
   const calls = new RemoteCalls(directory, (dialect) => config.dialects[dialect]);
   return { directory, calls, files: new RemoteFiles(directory), tools: calls.service(local) };
 }

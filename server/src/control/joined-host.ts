@@ -62,7 +62,6 @@ export class JoinedHost {
   /** Shells this control plane declared lost; the host is told to end them when it returns. */
   readonly lost = new Set<string>();
   connection: LinkConnection | null = null;
-  draining = false;
   lastSeen = new Date();
   graceTimer: NodeJS.Timeout | undefined;
   /** Resolves the waits of calls for this host's shells when it returns or is lost. */
@@ -83,10 +82,17 @@ export class JoinedHost {
   constructor(
     readonly name: string,
     public tokenId: string,
+    /** The control plane's drains: an admin's, kept across the host's links (host-drains.ts). */
+    private readonly drains: { has(name: string): boolean },
   ) {}
 
   get connected(): boolean {
     return this.connection !== null;
+  }
+
+  /** No new shell goes here; the ones it runs go on. */
+  get draining(): boolean {
+    return this.drains.has(this.name);
   }
 
   liveShells(): number {

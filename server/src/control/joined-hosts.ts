@@ -14,7 +14,8 @@ import {
   type LinkOutput,
   type LinkShell,
 } from '../../../shared/src/link.ts';
-import { Emitter } from '../pty/disposable.ts';
+import { type Disposable, Emitter } from '../pty/disposable.ts';
+import { type HostDrains, MemoryHostDrains } from './host-drains.ts';
 import { JoinedHost, type LinkConnection, placementKey, RemoteShell } from './joined-host.ts';
 
 export { JoinedHost, type LinkConnection, placementKey, RemoteShell };
@@ -54,7 +55,19 @@ export class HostDirectory {
   /** This replica's id (`replicas` table) once replicas run; hosts' info names their holder. */
   replicaId: string | undefined;
 
-  constructor(readonly graceMs: number) {}
+  private readonly forgets: Disposable;
+
+  /** `drains`: the admin's drains and forgets, this process's own unless shared (host-drains.ts). */
+  constructor(
+    readonly graceMs: number,
+    readonly drains: HostDrains = new MemoryHostDrains(),
+  ) {
+    // Forgotten on another replica (or here): a host still linked would only join again.
+    this.forgets = drains.onForget((name) => {
+      const host = this.hosts.get(name);
+      if (host !== undefined && !host.connected) this.forget(host);
+    });
+  }
 
   /** A hello on a new link: the host joins (or returns), or is refused with why. */
   join(
@@ -77,7 +90,7 @@ export class HostDirectory {
     const refusal = host === undefined ? undefined : relayRefusal(host, token.id, via);
     if (refusal !== undefined) return { refusal, code: LINK_CLOSE.replaced };
     if (host === undefined) {
-      host = new JoinedHost(token.name, token.id);
+      host = new JoinedHost(token.name, token.id, this.drains);
       this.hosts.set(host.name, host);
     }
     const nowHeld = via === null && host.via !== null;
@@ -221,6 +234,8 @@ export class HostDirectory {
       this.onLinkDown.fire(host);
     }
     for (const timer of this.creditTimers.values()) clearTimeout(timer);
+    this.forgets.dispose();
+    this.drains.close();
   }
 
   /** Forgets a host that is gone: shells still waiting for it are lost now. */

@@ -4,6 +4,7 @@
  * area's list (postgres-migrations.ts explains why names, not numbers).
  */
 import { AUTH_MIGRATIONS } from '../auth/auth-schema.ts';
+import { HOST_MIGRATIONS } from '../control/host-drains-postgres.ts';
 import { REPLICA_MIGRATIONS } from '../control/replica-registry.ts';
 import { HISTORY_MIGRATIONS } from '../store/history-migrations.ts';
 import type { PostgresMigration } from './postgres-migrations.ts';
@@ -27,4 +28,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   ...AUTH_MIGRATIONS,
   ...HISTORY_MIGRATIONS,
   ...REPLICA_MIGRATIONS,
+  ...HOST_MIGRATIONS,
 ];
