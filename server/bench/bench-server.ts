@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { unmountMany } from '../src/launch/unmount.ts';
 
 export interface Server {
   readonly url: string;
@@ -48,8 +49,17 @@ function workspaceOf(root: string): string {
   return `${root}-workspaces`;
 }
 
-/** Removes a run's data dir and its workspace root (once its server has stopped). */
-export function removeRun(root: string): void {
+/**
+ * Removes a run's data dir and its workspace root (once its server has stopped). A server that
+ * gave up its stop leaves workspaces' file systems mounted there: they go first.
+ */
+export async function removeRun(root: string): Promise<void> {
+  const workspaces = `${workspaceOf(root)}/`;
+  const left = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4] ?? '')
+    .filter((point) => point.startsWith(workspaces));
+  await unmountMany(left);
   rmSync(root, { recursive: true, force: true });
   rmSync(workspaceOf(root), { recursive: true, force: true });
 }
@@ -58,7 +68,7 @@ export async function stopServer(server: Server): Promise<void> {
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
   server.child.kill('SIGTERM');
   await exited;
-  removeRun(server.root);
+  await removeRun(server.root);
 }
 
 export async function call(

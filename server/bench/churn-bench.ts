@@ -4,7 +4,7 @@
  * before each reading. The figure is the memory an ended shell retains against a live one's;
  * before the screen model was let go at exit the two were the same (about 3.6 MB each).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -33,8 +33,10 @@ function retained(): number {
 
 export async function churnBenchmarks(): Promise<boolean[]> {
   const root = mkdtempSync(join(tmpdir(), 'jumpseat-churn-'));
+  const workspace = join(root, 'workspace');
+  mkdirSync(workspace);
   const config = loadConfig(
-    ['--data-dir', join(root, 'data'), '--workspace', root, '--sandbox', 'off'],
+    ['--data-dir', join(root, 'data'), '--workspace', workspace, '--sandbox', 'off'],
     {},
   );
   const tools = createToolService(config);

@@ -156,7 +156,7 @@ async function shutdown(shells: number): Promise<Stop> {
   const answers = await Promise.all(replies);
   const misanswered = answers.filter((answer) => answer !== '503 SHUTTING_DOWN').length;
   const notClosed = await notClosedAfter(server.root, 'stop');
-  removeRun(server.root);
+  await removeRun(server.root);
   return { ms, code, misanswered, notClosed };
 }
 

@@ -5,7 +5,7 @@
  * names the path, and SIGHUP swaps in a renewed certificate for new connections.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +91,8 @@ beforeAll(async () => {
   keyFile = join(root, 'key.pem');
   copyFileSync(first.certFile, certFile);
   copyFileSync(first.keyFile, keyFile);
+  // Beside the data dir: a workspace root holding it is refused.
+  mkdirSync(join(root, 'workspace'));
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('JUMPSEAT_')),
   );
@@ -105,7 +107,7 @@ beforeAll(async () => {
       '--data-dir',
       join(root, 'data'),
       '--workspace',
-      root,
+      join(root, 'workspace'),
       '--base-path',
       '/jumpseat/',
     ],

@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -253,6 +261,29 @@ describe('flags and variables', () => {
 
   it.each(cases)('%s sets the value', (flag, _env, value, read, want) => {
     expect(read(load([flag, value]))).toEqual(want);
+  });
+
+  it('refuses a workspace root inside the data dir, or one that holds it, links followed', () => {
+    const within = join(dataDir, 'workspaces');
+    mkdirSync(within, { recursive: true });
+    expect(() => load(['--workspace', within])).toThrow(
+      `--workspace: ${within} is inside the data dir ${dataDir}, which every shell's sandbox hides; put the workspaces beside the data dir`,
+    );
+    expect(() => load(['--workspace', dataDir])).toThrow('is inside the data dir');
+    // The same place reached through a link is the same place.
+    symlinkSync(dataDir, join(root, 'alias'));
+    expect(() => load(['--workspace', join(root, 'alias', 'workspaces')])).toThrow(
+      'is inside the data dir',
+    );
+    const holder = join(root, 'agents');
+    mkdirSync(holder);
+    const inner = join(holder, '.jumpseat');
+    expect(() => load(['--data-dir', inner, '--workspace', holder])).toThrow(
+      `--data-dir: ${inner} is inside the workspace root ${holder}, where agents' shells could reach the server's tokens; put the data dir beside the workspaces`,
+    );
+    // Beside each other is fine.
+    mkdirSync(join(root, 'beside'));
+    expect(load(['--workspace', join(root, 'beside')]).workspace).toBe(join(root, 'beside'));
   });
 
   it('--shared-workspace and JUMPSEAT_SHARED_WORKSPACE=1 share one directory', () => {

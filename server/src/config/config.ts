@@ -43,6 +43,7 @@ import {
 } from './setting-values.ts';
 import { readTlsSettings, type TlsSettings } from './tls-settings.ts';
 import { readTrustProxy } from './trust-proxy.ts';
+import { checkWorkspacePlace } from './workspace-place.ts';
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './setting-values.ts';
 
@@ -243,6 +244,7 @@ function configFrom(values: FlagValues, env: NodeJS.ProcessEnv, cwd: string): Co
     workspaceSetting === undefined
       ? resolve(cwd, defaultWorkspace(env))
       : existingDirectory(workspaceSetting, cwd);
+  checkWorkspacePlace(dataDir, workspace);
   const sharedWorkspace = readSwitch(values, env, 'shared-workspace');
   const sandbox = oneOf(read('sandbox'), SANDBOX_MODES, 'auto');
   const shellUser = readShellUser(read('shell-user'));

@@ -20,12 +20,14 @@ export interface ReadablePlaces {
   readonly tmp: string;
 }
 
-function inside(child: string, parent: string): boolean {
+/** `child` is `parent` or lies below it (paths as given: call with real paths). */
+export function inside(child: string, parent: string): boolean {
   const rel = relative(parent, child);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-function real(path: string): string {
+/** The real path where it exists yet, else the path as given. */
+export function real(path: string): string {
   try {
     return realpathSync(path);
   } catch {

@@ -9,26 +9,16 @@
  * across a killed server's restarts; unmounted at shutdown. The mounting runs in the shell's
  * own start-up process (a step before bubblewrap), never on the server's event loop.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
+import { unmountMany } from './unmount.ts';
 
 /** Below the workspace root: a name no agent id (`^[A-Za-z0-9]…`) can take. */
 export const QUOTA_DIR_NAME = '.quota';
 /** The kernel's interface for new loop devices; without it `mount -o loop` cannot work. */
 const LOOP_CONTROL = '/dev/loop-control';
 const MKFS = ['/usr/sbin/mkfs.ext4', '/sbin/mkfs.ext4'];
-/** `umount` that does not finish by then is left lazy (detached, freed when unused). */
-const UMOUNT_TIMEOUT_MS = 5000;
-/** Workspaces one `umount` at shutdown is given at most (well inside any argv limit). */
-const UMOUNT_BATCH = 64;
-/**
- * `umount`s run side by side at shutdown: each waits mostly on the kernel (a flush, the loop
- * device's release), not a CPU, so eight of them end a thousand workspaces in about an eighth
- * of the time one would.
- */
-const UMOUNT_PROCESSES = 8;
 /** The images are the server's alone (shells see them only mounted, as their workspace). */
 const IMAGE_DIR_MODE = 0o700;
 /** What the start-up step's name shows as in `ps` for a moment. */
@@ -157,27 +147,11 @@ export class WorkspaceQuota {
       mounts()
         .filter((m) => ours.has(m.point) || isWorkspace(m.point, m.type))
         .map((m) => m.point);
-    // A few `umount`s with many targets each, side by side: one per workspace, one after
-    // another, cost seconds per hundred workspaces at a stop (each reads the whole mount table).
-    const batches: string[][] = [];
-    const points = left();
-    const size = Math.min(UMOUNT_BATCH, Math.ceil(points.length / UMOUNT_PROCESSES));
-    for (let i = 0; i < points.length; i += size) batches.push(points.slice(i, i + size));
-    await Promise.all(batches.map((batch) => unmount(batch, [])));
-    // What is still busy is detached (freed once unused) rather than waited for.
-    const busy = left();
-    if (busy.length > 0) await unmount(busy, ['-l']);
+    // Busy ones (a shell that outlived the stop) are detached: freed once unused.
+    await unmountMany(left());
     this.mounted.clear();
     this.stepped.clear();
   }
-}
-
-function unmount(points: readonly string[], flags: readonly string[]): Promise<void> {
-  return new Promise((resolve) => {
-    execFile('umount', [...flags, '--', ...points], { timeout: UMOUNT_TIMEOUT_MS }, () =>
-      resolve(),
-    );
-  });
 }
 
 /** Mounts listed in /proc/self/mountinfo: where, and the file system type. */
