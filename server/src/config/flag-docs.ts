@@ -49,7 +49,7 @@ export const FLAG_DOCS: Readonly<Record<FlagName, FlagDoc>> = {
   workspace: {
     default: '`~/.local/share/jumpseat/workspaces` (`$XDG_DATA_HOME` first)',
     meaning:
-      "the root of the shells' directories: an agent works in `<DIR>/<agent>`, a person's own shell in `<DIR>/_people/<token id>`, each made on first use; must exist when given",
+      "the root of the shells' directories: an agent works in `<DIR>/<agent>`, a person's own shell in `<DIR>/_people/<token id>`, each made on first use; must exist when given, and neither lie in the data dir nor hold it",
   },
   'shared-workspace': {
     default: 'off',
