@@ -180,10 +180,12 @@ function global:prompt {
         StartExecutionTime = $recorded.StartExecutionTime; EndExecutionTime = $recorded.EndExecutionTime
       })
     }
+    # Types told by name: a type literal here cost pwsh's start-up 1.7 s (its resolution).
     $e = if ($global:Error.Count -and -not [object]::ReferenceEquals($global:Error[0], $j.errorRef)) { $global:Error[0] }
-    if ($e -is [Management.Automation.ErrorRecord]) { $e = $e.Exception }
+    $n = if ($null -ne $e) { $e.GetType().FullName } else { '' }
+    if ($n -ceq 'System.Management.Automation.ErrorRecord') { $n = $e.Exception.GetType().FullName }
     $s = if ($j.posted) { $j.status }
-      elseif ($e -and $e -isnot [Management.Automation.PipelineStoppedException]) { 1 }
+      elseif ($n -and $n -cne 'System.Management.Automation.PipelineStoppedException') { 1 }
       else { 130 }
     ${mark('E', '$($j.call);$s')}
   }
