@@ -282,6 +282,7 @@ export const bashDialect: ShellDialect = {
   // bash never asks where the cursor is, and with echo off its `read` prints nothing typed.
   answersCursorQueries: false,
   hostEchoesInput: false,
+  ownGroupInterrupt: 'group',
 };
 
 function shellQuote(text: string): string {

@@ -95,4 +95,11 @@ export interface ShellDialect {
    * in a result as redraw debris.
    */
   readonly hostEchoesInput: boolean;
+  /**
+   * How an interrupt reaches a command that runs in the shell's own process group (no job
+   * control): `group`, the whole group at once, as a terminal's Ctrl-C (bash: there it only
+   * meets the shell, or a subshell); `shell-first`, the shell alone, and its programs only
+   * once its own break handling has begun (pwsh: see `session/shell-first-interrupt.ts`).
+   */
+  readonly ownGroupInterrupt: 'group' | 'shell-first';
 }

@@ -3,7 +3,7 @@
  * loop is too busy to read it within node-pty's grace period after the exit.
  */
 import { expect, it } from 'vitest';
-import { spawnPty } from './pty-process.ts';
+import { signalName, spawnPty } from './pty-process.ts';
 
 /** Holds the event loop, as a busy server would. */
 function busy(ms: number): void {
@@ -31,4 +31,11 @@ it('delivers the last output of a process that exits while the loop is busy', as
   clearInterval(hold);
   const text = Buffer.concat(chunks).toString('latin1');
   expect(text).toContain(`${lines}\r\nlast-line`);
+});
+
+it('names a signal by its canonical name, never an alias', () => {
+  expect(signalName(6)).toBe('SIGABRT');
+  expect(signalName(29)).toBe('SIGIO');
+  expect(signalName(9)).toBe('SIGKILL');
+  expect(signalName(2)).toBe('SIGINT');
 });

@@ -37,9 +37,15 @@ export interface PtySpawnOptions {
   readonly rows: number;
 }
 
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(constants.signals).map(([name, number]) => [number, name]),
-);
+/**
+ * Names by number, the first name Node lists for a number winning: Node lists aliases after
+ * the canonical name (`SIGABRT` then `SIGIOT` for 6, `SIGIO` then `SIGPOLL` for 29), and a
+ * pwsh that aborts must be told as `SIGABRT`.
+ */
+const SIGNAL_NAMES = new Map<number, string>();
+for (const [name, number] of Object.entries(constants.signals)) {
+  if (!SIGNAL_NAMES.has(number)) SIGNAL_NAMES.set(number, name);
+}
 
 export function signalName(signal: number): string | null {
   return SIGNAL_NAMES.get(signal) ?? null;

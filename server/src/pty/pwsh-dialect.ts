@@ -55,7 +55,9 @@ function removeOwnBreakpoints(script: string): string {
  *   call (the variable then holds a new object: compared by reference, so a second failure
  *   with the same code still counts); otherwise 0, whatever non-terminating errors printed.
  *   When post never ran, an error recorded in `$Error` since the start means a terminating
- *   error (status 1); no error means the pipeline was stopped, by Ctrl-C (status 130);
+ *   error (status 1); no error, or the stop's own `PipelineStoppedException` (recorded when
+ *   the stop lands in the integration's steps), means the pipeline was stopped, by Ctrl-C
+ *   (status 130);
  * - the end mark is printed by `prompt`, not by post: pwsh formats a pipeline's output (tables
  *   wait for their column widths) and prints a terminating error only when the whole line has
  *   finished, and the prompt comes after all of that;
@@ -178,8 +180,12 @@ function global:prompt {
         StartExecutionTime = $recorded.StartExecutionTime; EndExecutionTime = $recorded.EndExecutionTime
       })
     }
+    # Types told by name: a type literal here cost pwsh's start-up 1.7 s (its resolution).
+    $e = if ($global:Error.Count -and -not [object]::ReferenceEquals($global:Error[0], $j.errorRef)) { $global:Error[0] }
+    $n = if ($null -ne $e) { $e.GetType().FullName } else { '' }
+    if ($n -ceq 'System.Management.Automation.ErrorRecord') { $n = $e.Exception.GetType().FullName }
     $s = if ($j.posted) { $j.status }
-      elseif ($global:Error.Count -and -not [object]::ReferenceEquals($global:Error[0], $j.errorRef)) { 1 }
+      elseif ($n -and $n -cne 'System.Management.Automation.PipelineStoppedException') { 1 }
       else { 130 }
     ${mark('E', '$($j.call);$s')}
   }
@@ -245,6 +251,9 @@ export function pwshDialect(executable: string): ShellDialect {
     // pwsh's line reader asks where the cursor is before every prompt and every read.
     answersCursorQueries: true,
     hostEchoesInput: true,
+    // pwsh runs its programs in its own group, and its break handler ends pwsh when the
+    // SIGINT comes as the pipeline finishes (issue 22).
+    ownGroupInterrupt: 'shell-first',
   };
 }
 

@@ -9,6 +9,7 @@
  */
 import { readlink } from 'node:fs/promises';
 import { descendants, readStat } from '../pty/proc-probe.ts';
+import { interruptShellFirst } from './shell-first-interrupt.ts';
 
 /** Spacing of the looks at who holds the terminal, and at a job that is still starting. */
 const LOOK_STEP_MS = 5;
@@ -36,16 +37,21 @@ const EXEC_WAIT_LIMIT_MS = 250;
  *   ignores a SIGINT the child never got. So while `callRuns()` holds, the terminal is looked
  *   at again, and a job that takes it is interrupted too, once. `shellSignalled` is told
  *   when the shell itself got the signal.
+ * - A shell without job control (`ownGroup` is `shell-first`: pwsh) runs its programs in its
+ *   own group, and is signalled before them (see shell-first-interrupt.ts).
  */
 export async function interruptCommand(
   shellPid: number,
   callRuns: () => boolean,
   shellSignalled: () => void,
+  ownGroup: 'group' | 'shell-first' = 'group',
 ): Promise<boolean> {
   const stat = await readStat(shellPid);
-  if (!stat || stat.tpgid <= 0) return false;
+  // The call may have ended while /proc was read: a SIGINT now would meet the next one.
+  if (!stat || stat.tpgid <= 0 || !callRuns()) return false;
   if (stat.tpgid !== stat.pgrp) return signalJob(shellPid, stat.tpgid);
   shellSignalled();
+  if (ownGroup === 'shell-first') return interruptShellFirst(shellPid, stat.pgrp, callRuns);
   if (!signalGroup(stat.tpgid)) return false;
   void followUp(shellPid, stat.pgrp, callRuns);
   return true;

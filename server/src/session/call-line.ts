@@ -48,6 +48,8 @@ export interface CallLineHost {
   readonly run: CallRun | null;
   /** A person holds the controls. */
   readonly humanControlled: boolean;
+  /** How an interrupt reaches a command in the shell's own group (see ShellDialect). */
+  readonly ownGroupInterrupt: 'group' | 'shell-first';
   write(data: string): void;
   display(data: Buffer): void;
   /** The prompt is up after a line that was not ours (a human may type again). */
@@ -195,6 +197,7 @@ export class CallLine {
       this.host.pid,
       () => this.status.alive && this.foregroundValue === foreground,
       () => run?.shellInterrupted(),
+      this.host.ownGroupInterrupt,
     );
   }
 

@@ -284,6 +284,7 @@ export class Shell {
       get humanControlled() {
         return shell.human.controller !== null;
       },
+      ownGroupInterrupt: this.options.dialect.ownGroupInterrupt,
       write: (data) => this.pty.write(data),
       display: (data) => this.output.show(data),
       backAtPrompt: () => void this.human.backAtPrompt(),
