@@ -70,7 +70,7 @@ async function programsOf(shellPid: number, group: number): Promise<number[]> {
   const shellImage = await readlink(`/proc/${shellPid}/exe`).catch(() => null);
   if (shellImage === null) return [];
   const programs: number[] = [];
-  for (const pid of await descendants(shellPid)) {
+  for (const pid of descendants(shellPid)) {
     if (pid === shellPid) continue;
     const stat = await readStat(pid);
     if (stat?.pgrp !== group) continue;
