@@ -150,10 +150,7 @@ export class Shell {
     return this.agentId;
   }
 
-  /**
-   * Makes a person's shell an agent's (the registry checks the agent has no live shell of
-   * this dialect). It stays the person's until they release the controls.
-   */
+  /** Makes a person's shell an agent's (the registry checked); theirs until they let go. */
   assignAgent(agent: string): void {
     this.agentId = agent;
     this.onChange.fire();
