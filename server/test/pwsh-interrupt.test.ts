@@ -96,7 +96,13 @@ describe.skipIf(PWSH === null)('an interrupt of a pwsh call', () => {
           // Ended on its own just before the interrupt, or stopped by it.
           expect.soft([INTERRUPTED, HUMAN, ''], answers.join('\n')).toContain(answer);
         }
-        expect(state, answers.join('\n')).toBe(`${told ? `${HUMAN}\n` : ''}kept ${pid}`);
+        const kept = `${told ? `${HUMAN}\n` : ''}kept ${pid}`;
+        // Still open (docs/engine.md): a break that comes as a command ends by itself may be
+        // handled by pwsh only once the next pipeline ran, which then says 130. pwsh lives on
+        // and keeps its state either way, which is what this test holds without exception.
+        const lateBreak = endsAround !== undefined && answer === HUMAN;
+        const allowed = lateBreak ? [kept, `${kept}\n[exit code: 130]`] : [kept];
+        expect(allowed, answers.join('\n')).toContain(state);
       }
     },
     ROUNDS * 5_000 + 20_000,
