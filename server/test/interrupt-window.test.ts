@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type TestEngine } from './support/engine.ts';
+import { liveShellOf, startEngine, type TestEngine } from './support/engine.ts';
 
 /** Rounds per test; each interrupts a little later in the call's start (0–5 ms). */
 const ROUNDS = 12;
@@ -26,20 +26,11 @@ afterAll(async () => {
   await engine.close();
 });
 
-function shellOf(agent: string) {
-  const info = engine.tools.registry
-    .sessions()
-    .find((s) => s.agent === agent && s.state !== 'exited');
-  const shell = engine.tools.registry.find(info?.id ?? '');
-  if (!shell) throw new Error(`no live shell for ${agent}`);
-  return shell;
-}
-
 describe('an interrupt as a call starts', () => {
   it('always ends the call with [exit code: 130], the command run at most once', async () => {
     const agent = 'interrupt-window';
     expect(await engine.call('echo ready', agent)).toBe('ready');
-    const shell = shellOf(agent);
+    const shell = liveShellOf(engine, agent);
     const log = join(engine.workspaceOf(agent), 'runs.log');
     for (let round = 0; round < ROUNDS; round++) {
       const call = engine.call(`echo ${round} >>runs.log; sleep 300`, agent);

@@ -7,7 +7,7 @@
  * exactly, and the shell, with a variable set before the first round, must live on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestEngine } from './support/engine.ts';
+import { liveShellOf, type TestEngine } from './support/engine.ts';
 import { PWSH, startPwshEngine } from './support/pwsh.ts';
 
 /** Rounds; the moment of the interrupt moves through the call's life from one to the next. */
@@ -51,15 +51,6 @@ function roundOf(index: number): Round {
 
 let engine: TestEngine;
 
-function shellOf(agent: string) {
-  const info = engine.tools.registry
-    .sessions()
-    .find((s) => s.agent === agent && s.state !== 'exited');
-  const shell = engine.tools.registry.find(info?.id ?? '');
-  if (!shell) throw new Error(`no live shell for ${agent}`);
-  return shell;
-}
-
 describe.skipIf(PWSH === null)('an interrupt of a pwsh call', () => {
   beforeAll(() => {
     engine = startPwshEngine({ flags: ['--timeout-ms', String(CALL_TIMEOUT_MS)] });
@@ -74,7 +65,7 @@ describe.skipIf(PWSH === null)('an interrupt of a pwsh call', () => {
       const agent = 'pwsh-interrupt';
       expect(await engine.call('$Kept = "kept"; $PID', agent)).toMatch(/^\d+$/);
       const pid = await engine.call('$PID', agent);
-      const shell = shellOf(agent);
+      const shell = liveShellOf(engine, agent);
       const answers: string[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const { command, delayMs, endsAround } = roundOf(round);

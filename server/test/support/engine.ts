@@ -57,3 +57,13 @@ export function startEngine(options: TestEngineOptions = {}): TestEngine {
     },
   };
 }
+
+/** The live shell an agent's calls run in (the first call made it). */
+export function liveShellOf(engine: TestEngine, agent: string) {
+  const info = engine.tools.registry
+    .sessions()
+    .find((s) => s.agent === agent && s.state !== 'exited');
+  const shell = engine.tools.registry.find(info?.id ?? '');
+  if (!shell) throw new Error(`no live shell for ${agent}`);
+  return shell;
+}
