@@ -72,11 +72,20 @@ test('the admin sees a joined host, drains it, sees it unreachable once stopped,
     await page.screenshot({ path: test.info().outputPath('phone-hosts.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
 
-    await row.getByRole('button', { name: 'Drain' }).click();
+    const drain = row.getByRole('button', { name: 'Drain', exact: true });
+    const undrain = row.getByRole('button', { name: 'Undrain', exact: true });
+    await drain.click();
     await expect(row).toHaveAttribute('data-state', 'draining');
     await expect(row.getByTestId('host-state')).toHaveText('draining');
-    await expect(row.getByRole('button', { name: 'Drain' })).toBeHidden();
+    await expect(drain).toBeHidden();
     expect(await cluster.hostState('build-1')).toBe('draining');
+    // A drain is lifted from the page too, and set again for what follows.
+    await undrain.click();
+    await expect(row).toHaveAttribute('data-state', 'connected');
+    await expect(undrain).toBeHidden();
+    expect(await cluster.hostState('build-1')).toBe('connected');
+    await drain.click();
+    await expect(row).toHaveAttribute('data-state', 'draining');
 
     // A connected host is not forgotten: the server's reason is shown.
     await row.getByRole('button', { name: 'Forget', exact: true }).click();
