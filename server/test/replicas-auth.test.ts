@@ -44,15 +44,20 @@ async function startReplica(url: string): Promise<Replica> {
   return {
     server,
     dataDir,
-    request: (path, { method = 'GET', token = ADMIN, body } = {}) =>
-      fetch(`${server.origin}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
+    request: (path, { method = 'GET', token = ADMIN, body } = {}) => {
+      const send = () =>
+        fetch(`${server.origin}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      // A GET whose kept-alive connection was reset under it (seen once in CI: ECONNRESET) is
+      // sent once more on a new one. A replica that died refuses the second: still a failure.
+      return method === 'GET' ? send().catch(() => send()) : send();
+    },
   };
 }
 
