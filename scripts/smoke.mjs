@@ -3,7 +3,7 @@
 // runs it on Node 24): start on a free port in a fresh data dir, one bash call, a graceful
 // stop by the child's pid. Prints one line per step; exits non-zero on the first failure.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,10 +13,16 @@ const CALL_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 
 const root = mkdtempSync(join(tmpdir(), 'jumpseat-smoke-'));
+// Beside the data dir: a workspace root that holds it is refused.
+const workspace = join(root, 'workspace');
+mkdirSync(workspace);
 const token = `js_smoke_${process.pid}_${Date.now()}`;
 const server = spawn(
   process.execPath,
-  ['dist/server/src/main.js', '--port', '0', '--data-dir', join(root, 'data'), '--workspace', root],
+  [
+    'dist/server/src/main.js',
+    ...['--port', '0', '--data-dir', join(root, 'data'), '--workspace', workspace],
+  ],
   { env: { ...process.env, JUMPSEAT_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
 );
 const fail = (message) => {
