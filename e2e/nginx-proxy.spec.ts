@@ -25,6 +25,10 @@ if (nginx === undefined && ci) {
   throw new Error('nginx-proxy.spec: nginx is missing (apt-get install -y nginx); CI=true fails');
 }
 if (nginx === undefined) {
+  // In CI a missing dependency is a failure, never a skip.
+  if (process.env.CI === 'true' || process.env.CI === '1') {
+    throw new Error('nginx-proxy.spec: nginx must be installed in CI (apt-get install -y nginx)');
+  }
   process.stdout.write(
     'nginx-proxy.spec: NOT RUN — nginx is not installed (apt-get install -y nginx)\n',
   );
