@@ -9,11 +9,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /**
- * Descriptors one shell costs at most, measured: an idle shell holds one (its PTY master;
- * 20 shells added 20 to the server's table, sandboxed or not, network on or off); a call adds
- * its agent's HTTP connection and its saved output's file, and ending it the /proc reads.
+ * Descriptors one shell costs at most, measured: an idle shell holds three (its PTY master, its
+ * command file, held for writing in place, and its stat, held for reading in place; 20 shells
+ * added 61 to the server's table, sandboxed or not); a call adds its agent's HTTP connection
+ * and its saved output's file, and ending it the /proc reads, one at a time.
  */
-export const DESCRIPTORS_PER_SHELL = 4;
+export const DESCRIPTORS_PER_SHELL = 5;
 /**
  * Kept for the server itself: stdio, the database and its journal, the recording worker,
  * the listening socket, viewers' and dashboards' sockets, libuv's own (epoll, eventfds).

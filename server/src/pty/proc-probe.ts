@@ -32,7 +32,7 @@ export interface WaitingReader {
   readonly name: string;
 }
 
-interface ProcStat {
+export interface ProcStat {
   readonly pid: number;
   /** R, S, D, Z, T, … as in proc(5). */
   readonly state: string;
@@ -157,20 +157,20 @@ export async function sessionMembers(sid: number): Promise<number[]> {
 }
 
 /**
- * The foreground process of `shellPid`'s terminal that is blocked reading the terminal
+ * The foreground process of the shell's terminal (`shell`: its stat, read just now) that is
+ * blocked reading the terminal
  * `ttyPath`, or null. Only processes in the foreground group count: a background job
  * reading the terminal is stopped by the kernel, not waiting.
  */
 export async function findWaitingReader(
-  shellPid: number,
+  shell: ProcStat | null,
   ttyPath: string,
 ): Promise<WaitingReader | null> {
   const table = SYSCALLS[process.arch];
   if (!table) return null;
-  const shell = await readStat(shellPid);
   if (!shell || shell.tpgid <= 0) return null;
-  for (const pid of descendants(shellPid)) {
-    const stat = pid === shellPid ? shell : await readStat(pid);
+  for (const pid of descendants(shell.pid)) {
+    const stat = pid === shell.pid ? shell : await readStat(pid);
     if (!stat || stat.pgrp !== shell.tpgid) continue;
     if (await blockedOnTerminal(pid, ttyPath, table)) {
       const name = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();

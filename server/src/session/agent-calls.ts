@@ -97,7 +97,7 @@ export class AgentCalls {
     const run = new CallRun({
       capture: this.parts.newCapture(host.agent ?? ''),
       timeoutMs: Math.max(0, deadlineAt - Date.now()),
-      probe: () => findWaitingReader(pty.pid, status.ttyPath),
+      probe: () => findWaitingReader(pty.stat(), status.ttyPath),
       screenText: () => host.screenText(),
       // Never reset under a human's hands: a call cancelled while they hold the controls is
       // dropped, and the shell stays theirs.

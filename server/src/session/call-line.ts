@@ -6,6 +6,7 @@
  * and a forged end mark. The shell lends it the few operations this needs (`CallLineHost`).
  */
 import type { Mark } from '../pty/marks.ts';
+import type { ProcStat } from '../pty/proc-probe.ts';
 import { jobHoldsTerminal } from '../pty/terminal-holder.ts';
 import { interruptForeground } from '../pty/terminal-mode.ts';
 import { interruptCommand } from './call-interrupt.ts';
@@ -44,6 +45,8 @@ export interface ForegroundCommand {
 export interface CallLineHost {
   /** The shell process itself, as the host numbers it. */
   readonly pid: number;
+  /** The shell process's stat now, read at once; null once it is gone. */
+  stat(): ProcStat | null;
   /** The agent's call in flight, if any. */
   readonly run: CallRun | null;
   /** A person holds the controls. */
@@ -88,7 +91,7 @@ export class CallLine {
   private readonly promptWatch = this.readingWatch(PROMPT_WATCH_MS);
   /** An end mark that came while a job held the terminal. */
   private readonly endDoubt = new EndDoubt(
-    () => jobHoldsTerminal(this.host.pid),
+    () => jobHoldsTerminal(this.host.stat()),
     (status) => {
       if (!this.status.alive) return;
       this.host.run?.dropHeldOutput();
@@ -236,7 +239,7 @@ export class CallLine {
         const [nonce, status] = mark.data.split(';');
         if (nonce !== this.foregroundValue?.nonce) break;
         // A job holds the terminal: the command printed the mark, or the job came after it.
-        if (jobHoldsTerminal(this.host.pid)) {
+        if (jobHoldsTerminal(this.host.stat())) {
           this.host.run?.holdOutput();
           this.endDoubt.doubt(Number(status));
           break;
@@ -330,7 +333,7 @@ export class CallLine {
 
   private readingWatch(intervalMs: number): ReadingWatch {
     return new ReadingWatch(
-      () => this.host.pid,
+      () => this.host.stat(),
       () => this.status.ttyPath,
       intervalMs,
     );
@@ -362,7 +365,9 @@ export class CallLine {
 
   /** As for an end mark: a prompt drawn while a command's job holds the terminal is its. */
   private forgedPrompt(): boolean {
-    return this.foregroundValue !== null && !this.awaitingStart && jobHoldsTerminal(this.host.pid);
+    return (
+      this.foregroundValue !== null && !this.awaitingStart && jobHoldsTerminal(this.host.stat())
+    );
   }
 
   /**
@@ -376,7 +381,7 @@ export class CallLine {
     lookAgainAfterEnd(() => {
       const { host, status } = this;
       if (host.run || this.foregroundValue || !status.alive || status.state !== 'idle') return;
-      if (host.humanControlled || !jobHoldsTerminal(host.pid)) return;
+      if (host.humanControlled || !jobHoldsTerminal(host.stat())) return;
       this.foregroundValue = { nonce: '', command: FORGED_END_COMMAND, since: new Date() };
       status.set('running');
     });

@@ -4,13 +4,13 @@
  * says otherwise, still on its way to us). The call line uses it for a prompt that printed
  * no mark, and for a call line that ran without starting.
  */
-import { findWaitingReader } from '../pty/proc-probe.ts';
+import { findWaitingReader, type ProcStat } from '../pty/proc-probe.ts';
 
 export class ReadingWatch {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly shellPid: () => number,
+    private readonly shellStat: () => ProcStat | null,
     private readonly ttyPath: () => string,
     private readonly intervalMs: number,
   ) {}
@@ -23,10 +23,11 @@ export class ReadingWatch {
     if (this.timer !== undefined) return;
     let sightings = 0;
     const look = async (): Promise<void> => {
-      const reader = await findWaitingReader(this.shellPid(), this.ttyPath()).catch(() => null);
+      const shell = this.shellStat();
+      const reader = await findWaitingReader(shell, this.ttyPath()).catch(() => null);
       this.timer = undefined;
       if (!wanted()) return;
-      sightings = reader?.pid === this.shellPid() ? sightings + 1 : 0;
+      sightings = reader !== null && reader.pid === shell?.pid ? sightings + 1 : 0;
       if (sightings >= 2) seen();
       else this.timer = setTimeout(() => void look(), this.intervalMs);
     };

@@ -4,12 +4,18 @@
  * and ended with everything it started. One reason to change: how a shell's process lives
  * and dies.
  */
-import { readFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Placement, PlacementRequest, ShellLauncher } from '../launch/launcher.ts';
 import type { Disposable } from '../pty/disposable.ts';
+import { HeldStat } from '../pty/held-stat.ts';
 import { openOwnTerminal } from '../pty/own-terminal.ts';
-import { hostPidOf, startTimeOf, terminalOf } from '../pty/proc-probe.ts';
+import {
+  hostPidOf,
+  type ProcStat,
+  readStatNow,
+  startTimeOf,
+  terminalOf,
+} from '../pty/proc-probe.ts';
 import { endProcessTree } from '../pty/process-tree.ts';
 import { type PtyExit, type PtyProcess, spawnPty } from '../pty/pty-process.ts';
 
@@ -23,6 +29,8 @@ export class ShellProcess {
   private readonly placement: Placement;
   /** The shell itself, as the host numbers it; the PTY's process until located. */
   private shellPid = 0;
+  /** The located shell's stat, held open (see held-stat.ts); null until located. */
+  private heldStat: HeldStat | null = null;
   /** Ending the process tree, once started: a reset and the PTY's exit share it. */
   private treeEnded: Promise<void> | null = null;
   /** The launcher finishing the place (the sandbox's network), begun as the PTY starts. */
@@ -53,13 +61,16 @@ export class ShellProcess {
    * the PTY's exit is announced only after its last output has been read.
    */
   get running(): boolean {
-    try {
-      const stat = readFileSync(`/proc/${this.pid}/stat`, 'latin1');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      return state !== 'Z' && state !== 'X';
-    } catch {
-      return false;
-    }
+    const state = this.stat()?.state;
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  }
+
+  /**
+   * The shell process's stat now, read at once (in place, once the shell is located); null
+   * once it is gone.
+   */
+  stat(): ProcStat | null {
+    return this.heldStat === null ? readStatNow(this.pid) : this.heldStat.read();
   }
 
   write(data: string): void {
@@ -100,6 +111,8 @@ export class ShellProcess {
       this.started,
     ]);
     this.shellPid = pid ?? this.pty.pid;
+    this.heldStat?.close();
+    this.heldStat = new HeldStat(this.shellPid);
     return { tty: tty ?? '' };
   }
 
@@ -114,10 +127,11 @@ export class ShellProcess {
       const ours = this.ptyStartTime !== null && startTimeOf(pid) === this.ptyStartTime;
       return this.placement.members(pid, ours);
     };
-    this.treeEnded ??= endProcessTree(this.pty.pid, members).then(
-      () => this.placement.release(),
-      () => this.placement.release(),
-    );
+    const release = (): void => {
+      this.heldStat?.close();
+      this.placement.release();
+    };
+    this.treeEnded ??= endProcessTree(this.pty.pid, members).then(release, release);
     return this.treeEnded;
   }
 

@@ -275,6 +275,7 @@ export class Shell {
       get pid() {
         return shell.pid;
       },
+      stat: () => this.pty.stat(),
       get run() {
         return shell.agentCalls.run;
       },
