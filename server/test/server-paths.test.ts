@@ -290,6 +290,49 @@ describe.runIf(asRoot && SANDBOX_WORKS)('start-up sweep', () => {
   }, 120_000);
 });
 
+describe.runIf(asRoot && SANDBOX_WORKS)('a stop', () => {
+  it("removes every shell's private dir, and nothing through a link a shell planted there", async () => {
+    const root = join(scratch, 'stop');
+    const dataDir = join(root, 'data');
+    const target = join(root, 'outside.txt');
+    const admin = 'js_paths_stop';
+    const args = ['--data-dir', dataDir, '--workspace', join(root, 'workspace')];
+    mkdirSync(join(root, 'workspace'), { recursive: true });
+    writeFileSync(target, TARGET_TEXT);
+    const server = await serve(args, cleanEnv({ JUMPSEAT_TOKEN: admin }), { fromSource: true });
+    const call = async (agent: string, command: string): Promise<string> => {
+      const response = await fetch(`${server.origin}/api/agents/${agent}/bash`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ command }),
+      });
+      return String(((await response.json()) as { output: string }).output);
+    };
+    const dirs: string[] = [];
+    try {
+      for (const agent of ['stop-a', 'stop-b']) {
+        const dir = (await call(agent, FIND_PRIVATE_DIR)).trim();
+        expect(dir.startsWith(`${realpathSync(dataDir)}/shells/`)).toBe(true);
+        dirs.push(dir);
+      }
+      // The shell's own part of its dir: a link to the test's file, and one to its folder.
+      const planted = await call(
+        'stop-a',
+        `ln -s ${JSON.stringify(target)} "${dirs[0]}/shell/link" && ln -s ${JSON.stringify(root)} "${dirs[0]}/shell/dir-link" && echo planted`,
+      );
+      expect(planted).toContain('planted');
+    } finally {
+      server.process.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+    for (const dir of dirs) expect(existsSync(dir)).toBe(false);
+    // Only the data dir's space reserve stays: the run's folder went with its shells' dirs.
+    expect(readdirSync(join(dataDir, 'shells'))).toEqual(['.reserve']);
+    expect(readFileSync(target, 'utf8')).toBe(TARGET_TEXT);
+    expect(existsSync(join(root, 'workspace'))).toBe(true);
+  }, 120_000);
+});
+
 interface HealthRecord {
   readonly maxMs: number;
   /** The 99th percentile of the answers' times. */

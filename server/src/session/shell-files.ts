@@ -13,6 +13,7 @@
  * `<run>` names one server process (pid and start time), so a start sweeps exactly what
  * killed runs of this data dir left behind, never a live server's shells.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -59,6 +60,8 @@ const RANDOM_BYTES = 6;
  * history (which ignores lines starting with a space) and `set -x` show nothing of it.
  */
 const CANCELLED_COMMAND = ' ';
+/** A stop's removal of its run's private dirs that takes longer is left to the next start. */
+const RUN_REMOVAL_TIMEOUT_MS = 5000;
 /** A run's folder name: `<pid>-<start time in clock ticks>`, as /proc/<pid>/stat says. */
 const RUN_NAME = /^(\d+)-(\d+)$/;
 /**
@@ -116,6 +119,23 @@ export class PrivateDirs {
       );
     }
     return new ShellFiles(dir);
+  }
+
+  /**
+   * Removes this run's private dirs, every shell's, once all of them ended (a stop). One `rm`
+   * does it: a thousand recursive removals inside the server are tens of thousands of round
+   * trips to its thread pool. Never rejects; what is left is swept at the next start.
+   */
+  removeRun(): Promise<void> {
+    if (!this.runMade) return Promise.resolve();
+    const dir = join(this.root, this.run);
+    return new Promise((resolve) => {
+      // rm never follows a symbolic link a shell planted: it removes the link.
+      execFile('rm', ['-rf', '--', dir], { timeout: RUN_REMOVAL_TIMEOUT_MS }, (error) => {
+        if (error === null) resolve();
+        else rm(dir, { recursive: true, force: true }).then(resolve, () => resolve());
+      });
+    });
   }
 
   /**
@@ -329,9 +349,14 @@ export class ShellFiles {
    * cannot be removed now is swept at the next start (PrivateDirs.sweep).
    */
   async remove(): Promise<void> {
+    this.close();
+    await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** Lets go of the held command file and leaves the dir: a stop removes its run's at once. */
+  close(): void {
     if (this.held !== null) closeSync(this.held);
     this.held = null;
-    await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

@@ -187,10 +187,13 @@ export class ShellRegistry {
     for (const shell of this.known.values()) shell.beginClose();
   }
 
-  /** Ends every shell's process tree, all at once: a stop costs the slowest shell's end. */
+  /**
+   * Ends every shell's process tree, all at once: a stop costs the slowest shell's end. Their
+   * private dirs are left to the run's removal, after (PrivateDirs.removeRun).
+   */
   async close(): Promise<void> {
     this.beginClose();
-    await Promise.all([...this.known.values()].map((shell) => shell.dispose()));
+    await Promise.all([...this.known.values()].map((shell) => shell.dispose({ keepDir: true })));
     this.live.clear();
   }
 

@@ -341,8 +341,11 @@ export class Shell {
     };
   }
 
-  /** Frees everything; ends the process tree if it still runs. */
-  async dispose(): Promise<void> {
+  /**
+   * Frees everything; ends the process tree if it still runs. `keepDir`: the private dir is
+   * left to its run's removal (a stop removes every shell's at once: PrivateDirs.removeRun).
+   */
+  async dispose({ keepDir = false }: { keepDir?: boolean } = {}): Promise<void> {
     if (this.alive) await this.reset('closed');
     this.calls.dispose();
     this.disposables.dispose();
@@ -358,7 +361,8 @@ export class Shell {
     ]) {
       (emitter as Emitter<unknown>).clear();
     }
-    await this.files.remove();
+    if (keepDir) this.files.close();
+    else await this.files.remove();
   }
 
   /** The ready mark and the exit mark are the shell's; the prompt and call marks its call line's. */

@@ -183,8 +183,11 @@ export function createToolService(
     beginClose: () => registry.beginClose(),
     close: async () => {
       await registry.close();
-      // Every shell is gone: their workspaces' file systems can go too.
-      if ('unmountAll' in placement.quota) await placement.quota.unmountAll();
+      // Every shell is gone: their private dirs and their workspaces' file systems can go too.
+      await Promise.all([
+        privateDirs.removeRun(),
+        'unmountAll' in placement.quota ? placement.quota.unmountAll() : undefined,
+      ]);
     },
     onCallFinished: (listener) => finished.on(listener),
   };

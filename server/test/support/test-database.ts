@@ -35,8 +35,32 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url: url.toString(),
     name,
-    drop: () => asAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: () => dropDatabase(name),
   };
+}
+
+/** Tries at a drop refused because an autovacuum worker is in the database (see below). */
+const DROP_ATTEMPTS = 20;
+const DROP_RETRY_MS = 250;
+/** PostgreSQL's insufficient_privilege. */
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * `DROP … WITH (FORCE)` ends every connection to the database, but a role that is not a
+ * superuser may not end an autovacuum worker's (PostgreSQL 15 refuses with 42501, seen once in
+ * CI at the end of a long test): the worker is done within moments, so the drop is tried again.
+ */
+async function dropDatabase(name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await asAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      return;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== INSUFFICIENT_PRIVILEGE || attempt === DROP_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, DROP_RETRY_MS));
+    }
+  }
 }
 
 async function asAdmin(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
