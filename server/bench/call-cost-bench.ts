@@ -5,7 +5,10 @@
  * is the kernel's count for the whole server process (every thread: the recording worker
  * too), the same sum `process.cpuUsage` gives inside it.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { findBwrap, probeBwrap } from '../src/launch/choose-launcher.ts';
 import { call, firstCall, report, type Server, startServer, stopServer } from './bench-server.ts';
 
@@ -28,6 +31,44 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
 }
 
+/**
+ * For context, the floor HTTP alone sets on this machine: a bare `node:http` server (no
+ * framework, no shell) answering the same request with the same kind of JSON.
+ */
+const BARE_SERVER = [
+  "const http = require('node:http');",
+  'http.createServer((req, res) => {',
+  "  let body = ''; req.on('data', (c) => { body += c; });",
+  "  req.on('end', () => { res.setHeader('content-type', 'application/json');",
+  "    res.end(JSON.stringify({ output: '', body: body.length })); });",
+  "}).listen(0, '127.0.0.1', function () { console.log(this.address().port); });",
+].join('\n');
+
+/** CPU per request of a bare node:http server, over CPU_CALLS requests like the tool's. */
+async function bareHttpCpuPerRequest(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', BARE_SERVER], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    const url = `http://127.0.0.1:${line.trim()}/api/agents/bench-cpu/bash`;
+    const post = async (): Promise<void> => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: 'Bearer bench', 'content-type': 'application/json' },
+        body: JSON.stringify({ command: 'true' }),
+      });
+      await response.json();
+    };
+    await post();
+    const before = cpuMs(child.pid as number);
+    for (let i = 0; i < CPU_CALLS; i++) await post();
+    return (cpuMs(child.pid as number) - before) / CPU_CALLS;
+  } finally {
+    child.kill();
+  }
+}
+
 /** The server's CPU per call, over CPU_CALLS sequential calls on a warm shell. */
 export async function cpuPerCall(server: Server): Promise<boolean> {
   const pid = server.child.pid as number;
@@ -37,12 +78,14 @@ export async function cpuPerCall(server: Server): Promise<boolean> {
   for (let i = 0; i < CPU_CALLS; i++) await call(server, 'bench-cpu', 'true');
   const wall = performance.now() - start;
   const perCall = (cpuMs(pid) - before) / CPU_CALLS;
+  const bare = await bareHttpCpuPerRequest();
   return report(
     `server CPU per bash("true") (${CPU_CALLS} calls)`,
     perCall / CPU_PER_CALL_TARGET_MS,
     1,
     `(${perCall.toFixed(3)} ms per call against ${CPU_PER_CALL_TARGET_MS} ms; ` +
-      `${(wall / CPU_CALLS).toFixed(2)} ms wall per call)`,
+      `${(wall / CPU_CALLS).toFixed(2)} ms wall per call; a bare node:http server answering ` +
+      `the same request: ${bare.toFixed(3)} ms)`,
   );
 }
 
