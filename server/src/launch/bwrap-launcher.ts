@@ -211,6 +211,8 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
         // read, a thousand of them at a stop). pasta, in the cgroup too, ends with release().
         members: async (ptyPid, ptyOurs) =>
           ptyOurs ? shellTree(ptyPid) : new Set(cgroup?.members() ?? []),
+        // `--unshare-pid`: the namespace's init is bwrap's child, under the PTY's process.
+        contained: true,
         describeExit: sandboxedExit,
         started: async (ptyPid) => {
           if (settings.pasta === null) return;

@@ -69,6 +69,8 @@ export function directLauncher(settings: DirectSettings): ShellLauncher {
           return pids;
         },
         describeExit: (exit) => exit,
+        // A process that forks as the tree is read escapes a kill of what was read: watched.
+        contained: false,
         release: () => cgroup?.remove(),
       };
     },

@@ -46,6 +46,12 @@ export interface Placement {
    */
   members(ptyPid: number, ptyOurs: boolean): Promise<Set<number>>;
   /**
+   * Every process of the shell lives in a PID namespace whose init descends from the PTY's
+   * process: once SIGKILL reached the tree as read, the kernel ends whatever else is in there
+   * (nothing leaves a PID namespace), so a stop need not watch each one die.
+   */
+  readonly contained: boolean;
+  /**
    * Finishes the place once the PTY's process runs (attaches the sandbox's network); the
    * shell's first call waits for it. Never rejects: what fails is reported by the launcher.
    */

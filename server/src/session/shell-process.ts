@@ -121,8 +121,11 @@ export class ShellProcess {
     return openOwnTerminal(ttyPath, this.pty.pid, this.ptyStartTime);
   }
 
-  /** Ends the whole tree the launcher knows of, once, and frees the placement after. */
-  endTree(): Promise<void> {
+  /**
+   * Ends the whole tree the launcher knows of, once, and frees the placement after. At a stop
+   * (`stopping`) a contained tree is killed without watching it die (endProcessTree).
+   */
+  endTree({ stopping = false }: { stopping?: boolean } = {}): Promise<void> {
     const members = async (pid: number): Promise<Set<number>> => {
       const ours = this.ptyStartTime !== null && startTimeOf(pid) === this.ptyStartTime;
       return this.placement.members(pid, ours);
@@ -131,7 +134,8 @@ export class ShellProcess {
       this.heldStat?.close();
       this.placement.release();
     };
-    this.treeEnded ??= endProcessTree(this.pty.pid, members).then(release, release);
+    const watch = !(stopping && this.placement.contained);
+    this.treeEnded ??= endProcessTree(this.pty.pid, members, { watch }).then(release, release);
     return this.treeEnded;
   }
 

@@ -193,7 +193,7 @@ export class ShellRegistry {
    */
   async close(): Promise<void> {
     this.beginClose();
-    await Promise.all([...this.known.values()].map((shell) => shell.dispose({ keepDir: true })));
+    await Promise.all([...this.known.values()].map((shell) => shell.dispose()));
     this.live.clear();
   }
 

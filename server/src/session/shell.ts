@@ -44,6 +44,8 @@ export class Shell {
   readonly startedAt = new Date();
   /** How and when the shell ended. */
   private readonly ending = new ShellEndingRecord();
+  /** The server is stopping (beginClose): a contained tree is killed without watching it die. */
+  private stopping = false;
   /** Anything `info()` reports changed (state, command, controller, viewers, size). */
   readonly onChange = new Emitter<void>();
   readonly onCallStarted = new Emitter<CallStart>();
@@ -206,12 +208,13 @@ export class Shell {
   /** The server is stopping: a reset from now on (a cancelled call's) is the shell's close. */
   beginClose(): void {
     this.ending.beginClose();
+    this.stopping = true;
   }
 
   /** Ends the whole process tree; the shell is then `exited`. */
   async reset(cause: Extract<SessionEndingKind, 'reset' | 'closed'> = 'reset'): Promise<void> {
     this.ending.endedBy(cause);
-    await this.pty.endTree();
+    await this.pty.endTree({ stopping: this.stopping });
     this.status.set('exited');
   }
 
@@ -341,27 +344,18 @@ export class Shell {
     };
   }
 
-  /**
-   * Frees everything; ends the process tree if it still runs. `keepDir`: the private dir is
-   * left to its run's removal (a stop removes every shell's at once: PrivateDirs.removeRun).
-   */
-  async dispose({ keepDir = false }: { keepDir?: boolean } = {}): Promise<void> {
+  /** Frees everything; ends the process tree if it still runs. At a stop the private dir is
+   *  left to the run's removal, every shell's at once (PrivateDirs.removeRun). */
+  async dispose(): Promise<void> {
     if (this.alive) await this.reset('closed');
     this.calls.dispose();
     this.disposables.dispose();
     this.output.dispose();
-    for (const emitter of [
-      this.onChange,
-      this.onCallStarted,
-      this.onCallFinished,
-      this.human.onControl,
-      this.human.onInterrupt,
-      this.human.onInput,
-      this.onResize,
-    ]) {
+    const { onChange, onCallStarted, onCallFinished, onResize, human } = this;
+    for (const emitter of [onChange, onCallStarted, onCallFinished, onResize, human.onControl])
       (emitter as Emitter<unknown>).clear();
-    }
-    if (keepDir) this.files.close();
+    for (const emitter of [human.onInterrupt, human.onInput]) (emitter as Emitter<unknown>).clear();
+    if (this.stopping) this.files.close();
     else await this.files.remove();
   }
 
