@@ -146,6 +146,13 @@ export class PostgresDatabase {
       throw this.failed(error);
     }
     let broken = false;
+    // A checked-out connection has no listener of the pool's: one that breaks between two
+    // statements would emit an unheard 'error' and end the process.
+    const onError = (error: unknown) => {
+      broken = true;
+      this.failed(error);
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -153,11 +160,13 @@ export class PostgresDatabase {
       this.succeeded();
       return result;
     } catch (error) {
-      broken = unavailableReason(error) !== undefined;
+      broken ||= unavailableReason(error) !== undefined;
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
       throw this.failed(error);
     } finally {
       client.release(broken);
+      // A broken one is thrown away, still heard: its socket may say more.
+      if (!broken) client.removeListener('error', onError);
     }
   }
 
