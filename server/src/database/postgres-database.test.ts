@@ -118,6 +118,30 @@ describe.runIf(TEST_DATABASE_URL !== '')("PostgreSQL (real, a database of this f
     }
   });
 
+  it('the listener comes back once the database answers again, not at its next retry, and says so', async () => {
+    const cut = await DatabaseCut.open(scratch.url);
+    // A retry a minute away: only the database's return can bring the listener back in time.
+    const db = open(cut.relayedUrl, { listenRetryMs: 60_000 });
+    const writer = open(scratch.url);
+    try {
+      const heard: string[] = [];
+      await db.listen('jumpseat_back', (p) => heard.push(p));
+      let resynced = 0;
+      db.onListenReconnect(() => resynced++);
+      await cut.cut();
+      await until(() => !db.state.available, 'the cut to be noticed');
+      await writer.notify('jumpseat_back', 'missed');
+      await cut.restore();
+      await until(() => resynced === 1, 'the listener back with the database', 15_000);
+      await writer.notify('jumpseat_back', 'heard');
+      await until(() => heard.includes('heard'), 'a notification after the return');
+      expect(heard).toEqual(['heard']);
+    } finally {
+      await Promise.all([db.close(), writer.close()]);
+      await cut.close();
+    }
+  });
+
   it('a connection that breaks inside a transaction fails it as unavailable, and the process lives on', async () => {
     const cut = await DatabaseCut.open(scratch.url);
     const db = open(cut.relayedUrl);
