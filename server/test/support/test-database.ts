@@ -35,8 +35,30 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url: url.toString(),
     name,
-    drop: () => asAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: () => dropDatabase(name),
   };
+}
+
+/**
+ * DROP … WITH (FORCE) ends every other backend in the database, and checks first that it may:
+ * an autovacuum worker there (no role of ours) fails the drop with 42501 "must be a member of
+ * the role whose process is being terminated" for a role that is not superuser (seen once
+ * after a migration test). The worker ends by itself soon; try again a few times.
+ */
+const DROP_TRIES = 20;
+const DROP_RETRY_MS = 250;
+
+async function dropDatabase(name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await asAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== '42501' || attempt >= DROP_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, DROP_RETRY_MS));
+    }
+  }
 }
 
 async function asAdmin(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
