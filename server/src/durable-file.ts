@@ -39,7 +39,17 @@ export function replaceFileDurably(path: string, text: string, mode: number): vo
     rmSync(temporary, { force: true });
     throw error;
   }
-  const directory = openSync(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
+  flushDirectory(dirname(path));
+}
+
+/** Renames `from` to `to` (no replacing wanted: the caller checks) and flushes the directory. */
+export function renameDurably(from: string, to: string): void {
+  renameSync(from, to);
+  flushDirectory(dirname(to));
+}
+
+function flushDirectory(path: string): void {
+  const directory = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     fsyncSync(directory);
   } finally {

@@ -10,6 +10,7 @@ import { networkInterfaces } from 'node:os';
 import { buildApp, type JumpseatApp } from './api/app.ts';
 import { loginUrl, reachableUrls, serverUrl } from './api/urls.ts';
 import { type Auth, openAuth } from './auth/open-auth.ts';
+import { importLine } from './auth/token-import.ts';
 import { type Config, loadConfig } from './config/config.ts';
 import { ConfigError, HelpRequested } from './config/config-error.ts';
 import { PostgresDatabase } from './database/postgres-database.ts';
@@ -68,7 +69,7 @@ async function openAuthOrExit(
     if (database !== undefined) {
       await database.close();
       fail(
-        `cannot read tokens from the database ${database.url.masked}: ${reasonOf(error)}`,
+        `cannot use the tokens in the database ${database.url.masked}: ${reasonOf(error)}`,
         EXIT_FAILURE,
       );
     }
@@ -116,7 +117,7 @@ function closeOnSignals(app: JumpseatApp): void {
 export async function serve(argv: readonly string[], usageName = 'jumpseat'): Promise<void> {
   const config = readConfig(argv, usageName);
   const database = await openDatabase(config);
-  const { tokens, browsers, tickets } = await openAuthOrExit(config, database);
+  const { tokens, browsers, tickets, imported } = await openAuthOrExit(config, database);
   // Before any shell: the shells that fit are counted from the raised limit.
   const descriptors = raiseDescriptorLimit();
   // Loaded only once the configuration is valid: it brings the native PTY addon with it.
@@ -195,6 +196,7 @@ export async function serve(argv: readonly string[], usageName = 'jumpseat'): Pr
   }
   process.stdout.write(`${capacityLine(descriptors)}\n`);
   if (database !== undefined) process.stdout.write(`database: ${database.url.masked}\n`);
+  if (imported !== undefined) process.stdout.write(`${importLine(imported)}\n`);
   if (replicas !== undefined) {
     // The listening address unless told otherwise; on a wildcard, this machine's first.
     const relayUrl =

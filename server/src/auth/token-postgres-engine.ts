@@ -76,6 +76,31 @@ export class TokenPostgresEngine implements TokenEngine {
     }
   }
 
+  /**
+   * Adds the records the database does not have (by id or hash) and tells every replica; a
+   * row it has is never touched: the database wins (a token revoked there stays revoked).
+   * One transaction, so replicas importing the same records at once add each once. The ids
+   * added.
+   */
+  async importRecords(records: readonly TokenRecord[]): Promise<string[]> {
+    return await this.database.transaction(async (client) => {
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO auth_tokens (id, sha256, record)
+         SELECT r->>'id', r->>'sha256', r FROM jsonb_array_elements($1::jsonb) AS r
+         ON CONFLICT DO NOTHING
+         RETURNING id`,
+        [JSON.stringify(records)],
+      );
+      const ids = rows.map((row) => row.id);
+      // Delivered at COMMIT, and only if it commits.
+      await client.query('SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id', [
+        TOKENS_CHANNEL,
+        ids,
+      ]);
+      return ids;
+    });
+  }
+
   /** Only last uses wait here (names are committed at once: every replica shows them). */
   commitSoon(write: TokenWrite): void {
     if (write.kind !== 'patch' || write.fields.lastUsedAt === undefined) return;

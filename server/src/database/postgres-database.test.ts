@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseCut } from '../../test/support/database-cut.ts';
 import {
   createTestDatabase,
   TEST_DATABASE_URL,
@@ -114,6 +115,63 @@ describe.runIf(TEST_DATABASE_URL !== '')("PostgreSQL (real, a database of this f
       await until(() => heardB.includes('two'), 'b to hear "two" after the cut');
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('the listener comes back once the database answers again, not at its next retry, and says so', async () => {
+    const cut = await DatabaseCut.open(scratch.url);
+    // A retry a minute away: only the database's return can bring the listener back in time.
+    const db = open(cut.relayedUrl, { listenRetryMs: 60_000 });
+    const writer = open(scratch.url);
+    try {
+      const heard: string[] = [];
+      await db.listen('jumpseat_back', (p) => heard.push(p));
+      let resynced = 0;
+      db.onListenReconnect(() => resynced++);
+      await cut.cut();
+      await until(() => !db.state.available, 'the cut to be noticed');
+      await writer.notify('jumpseat_back', 'missed');
+      await cut.restore();
+      await until(() => resynced === 1, 'the listener back with the database', 15_000);
+      await writer.notify('jumpseat_back', 'heard');
+      await until(() => heard.includes('heard'), 'a notification after the return');
+      expect(heard).toEqual(['heard']);
+    } finally {
+      await Promise.all([db.close(), writer.close()]);
+      await cut.close();
+    }
+  });
+
+  it('a connection that breaks inside a transaction fails it as unavailable, and the process lives on', async () => {
+    const cut = await DatabaseCut.open(scratch.url);
+    const db = open(cut.relayedUrl);
+    try {
+      let entered: () => void = () => undefined;
+      const inside = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      let goOn: () => void = () => undefined;
+      const cutDone = new Promise<void>((resolve) => {
+        goOn = resolve;
+      });
+      const work = db.transaction(async (client) => {
+        await client.query('SELECT 1');
+        entered();
+        // Between two statements: no query of its own hears the break, only the connection.
+        await cutDone;
+        await client.query('SELECT 2');
+      });
+      await inside;
+      await cut.cut();
+      await until(() => !db.state.available, 'the break to be heard');
+      goOn();
+      const failure = await work.catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(DatabaseUnavailable);
+      await cut.restore();
+      expect((await db.query<{ n: number }>('SELECT 3 AS n')).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await db.close();
+      await cut.close();
     }
   });
 

@@ -89,8 +89,9 @@ export class PostgresDatabase {
   private readonly channels = new Map<string, Set<Notify>>();
   private readonly resynced = new Emitter<void>();
   private listener: pg.Client | undefined;
-  private listenerStarting: Promise<void> | undefined;
   private listenRetry: NodeJS.Timeout | undefined;
+  /** The LISTEN connection being made, if one is (never two at a time). */
+  private listenConnecting: Promise<void> | undefined;
   private probe: NodeJS.Timeout | undefined;
   private closed = false;
   private everListened = false;
@@ -146,6 +147,13 @@ export class PostgresDatabase {
       throw this.failed(error);
     }
     let broken = false;
+    // A checked-out connection has no listener of the pool's: one that breaks between two
+    // statements would emit an unheard 'error' and end the process.
+    const onError = (error: unknown) => {
+      broken = true;
+      this.failed(error);
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -153,11 +161,13 @@ export class PostgresDatabase {
       this.succeeded();
       return result;
     } catch (error) {
-      broken = unavailableReason(error) !== undefined;
+      broken ||= unavailableReason(error) !== undefined;
       if (!broken) await client.query('ROLLBACK').catch(() => undefined);
       throw this.failed(error);
     } finally {
       client.release(broken);
+      // A broken one is thrown away, still heard: its socket may say more.
+      if (!broken) client.removeListener('error', onError);
     }
   }
 
@@ -203,15 +213,29 @@ export class PostgresDatabase {
 
   private startListener(): Promise<void> {
     if (this.listener !== undefined || this.closed) return Promise.resolve();
-    this.listenerStarting ??= this.connectListener(this.options.listenRetryMs ?? 250).finally(
-      () => {
-        this.listenerStarting = undefined;
-      },
-    );
-    return this.listenerStarting;
+    return this.connectListener(this.options.listenRetryMs ?? 250);
   }
 
-  private async connectListener(retryMs: number): Promise<void> {
+  private connectListener(retryMs: number): Promise<void> {
+    this.listenConnecting ??= this.makeListener(retryMs).finally(() => {
+      this.listenConnecting = undefined;
+    });
+    return this.listenConnecting;
+  }
+
+  /**
+   * The database answers again while the LISTEN connection is still away, its next try up to
+   * LISTEN_RETRY_MAX_MS off: try now, so the caches re-read what they missed (onListenReconnect)
+   * about when the database is back, not seconds later.
+   */
+  private listenAgainNow(): void {
+    if (this.closed || this.listenConnecting !== undefined || this.listener !== undefined) return;
+    if (!this.everListened) return;
+    clearTimeout(this.listenRetry);
+    this.connectListener(this.options.listenRetryMs ?? 250).catch(() => undefined);
+  }
+
+  private async makeListener(retryMs: number): Promise<void> {
     const client = new pg.Client({
       connectionString: this.url.url,
       connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5000,
@@ -257,7 +281,7 @@ export class PostgresDatabase {
       retry();
       return;
     }
-    if (this.closed) {
+    if (this.closed || this.listener !== undefined) {
       await client.end().catch(() => undefined);
       return;
     }
@@ -273,6 +297,7 @@ export class PostgresDatabase {
     clearInterval(this.probe);
     this.probe = undefined;
     this.setHealth({ available: true, reason: null, since: new Date().toISOString() });
+    this.listenAgainNow();
   }
 
   /** Returns what to throw: DatabaseUnavailable for a connection failure, else the error itself. */

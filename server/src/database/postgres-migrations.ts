@@ -34,6 +34,12 @@ export async function migratePostgres(
   }
   const client = await database.pool.connect();
   let broken = false;
+  // Checked out, the connection has no listener of the pool's: a break would end the process
+  // instead of failing the start with its reason.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     // A session lock, held across the steps' own transactions; the second replica waits here
     // and then finds every step done.
@@ -72,6 +78,7 @@ export async function migratePostgres(
     }
   } finally {
     client.release(broken);
+    if (!broken) client.removeListener('error', onError);
   }
 }
 

@@ -2,13 +2,18 @@
  * PostgreSQL that goes away and comes back, for one test only: a TCP relay on loopback in front
  * of the test's own database. `cut()` drops every connection through it and refuses new ones
  * (as a database restart or a lost network does); `restore()` relays again on the same port.
- * The shared cluster itself is never touched.
+ * `hold()` only refuses new connections, keeping those open: a test can then end one of them
+ * from the database's side (`pg_terminate_backend` of a backend found by `clientPorts`) and keep
+ * it from coming back until `restore()`. The shared cluster itself is never touched.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export class DatabaseCut {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  /** The relay's own ends towards PostgreSQL: what pg_stat_activity sees as client ports. */
+  private readonly upstreams = new Set<Socket>();
+  private holding = false;
   private port = 0;
 
   private constructor(
@@ -41,11 +46,30 @@ export class DatabaseCut {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   }
 
+  /** Refuses new connections (closed at once) and keeps those open, until `restore`. */
+  hold(): void {
+    this.holding = true;
+  }
+
+  /** `client_port` in pg_stat_activity of each connection through the relay now. */
+  clientPorts(): number[] {
+    return [...this.upstreams].flatMap((socket) =>
+      socket.localPort === undefined ? [] : [socket.localPort],
+    );
+  }
+
   /** Relays again, on the port it had (a free one the first time). */
   async restore(): Promise<void> {
+    this.holding = false;
     if (this.server !== undefined) return;
     const server = createServer((client) => {
+      if (this.holding) {
+        client.destroy();
+        return;
+      }
       const upstream = connect(this.target.port, this.target.host);
+      this.upstreams.add(upstream);
+      upstream.on('close', () => this.upstreams.delete(upstream));
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('error', () => undefined);
