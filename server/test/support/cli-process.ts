@@ -105,7 +105,11 @@ export async function serve(
     }
     if (spawnError !== undefined) throw new Error(`serve could not start: ${spawnError.message}`);
     if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`no banner; stderr: ${stderr}`);
+    if (Date.now() > deadline) {
+      // Nobody gets this server to stop it: one left behind by a slow start ran on for 47 min.
+      child.kill('SIGKILL');
+      throw new Error(`no banner; stderr: ${stderr}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
