@@ -158,8 +158,7 @@ export async function sessionMembers(sid: number): Promise<number[]> {
 
 /**
  * The foreground process of the shell's terminal (`shell`: its stat, read just now) that is
- * blocked reading the terminal
- * `ttyPath`, or null. Only processes in the foreground group count: a background job
+ * blocked reading the terminal `ttyPath`, or null. Only processes in the foreground group count: a background job
  * reading the terminal is stopped by the kernel, not waiting.
  */
 export async function findWaitingReader(
