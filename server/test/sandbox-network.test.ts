@@ -6,11 +6,25 @@
  * socket. The namespace and the veth pair are removed at the end, even on failure.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKeyOf } from '../src/launch/choose-launcher.ts';
+import { NETWORK_TAG_VARIABLE } from '../src/launch/sandbox-network.ts';
+import { taggedProcesses } from '../src/launch/tagged-processes.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 import { startServer, type TestServer } from './support/http-server.ts';
 import { SANDBOX_WORKS } from './support/sandbox-check.ts';
@@ -87,6 +101,50 @@ except OSError as e:
     print('refused:', type(e).__name__)"`;
 }
 
+/** The processes carrying the network tag of run `key`, with their command names. */
+async function taggedOf(key: string): Promise<{ pid: number; comm: string }[]> {
+  const pids = await taggedProcesses(NETWORK_TAG_VARIABLE, (value) => value === key);
+  return pids.map((pid) => {
+    try {
+      return { pid, comm: readFileSync(`/proc/${pid}/comm`, 'utf8').trim() };
+    } catch {
+      return { pid, comm: '' };
+    }
+  });
+}
+
+/**
+ * Run `key`'s spare networks not taken yet: each namespace (as `readlink` names it) and the
+ * pid of the `sleep` that holds it, which is alone in there until a sandbox enters.
+ */
+async function spares(key: string): Promise<Map<string, number>> {
+  const holders = new Map<string, number>();
+  for (const { pid, comm } of await taggedOf(key)) {
+    const namespace = comm === 'sleep' ? namespaceOf(pid) : null;
+    if (namespace !== null) holders.set(namespace, pid);
+  }
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const namespace = namespaceOf(Number(name));
+    if (namespace !== null && holders.has(namespace) && holders.get(namespace) !== Number(name)) {
+      holders.delete(namespace);
+    }
+  }
+  return holders;
+}
+
+function namespaceOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return null;
+  }
+}
+
+async function pastasOf(key: string): Promise<number[]> {
+  return (await taggedOf(key)).filter(({ comm }) => /^pas/.test(comm)).map(({ pid }) => pid);
+}
+
 function removeTestHost(): void {
   listener?.kill('SIGKILL');
   machine.remove();
@@ -121,9 +179,16 @@ describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only',
   });
 
   afterAll(async () => {
+    const key = server === undefined ? null : runKeyOf(server.config.dataDir);
     await server?.close();
     removeTestHost();
     rmSync(scratch, { recursive: true, force: true });
+    // The stop ends the shells' pastas, and the spares with their holders.
+    const deadline = Date.now() + 10_000;
+    while (key !== null && (await taggedOf(key)).length > 0) {
+      if (Date.now() > deadline) throw new Error('pastas or spare holders outlived the stop');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   });
 
   it('is on by default: the shell has a network of its own with a route out', async () => {
@@ -174,6 +239,44 @@ sleep 0.5`,
     expect(await call('alice', abstract)).toBe('refused: ConnectionRefusedError');
     await call('bob', 'kill $(jobs -p); wait 2>/dev/null; true');
   });
+  it('gives a new shell a spare network made before it: egress at once, gone with the shell', async () => {
+    const key = runKeyOf(server.config.dataDir);
+    await call('alice', 'true');
+    // Two spares are kept ready once the first shell has asked.
+    await expect.poll(async () => (await spares(key)).size, { timeout: 20_000 }).toBe(2);
+    const ready = await spares(key);
+    const pastasBefore = (await pastasOf(key)).length;
+    const first = await call(
+      'dave',
+      `readlink /proc/self/ns/net; ${tryConnect(`socket.create_connection(('${testHost}', ${TEST_HOST_PORT}), 10)`)}`,
+    );
+    const [namespace, reached] = first.split('\n');
+    expect(reached).toBe('reached');
+    // dave's namespace is one of the spares', entered, not made at his start.
+    const holder = ready.get(namespace ?? '');
+    expect(holder).toBeDefined();
+    // Another spare is made in its place.
+    await expect.poll(async () => (await spares(key)).size, { timeout: 20_000 }).toBe(2);
+    const sessions = (await (
+      await server.request('/api/sessions', { token: server.adminToken })
+    ).json()) as {
+      id: string;
+      agent?: string;
+    }[];
+    const dave = sessions.find((session) => session.agent === 'dave');
+    expect(dave).toBeDefined();
+    const ended = await server.request(`/api/sessions/${dave?.id}`, {
+      method: 'DELETE',
+      token: server.adminToken,
+    });
+    expect(ended.status).toBeLessThan(300);
+    // The shell's end takes its namespace's holder and pasta along.
+    await expect.poll(() => existsSync(`/proc/${holder}`), { timeout: 10_000 }).toBe(false);
+    await expect
+      .poll(async () => (await pastasOf(key)).length, { timeout: 10_000 })
+      .toBe(pastasBefore);
+  });
+
   it.runIf(process.getuid?.() === 0)(
     "gives an unprivileged server's shells the same: egress, and not its own port",
     { timeout: NOBODY_START_MS + 60_000 },

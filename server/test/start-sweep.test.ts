@@ -5,11 +5,11 @@
  * one's data dir sweeps exactly its leftovers and says how many, and the live neighbour's
  * daemon and cgroups are never touched.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKeyOf } from '../src/launch/choose-launcher.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 import { processesRunning } from './support/host-processes.ts';
 
@@ -27,11 +27,6 @@ const running: Serving[] = [];
 const dataDirOf = (name: string) => join(scratch, name);
 /** One workspace root for all, apart from the data dirs (agents are named like the servers). */
 const workspaces = () => join(scratch, 'workspaces');
-
-/** The run key the server names its cgroups and tags with: a hash of its data dir. */
-function runKeyOf(dataDir: string): string {
-  return createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
-}
 
 /** Our cgroup directories named for `dataDir` (every hierarchy), found by a bounded walk. */
 function cgroupsOf(dataDir: string): string[] {

@@ -21,6 +21,7 @@ import type { Cgroups } from './cgroups.ts';
 import { exitWaiterPrelude } from './exit-waiter.ts';
 import type { Placement, PlacementRequest, ShellLauncher } from './launcher.ts';
 import { sweepLeftovers } from './leftover-sweep.ts';
+import { NetworkSpares, type SpareTools } from './network-spares.ts';
 import {
   dropPrelude,
   hostPrelude,
@@ -57,6 +58,8 @@ export interface BwrapSettings {
   readonly network: NetworkMode;
   /** For `--network on`: the pasta that gives each namespace its egress. */
   readonly pasta: PastaOptions | null;
+  /** For `--network on`: what spare networks are made with (network-spares.ts); null, none. */
+  readonly spareTools: SpareTools | null;
   /** Size of each tmpfs the sandbox mounts, in bytes. */
   readonly tmpSizeBytes: number;
   readonly cpuWeight: number;
@@ -135,12 +138,19 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
   // Not root: the namespace pasta enters is made before bwrap (see PastaOptions.unshare).
   const unshare =
     settings.network === 'on' && drop === null ? (settings.pasta?.unshare ?? null) : null;
-  const base = [
-    ...isolationArgs(settings.network, drop !== null, unshare !== null),
+  const spares =
+    settings.network === 'on' && settings.pasta !== null && settings.spareTools !== null
+      ? new NetworkSpares(settings.pasta, settings.spareTools)
+      : null;
+  const baseArgs = (networkMadeBefore: boolean): string[] => [
+    ...isolationArgs(settings.network, drop !== null, networkMadeBefore),
     ...(settings.seccompFile === null ? [] : ['--seccomp', String(SECCOMP_FD)]),
     ...hidingArgs(settings.hidden),
     ...readableArgs(settings.readable, settings.hidden),
   ];
+  const base = baseArgs(unshare !== null);
+  // In a spare's namespace (network-spares.ts), made before bwrap.
+  const baseInSpare = baseArgs(true);
   const home = hiddenHome(settings.hidden);
   const rlimits: RlimitSettings = {
     // Counted per user namespace, so per sandbox, except for the host's root (exempt).
@@ -165,7 +175,11 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
         giveWorkspace(privateWritable, drop.user);
         for (const dir of [privateDir, ...readable]) shareWithShell(dir, drop.user);
       }
-      const args = [...base, ...mountArgs('--bind', workspace, workspace)];
+      const spare = spares?.take() ?? null;
+      const args = [
+        ...(spare === null ? base : baseInSpare),
+        ...mountArgs('--bind', workspace, workspace),
+      ];
       for (const dir of readable) args.push(...mountArgs('--ro-bind', dir, dir));
       args.push(
         ...mountArgs('--ro-bind', privateDir, privateDir),
@@ -189,12 +203,17 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
       const sandbox = [settings.bwrap, ...sizedTmpfs(args, settings.tmpSizeBytes), ...inner];
       const filtered =
         settings.seccompFile === null ? sandbox : seccompPrelude(settings.seccompFile, sandbox);
-      const walled = unshare === null ? filtered : ownNetworkPrelude(unshare, filtered);
+      const walled =
+        spare !== null
+          ? spare.enter(filtered)
+          : unshare === null
+            ? filtered
+            : ownNetworkPrelude(unshare, filtered);
       const [file, ...rest] = hostPrelude(
         cgroup?.procFiles ?? [],
         settings.quota?.wrap(workspace, walled) ?? walled,
       );
-      let network: NetworkAttachment | null = null;
+      let network: NetworkAttachment | null = spare?.attachment ?? null;
       return {
         spawn: {
           file: file as string,
@@ -216,6 +235,10 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
         describeExit: sandboxedExit,
         started: async (ptyPid) => {
           if (settings.pasta === null) return;
+          if (spare !== null) {
+            spare.joinCgroups(cgroup?.procFiles ?? []);
+            return;
+          }
           try {
             network = await attachNetwork(settings.pasta, ptyPid, cgroup?.procFiles ?? []);
           } catch (error) {
@@ -233,13 +256,18 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
         },
       };
     },
-    sweepLeftovers: () =>
-      sweepLeftovers(settings.cgroups, [
-        // Without a cgroup to hold them, a killed run's pastas are found by their tag.
+    sweepLeftovers: async () => {
+      const ended = await sweepLeftovers(settings.cgroups, [
+        // Without a cgroup to hold them, a killed run's pastas (and spares) go by their tag.
         ...(settings.pasta === null
           ? []
           : [{ variable: NETWORK_TAG_VARIABLE, matches: (value: string) => value === runKey }]),
-      ]),
+      ]);
+      // Only now: the sweep would end this run's spares too, which carry the same tag.
+      spares?.arm();
+      return ended;
+    },
+    close: () => spares?.close(),
   };
 }
 

@@ -12,6 +12,7 @@ import { bwrapLauncher, isolationArgs } from './bwrap-launcher.ts';
 import { Cgroups } from './cgroups.ts';
 import { directLauncher } from './direct-launcher.ts';
 import type { SandboxMode, ShellLauncher } from './launcher.ts';
+import type { SpareTools } from './network-spares.ts';
 import type { NetworkMode } from './sandbox-network.ts';
 import { prepareWalls, type SandboxWalls, WallError } from './sandbox-walls.ts';
 import type { ShellResources } from './shell-resources.ts';
@@ -93,6 +94,21 @@ function findPasta(
   return { pasta, unshare };
 }
 
+/**
+ * util-linux's unshare, nsenter and setpriv, which spare networks need (network-spares.ts);
+ * null without them (each shell then waits for its own pasta).
+ */
+function findSpareTools(env: NodeJS.ProcessEnv): SpareTools | null {
+  // A root server's PATH may be short: util-linux's usual places are looked in too.
+  const search = { PATH: `${env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin` };
+  const unshare = findOnPath('unshare', search);
+  const nsenter = findOnPath('nsenter', search);
+  const setpriv = findOnPath('setpriv', search);
+  return unshare === null || nsenter === null || setpriv === null
+    ? null
+    : { unshare, nsenter, setpriv };
+}
+
 /** Runs `true` in a sandbox built like a shell's; null when it works, else why not. */
 export function probeBwrap(bwrap: string, network: NetworkMode): string | null {
   const dropsUser = process.getuid?.() === 0;
@@ -109,11 +125,13 @@ export function probeBwrap(bwrap: string, network: NetworkMode): string | null {
   );
 }
 
+/** What names a server's shells, cgroups, pastas and spares: a hash of its data dir. */
+export function runKeyOf(dataDir: string): string {
+  return createHash('sha256').update(dataDir).digest('hex').slice(0, RUN_KEY_DIGITS);
+}
+
 export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
-  const runKey = createHash('sha256')
-    .update(settings.dataDir)
-    .digest('hex')
-    .slice(0, RUN_KEY_DIGITS);
+  const runKey = runKeyOf(settings.dataDir);
   const cgroups = Cgroups.detect(runKey);
   const limits = {
     maxProcesses: settings.maxProcesses,
@@ -182,6 +200,7 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
     bwrap,
     network,
     pasta,
+    spareTools: pasta === null ? null : findSpareTools(process.env),
     tmpSizeBytes: settings.tmpSizeBytes,
     ...limits,
     cgroups,

@@ -68,4 +68,6 @@ export interface ShellLauncher {
   place(request: PlacementRequest): Placement;
   /** Ends what an earlier run of this server (killed without a shutdown) left running. */
   sweepLeftovers(): Promise<number>;
+  /** Ends what the launcher keeps ready for shells to come (the server stops). */
+  close?(): void;
 }

@@ -43,6 +43,8 @@ const PASTA_OPTIONS = [
 
 /** A running pasta for one sandbox. */
 export interface NetworkAttachment {
+  /** pasta's daemon. */
+  readonly pid: number;
   /** Ends pasta (idempotent); the namespace goes with the sandbox's last process. */
   stop(): void;
 }
@@ -79,16 +81,24 @@ export async function attachNetwork(
   ptyPid: number,
   cgroupProcFiles: readonly string[],
 ): Promise<NetworkAttachment> {
-  const sandbox = await sandboxProcess(ptyPid);
+  return attachTo(options, await sandboxProcess(ptyPid), cgroupProcFiles);
+}
+
+/** pasta attached to the network namespace (and user namespace) of process `target`. */
+export async function attachTo(
+  options: PastaOptions,
+  target: number,
+  cgroupProcFiles: readonly string[],
+): Promise<NetworkAttachment> {
   // bubblewrap's child is in the new namespace before it has dropped its privileges; until
   // then pasta (which keeps few capabilities of its own) may not open the namespace of a
   // process more privileged than itself. That passes within milliseconds: tried again.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startPasta(options, sandbox, cgroupProcFiles);
+      return await startPasta(options, target, cgroupProcFiles);
     } catch (error) {
       const early = /Couldn't open (network|user) namespace/.test(String(error));
-      if (!early || attempt >= PASTA_ATTEMPTS || !existsSync(`/proc/${sandbox}`)) throw error;
+      if (!early || attempt >= PASTA_ATTEMPTS || !existsSync(`/proc/${target}`)) throw error;
       await new Promise((resolve) => setTimeout(resolve, PASTA_RETRY_MS));
     }
   }
@@ -191,6 +201,7 @@ function startPasta(
 function attachment(daemon: number): NetworkAttachment {
   let stopped = false;
   return {
+    pid: daemon,
     stop() {
       if (stopped) return;
       stopped = true;

@@ -182,6 +182,7 @@ export function createToolService(
     definitions: () => available().map((dialect) => toolDefinition(dialect, settings(dialect))),
     beginClose: () => registry.beginClose(),
     close: async () => {
+      placement.launcher.close?.();
       await registry.close();
       // Every shell is gone: their private dirs and their workspaces' file systems can go too.
       await Promise.all([
