@@ -34,6 +34,8 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
   const databaseState = (): 'embedded' | 'ok' | 'unavailable' =>
     database === undefined ? 'embedded' : database.state.available ? 'ok' : 'unavailable';
   let closing = false;
+  /** The tools' close, begun before the close hooks (null: not begun). */
+  let toolsClosed: Promise<{ error: unknown } | null> | null = null;
   // Connections that never sent a request (a client's spare socket) are neither idle nor
   // busy to Node: closing would wait on them until the headers timeout (60 s). They end here.
   const silent = new Set<Socket>();
@@ -48,13 +50,23 @@ const lifecyclePlugin: FastifyPluginAsyncTypebox<LifecycleOptions> = async (
     // the resets that cancelling causes then record each shell as closed by the stop.
     tools.beginClose();
     for (const socket of silent) socket.destroy();
+    // The shells start ending now, while the server answers the calls it cancelled and waits
+    // for its connections (a second with 100 calls in flight), not after. Once this turn's
+    // hooks have run: the calls in flight are cancelled by then, and answered as such.
+    toolsClosed = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => tools.close())
+      .then(
+        () => null,
+        (error: unknown) => ({ error }),
+      );
   });
   // Requests on kept-alive connections still arrive while closing; refuse them in our shape.
   app.addHook('onRequest', async () => {
     if (closing) throw new JumpseatError(JUMPSEAT_ERR_SHUTTING_DOWN, 'jumpseat is shutting down');
   });
   app.addHook('onClose', async () => {
-    await tools.close();
+    const failed = await (toolsClosed ?? tools.close().then(() => null));
+    if (failed !== null) throw failed.error;
   });
 
   app.get(

@@ -250,6 +250,7 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
             );
           }
         },
+        yieldCpu: () => cgroup?.yieldCpu(),
         release: () => {
           network?.stop();
           cgroup?.remove();

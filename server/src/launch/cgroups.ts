@@ -31,6 +31,8 @@ const CONTROLLERS: readonly Controller[] = ['pids', 'memory', 'cpu'];
 /** cgroup v2's default `cpu.weight` and v1's default `cpu.shares`: the same share of a CPU. */
 export const DEFAULT_CPU_WEIGHT = 100;
 const V1_SHARES_PER_WEIGHT = 1024 / DEFAULT_CPU_WEIGHT;
+/** v2 accepts `cpu.weight` from 1 to 10000. */
+const V2_MIN_WEIGHT = 1;
 /** v1 accepts `cpu.shares` from 2 to 262144. */
 const V1_MIN_SHARES = 2;
 const V1_MAX_SHARES = 262_144;
@@ -60,6 +62,12 @@ export interface ShellCgroup {
   members(): Set<number>;
   /** Removes the directories (they must be empty of processes by then). */
   remove(): void;
+  /**
+   * Gives the shell the least CPU share there is (at a stop, before its tree is killed): a
+   * thousand dying sandboxes, each a share equal to the server's, left the server a
+   * thousandth of the CPU to end the rest with.
+   */
+  yieldCpu(): void;
 }
 
 export class Cgroups {
@@ -100,13 +108,13 @@ export class Cgroups {
       dirs.add(dir);
       return dir;
     };
+    const cpu = this.hierarchies.get('cpu');
     try {
       writeFileSync(join(make(pids), 'pids.max'), String(limits.maxProcesses));
       const memory = this.hierarchies.get('memory');
       if (limits.maxMemoryBytes !== undefined && memory) {
         limitMemory(make(memory), memory.version, limits.maxMemoryBytes);
       }
-      const cpu = this.hierarchies.get('cpu');
       if (cpu) limitCpu(make(cpu), cpu.version, limits);
     } catch (error) {
       for (const dir of dirs) removeQuietly(dir);
@@ -118,6 +126,16 @@ export class Cgroups {
       members: () => readMembers(join(list[0] as string, 'cgroup.procs')),
       remove: () => {
         for (const dir of list) removeQuietly(dir);
+      },
+      yieldCpu: () => {
+        if (cpu === undefined) return;
+        const cpuDir = join(cpu.base, name);
+        try {
+          if (cpu.version === 2) writeFileSync(join(cpuDir, 'cpu.weight'), String(V2_MIN_WEIGHT));
+          else writeFileSync(join(cpuDir, 'cpu.shares'), String(V1_MIN_SHARES));
+        } catch {
+          // Gone already, or refused: the stop goes on at the old share.
+        }
       },
     };
   }

@@ -60,6 +60,8 @@ export interface Placement {
   describeExit(exit: PtyExit): PtyExit;
   /** Frees what the placement holds (a cgroup); called once the shell's processes are gone. */
   release(): void;
+  /** At a stop, before the tree is killed: the shell's processes yield the CPU to the server. */
+  yieldCpu?(): void;
 }
 
 export interface ShellLauncher {

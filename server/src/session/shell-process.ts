@@ -135,6 +135,7 @@ export class ShellProcess {
       this.placement.release();
     };
     const watch = !(stopping && this.placement.contained);
+    if (stopping && this.treeEnded === null) this.placement.yieldCpu?.();
     this.treeEnded ??= endProcessTree(this.pty.pid, members, { watch }).then(release, release);
     return this.treeEnded;
   }

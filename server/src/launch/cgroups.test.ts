@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Cgroups } from './cgroups.ts';
+
+const cgroups = Cgroups.detect('0123456789abcdef');
+const CI = process.env.CI === 'true' || process.env.CI === '1';
+if (!cgroups.holds('cpu')) {
+  // As root a cpu cgroup can be made on every machine CI runs on; as nobody it cannot.
+  if (CI && process.getuid?.() === 0) throw new Error('cgroups: no cpu cgroup can be made here');
+  process.stdout.write('cgroups: NOT RUN — no cpu cgroup can be made here (CI runs it as root)\n');
+}
+
+/** The share file of the shell's cpu group: `cpu.weight` (v2) or `cpu.shares` (v1). */
+function shareOf(procFiles: readonly string[]): { file: string; value: number } {
+  for (const procs of procFiles) {
+    for (const name of ['cpu.weight', 'cpu.shares']) {
+      const file = join(dirname(procs), name);
+      try {
+        return { file: name, value: Number(readFileSync(file, 'utf8').trim()) };
+      } catch {
+        // Not this hierarchy's, or not this version's.
+      }
+    }
+  }
+  throw new Error('the shell has no cpu group');
+}
+
+describe.runIf(cgroups.holds('cpu'))('a shell cgroup', () => {
+  it('starts at the configured CPU share and yields to the least one at a stop', () => {
+    const group = cgroups.create({
+      maxProcesses: 64,
+      maxMemoryBytes: undefined,
+      cpuWeight: 300,
+      cpuMax: undefined,
+    });
+    expect(group).not.toBeNull();
+    if (group === null) return;
+    try {
+      const before = shareOf(group.procFiles);
+      // 300 as v2's weight, or v1's shares scaled from it (1024 per 100).
+      expect(before.value).toBe(before.file === 'cpu.weight' ? 300 : 3072);
+      group.yieldCpu();
+      const after = shareOf(group.procFiles);
+      expect(after.value).toBe(after.file === 'cpu.weight' ? 1 : 2);
+    } finally {
+      group.remove();
+    }
+    // Gone with the group: a yield after the removal changes nothing and throws nothing.
+    expect(() => group.yieldCpu()).not.toThrow();
+  });
+});
