@@ -268,7 +268,10 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
       spares?.arm();
       return ended;
     },
-    close: () => spares?.close(),
+    close: () => {
+      spares?.close();
+      settings.cgroups.restoreYielded();
+    },
   };
 }
 

@@ -27,7 +27,7 @@ function shareOf(procFiles: readonly string[]): { file: string; value: number } 
 }
 
 describe.runIf(cgroups.holds('cpu'))('a shell cgroup', () => {
-  it('starts at the configured CPU share and yields to the least one at a stop', () => {
+  it('starts at the configured CPU share, yields the least one at a stop, and gets it back', () => {
     const group = cgroups.create({
       maxProcesses: 64,
       maxMemoryBytes: undefined,
@@ -43,6 +43,9 @@ describe.runIf(cgroups.holds('cpu'))('a shell cgroup', () => {
       group.yieldCpu();
       const after = shareOf(group.procFiles);
       expect(after.value).toBe(after.file === 'cpu.weight' ? 1 : 2);
+      // Once the stop has signalled every shell, what is still dying gets its share back.
+      cgroups.restoreYielded();
+      expect(shareOf(group.procFiles).value).toBe(before.value);
     } finally {
       group.remove();
     }

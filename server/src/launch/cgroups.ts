@@ -65,16 +65,28 @@ export interface ShellCgroup {
   /**
    * Gives the shell the least CPU share there is (at a stop, before its tree is killed): a
    * thousand dying sandboxes, each a share equal to the server's, left the server a
-   * thousandth of the CPU to end the rest with.
+   * thousandth of the CPU to end the rest with. Cgroups.restoreYielded gives it back.
    */
   yieldCpu(): void;
 }
 
 export class Cgroups {
+  /** Groups that yielded the CPU (yieldCpu) and are not removed yet: how to give it back. */
+  private readonly yielded = new Map<string, () => void>();
+
   private constructor(
     private readonly hierarchies: ReadonlyMap<Controller, Hierarchy>,
     private readonly runKey: string,
   ) {}
+
+  /**
+   * Gives every group that yielded the CPU its share back: once the stop has signalled every
+   * shell, what is still dying must not crawl at the least share after the server is gone.
+   */
+  restoreYielded(): void {
+    for (const restore of this.yielded.values()) restore();
+    this.yielded.clear();
+  }
 
   /**
    * The controllers this process can create child cgroups for; none is an answer too.
@@ -126,6 +138,8 @@ export class Cgroups {
       members: () => readMembers(join(list[0] as string, 'cgroup.procs')),
       remove: () => {
         for (const dir of list) removeQuietly(dir);
+        // Still there while its members die (a stop): its share is given back after.
+        if (!list.some((dir) => existsSync(dir))) this.yielded.delete(name);
       },
       yieldCpu: () => {
         if (cpu === undefined) return;
@@ -135,7 +149,15 @@ export class Cgroups {
           else writeFileSync(join(cpuDir, 'cpu.shares'), String(V1_MIN_SHARES));
         } catch {
           // Gone already, or refused: the stop goes on at the old share.
+          return;
         }
+        this.yielded.set(name, () => {
+          try {
+            limitCpu(cpuDir, cpu.version, { ...limits, cpuMax: undefined });
+          } catch {
+            // Removed meanwhile.
+          }
+        });
       },
     };
   }

@@ -82,5 +82,6 @@ export function directLauncher(settings: DirectSettings): ShellLauncher {
           matches: (value) => value.startsWith(`${settings.runKey}:`),
         },
       ]),
+    close: () => settings.cgroups.restoreYielded(),
   };
 }

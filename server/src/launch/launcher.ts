@@ -70,6 +70,9 @@ export interface ShellLauncher {
   place(request: PlacementRequest): Placement;
   /** Ends what an earlier run of this server (killed without a shutdown) left running. */
   sweepLeftovers(): Promise<number>;
-  /** Ends what the launcher keeps ready for shells to come (the server stops). */
+  /**
+   * At the stop, once every shell was ended: ends what the launcher keeps ready for shells to
+   * come, and gives the CPU back to what of them is still dying.
+   */
   close?(): void;
 }

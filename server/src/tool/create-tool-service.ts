@@ -182,8 +182,8 @@ export function createToolService(
     definitions: () => available().map((dialect) => toolDefinition(dialect, settings(dialect))),
     beginClose: () => registry.beginClose(),
     close: async () => {
-      placement.launcher.close?.();
       await registry.close();
+      placement.launcher.close?.();
       // Every shell is gone: their private dirs and their workspaces' file systems can go too.
       await Promise.all([
         privateDirs.removeRun(),
