@@ -18,6 +18,8 @@ afterAll(async () => {
 
 /** Rounds of kill-at-the-end: the race showed in about one call in two on a busy machine. */
 const ROUNDS = 12;
+/** Rounds of a kill as the job starts: the fork's window was hit in about one call in 60. */
+const STARTING_ROUNDS = 150;
 /** The pause after a 0.2 s job before the next call: ample for it to have ended. */
 const BETWEEN_CALLS_MS = 3000;
 
@@ -33,6 +35,21 @@ describe('job notices', () => {
       }
     },
     ROUNDS * 10_000,
+  );
+
+  it(
+    'of a job killed as it starts, while bash still blocks the signal in its copy, come in that call',
+    async () => {
+      // `kill` right after `&` often finds the job still a copy of bash inside its fork, with
+      // TERM blocked and pending: it dies the moment bash unblocks it.
+      const agent = 'jobs-starting';
+      for (let round = 0; round < STARTING_ROUNDS; round++) {
+        expect(await engine.call('sleep 30 & kill %1', agent)).toBe(
+          '[1]+  Terminated              sleep 30',
+        );
+      }
+    },
+    STARTING_ROUNDS * 10_000,
   );
 
   it('of a job that ended between calls come at the end of the next call, as at a terminal', async () => {

@@ -10,6 +10,10 @@
  * - a job's leader that is already a zombie, or that has a signal pending which will
  *   end it (not blocked, ignored or caught, and one whose default action ends a process), is
  *   dying this instant: post `wait`s for it, and `wait` prints its notice as bash would;
+ * - so is a leader that is still a copy of this shell (same executable) with such a signal
+ *   pending but blocked: bash's fork blocks TERM and INT in the child with their default
+ *   actions and unblocks them before anything else runs there (a `kill %1` just after
+ *   `sleep 30 &` on a loaded machine found the job there, and its notice came a call late);
  * - then `jobs -n` prints the notice of every job that changed since the last one.
  * Only jobs bash lists as running are looked at (`jobs -p` would mark a job that is already
  * dead as told, and lose its notice), and one that is merely running, or stopped, is never
@@ -57,6 +61,8 @@ export function jobNoticesBeforeEnd(T: string): string {
       ${statusField(T, 'SigCgt', `${T}_j5`)}
       # A stopped job never dies of what is pending until it is continued: not waited for.
       [[ $${T}_js != T* ]] || continue
+      # A copy of this shell still inside its fork unblocks what it blocks there at once.
+      [[ ! /proc/$${T}_jp/exe -ef /proc/$$/exe ]] || ${T}_j3=0
       if [[ $${T}_js == Z* ]] || (( (\${${T}_sa[6]:-0} & ${PF_EXITING}) != 0 )) || (( ((16#\${${T}_j1:-0} | 16#\${${T}_j2:-0}) & ~16#\${${T}_j3:-0} & ~16#\${${T}_j4:-0} & ~16#\${${T}_j5:-0} & ${FATAL_SIGNALS_MASK}) != 0 )); then
         builtin wait -- "$${T}_jp" 2>/dev/tty || ${T}_y=
       fi
