@@ -69,6 +69,7 @@ function quotaApplies(): boolean {
     bytes: QUOTA_BYTES,
     root: server.config.workspace,
     shared: false,
+    runKey: 'resource-walls-check',
   });
   if (IS_ROOT && !('why' in quota)) return true;
   expect(IS_ROOT && CI).toBe(false);

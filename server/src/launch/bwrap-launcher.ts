@@ -266,6 +266,7 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
       ]);
       // Only now: the sweep would end this run's spares too, which carry the same tag.
       spares?.arm();
+      settings.quota?.armSpares();
       return ended;
     },
     close: () => {

@@ -146,6 +146,7 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
     bytes: settings.workspaceQuotaBytes,
     root: settings.workspace,
     shared: settings.sharedWorkspace,
+    runKey,
   });
   const mounts = quota instanceof WorkspaceQuota ? quota : null;
   const direct = (warning: string | null): ChosenLauncher => ({

@@ -75,13 +75,16 @@ export function directLauncher(settings: DirectSettings): ShellLauncher {
         release: () => cgroup?.remove(),
       };
     },
-    sweepLeftovers: () =>
-      sweepLeftovers(settings.cgroups, [
+    sweepLeftovers: async () => {
+      const ended = await sweepLeftovers(settings.cgroups, [
         {
           variable: SHELL_TAG_VARIABLE,
           matches: (value) => value.startsWith(`${settings.runKey}:`),
         },
-      ]),
+      ]);
+      settings.quota?.armSpares();
+      return ended;
+    },
     close: () => settings.cgroups.restoreYielded(),
   };
 }

@@ -9,10 +9,12 @@
  * across a killed server's restarts; unmounted at shutdown. The mounting runs in the shell's
  * own start-up process (a step before bubblewrap), never on the server's event loop.
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, opendirSync, realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
+import { isMountPoint, mounts } from './mount-table.ts';
 import { unmountMany } from './unmount.ts';
+import { SPARE_MOUNT_DIR, type Spare, WorkspaceSpares } from './workspace-spares.ts';
 
 /** Below the workspace root: a name no agent id (`^[A-Za-z0-9]…`) can take. */
 export const QUOTA_DIR_NAME = '.quota';
@@ -32,26 +34,34 @@ const STEP_NAME = 'jumpseat-quota';
  * Exit 125 (as the host prelude uses) says the set-up failed, not the shell.
  */
 const STEP = [
-  'dir=$1 image=$2 template=$3 bytes=$4 mkfs=$5; shift 6',
+  'dir=$1 image=$2 template=$3 bytes=$4 mkfs=$5 spare=$6 at=$7; shift 8',
   'fail() { echo "jumpseat: workspace quota: $*" >&2; exit 125; }',
   'exec 9>"$image.lock" || fail "cannot lock $image"',
   'flock 9 || fail "cannot lock $image"',
   'if ! mountpoint -q "$dir"; then',
-  '  owner=$(stat -c %u:%g "$dir") && mode=$(stat -c %a "$dir") || fail "cannot read $dir"',
-  '  if [ ! -e "$image" ]; then',
-  '    if [ -n "$(ls -A "$dir")" ]; then',
-  '      truncate -s "$bytes" "$image.new" && "$mkfs" -q -F -m 0 -d "$dir" -E lazy_itable_init=1,lazy_journal_init=1 "$image.new" >/dev/null || fail "mkfs.ext4 failed"',
-  '    else',
-  '      if [ ! -e "$template" ]; then',
-  '        truncate -s "$bytes" "$template.$$" && "$mkfs" -q -F -m 0 -E lazy_itable_init=1,lazy_journal_init=1 "$template.$$" >/dev/null && mv "$template.$$" "$template" || fail "mkfs.ext4 failed"',
+  '  read -r owner mode < <(stat -c "%u:%g %a" "$dir") && [ -n "$mode" ] || fail "cannot read $dir"',
+  // A spare (workspace-spares.ts), given only for a new, empty workspace: its image becomes
+  // the workspace's, and its mount moves onto the workspace.
+  '  if [ -n "$spare" ] && [ ! -e "$image" ] && mv "$spare" "$image"; then',
+  '    if ! mount --bind "$at" "$dir"; then umount -l "$at"; fail "cannot mount $image"; fi',
+  '    umount "$at" || umount -l "$at"',
+  '    rmdir "$at"',
+  '  else',
+  '    if [ ! -e "$image" ]; then',
+  '      if [ -n "$(ls -A "$dir")" ]; then',
+  '        truncate -s "$bytes" "$image.new" && "$mkfs" -q -F -m 0 -d "$dir" -E lazy_itable_init=1,lazy_journal_init=1 "$image.new" >/dev/null || fail "mkfs.ext4 failed"',
+  '      else',
+  '        if [ ! -e "$template" ]; then',
+  '          truncate -s "$bytes" "$template.$$" && "$mkfs" -q -F -m 0 -E lazy_itable_init=1,lazy_journal_init=1 "$template.$$" >/dev/null && mv "$template.$$" "$template" || fail "mkfs.ext4 failed"',
+  '        fi',
+  '        cp --sparse=always "$template" "$image.new" || fail "cannot copy $template"',
   '      fi',
-  '      cp --sparse=always "$template" "$image.new" || fail "cannot copy $template"',
+  '      mv "$image.new" "$image" || fail "cannot make $image"',
   '    fi',
-  '    mv "$image.new" "$image" || fail "cannot make $image"',
+  '    mount -o loop,nosuid,nodev "$image" "$dir" || fail "cannot mount $image"',
+  '    rmdir "$dir/lost+found" 2>/dev/null',
   '  fi',
-  '  mount -o loop,nosuid,nodev "$image" "$dir" || fail "cannot mount $image"',
   '  chown "$owner" "$dir" && chmod "$mode" "$dir" || fail "cannot set the owner of $dir"',
-  '  rmdir "$dir/lost+found" 2>/dev/null',
   'fi',
   'exec 9>&-',
   'exec "$@"',
@@ -62,12 +72,25 @@ export class WorkspaceQuota {
   private readonly mounted = new Set<string>();
   /** Workspaces a step was issued for: unmounted at shutdown with those seen mounted. */
   private readonly stepped = new Set<string>();
+  /** The spare each new workspace was given: its later shells' steps name the same one. */
+  private readonly taken = new Map<string, Spare>();
+  private readonly spares: WorkspaceSpares;
 
   private constructor(
     private readonly root: string,
     private readonly bytes: number,
     private readonly mkfs: string,
-  ) {}
+    runKey: string,
+  ) {
+    this.spares = new WorkspaceSpares({
+      dir: this.imageDir,
+      runKey,
+      template: this.template,
+      bytes,
+      mkfs,
+      mountDir: SPARE_MOUNT_DIR,
+    });
+  }
 
   /**
    * The quota where the kernel can enforce it here, else why not: it needs root (to mount),
@@ -77,6 +100,8 @@ export class WorkspaceQuota {
     readonly bytes: number | undefined;
     readonly root: string;
     readonly shared: boolean;
+    /** Names this server's spare file systems (workspace-spares.ts) across its runs. */
+    readonly runKey: string;
   }): WorkspaceQuota | { why: string } {
     if (settings.bytes === undefined) return { why: 'turned off (--workspace-quota off)' };
     if (settings.shared) return { why: 'every shell shares one workspace (--shared-workspace)' };
@@ -93,12 +118,27 @@ export class WorkspaceQuota {
         why: `cannot make ${join(settings.root, QUOTA_DIR_NAME)} (${(error as Error).message})`,
       };
     }
-    return new WorkspaceQuota(root, settings.bytes, mkfs);
+    return new WorkspaceQuota(root, settings.bytes, mkfs, settings.runKey);
   }
 
   /** Where the workspace images live (made by the caller: it is the root's own folder). */
   get imageDir(): string {
     return join(this.root, QUOTA_DIR_NAME);
+  }
+
+  /**
+   * The template every new workspace's file system is copied from, one per size. A name no
+   * workspace's image can have: an image is named after its agent, whose id starts with a
+   * letter or digit. Named `template-<bytes>.ext4`, it was the image of an agent called
+   * `template-<bytes>`, which wrote into every later workspace's first copy.
+   */
+  private get template(): string {
+    return join(this.imageDir, `.template-${this.bytes}.ext4`);
+  }
+
+  /** Starts keeping spare file systems for new workspaces (after the start-up sweep). */
+  armSpares(): void {
+    this.spares.arm();
   }
 
   /** `command` preceded by the step that mounts `workspace`'s file system when it is not yet. */
@@ -108,9 +148,11 @@ export class WorkspaceQuota {
       this.mounted.add(workspace);
       return [...command];
     }
+    const name = relative(this.root, workspace).split('/').join('%');
+    const image = join(this.imageDir, `${name}.ext4`);
+    const spare = this.taken.get(workspace) ?? this.spareFor(workspace, image);
     // Seen as mounted by the next shell's check, once this one's step has run.
     this.stepped.add(workspace);
-    const name = relative(this.root, workspace).split('/').join('%');
     return [
       'bash',
       '--noprofile',
@@ -119,16 +161,26 @@ export class WorkspaceQuota {
       STEP,
       STEP_NAME,
       workspace,
-      join(this.imageDir, `${name}.ext4`),
-      // A name no workspace's image can have: an image is named after its agent, whose id
-      // starts with a letter or digit. Named `template-<bytes>.ext4`, it was the image of an
-      // agent called `template-<bytes>`, which wrote into every later workspace's first copy.
-      join(this.imageDir, `.template-${this.bytes}.ext4`),
+      image,
+      this.template,
       String(this.bytes),
       this.mkfs,
+      spare?.image ?? '',
+      spare?.mount ?? '',
       '--',
       ...command,
     ];
+  }
+
+  /**
+   * A spare for a workspace never mounted, with no image and nothing in it (what it holds
+   * would be hidden under the spare; the step copies it into a file system of its own).
+   */
+  private spareFor(workspace: string, image: string): Spare | null {
+    if (this.stepped.has(workspace) || existsSync(image) || !isEmptyDir(workspace)) return null;
+    const spare = this.spares.take();
+    if (spare !== null) this.taken.set(workspace, spare);
+    return spare;
   }
 
   /**
@@ -136,6 +188,8 @@ export class WorkspaceQuota {
    * run mounted or found, and those an earlier, killed run left mounted (an ext4 at a workspace).
    */
   async unmountAll(): Promise<void> {
+    // The spares nobody took first: their keeper unmounts and removes them.
+    await this.spares.close();
     const ours = new Set([...this.mounted, ...this.stepped]);
     // Workspaces are `<root>/<agent>` and `<root>/_people/<id>`: an ext4 there is one of ours.
     const isWorkspace = (point: string, type: string): boolean => {
@@ -151,31 +205,19 @@ export class WorkspaceQuota {
     await unmountMany(left());
     this.mounted.clear();
     this.stepped.clear();
+    this.taken.clear();
   }
 }
 
-/** Mounts listed in /proc/self/mountinfo: where, and the file system type. */
-function mounts(): { point: string; type: string }[] {
-  let text = '';
+function isEmptyDir(dir: string): boolean {
   try {
-    text = readFileSync('/proc/self/mountinfo', 'utf8');
+    const listing = opendirSync(dir);
+    try {
+      return listing.readSync() === null;
+    } finally {
+      listing.closeSync();
+    }
   } catch {
-    return [];
+    return false;
   }
-  const found: { point: string; type: string }[] = [];
-  for (const line of text.split('\n')) {
-    const [left, right] = line.split(' - ');
-    const point = left?.split(' ')[4];
-    if (point === undefined || right === undefined) continue;
-    // Octal escapes such as `\040` (a space) decoded.
-    const decoded = point.replace(/\\([0-7]{3})/g, (_, code: string) =>
-      String.fromCharCode(parseInt(code, 8)),
-    );
-    found.push({ point: decoded, type: right.split(' ')[0] ?? '' });
-  }
-  return found;
-}
-
-function isMountPoint(dir: string): boolean {
-  return mounts().some((m) => m.point === dir);
 }

@@ -1,0 +1,191 @@
+/**
+ * Spare workspace file systems (`--workspace-quota` as root): a server keeps two ext4 images
+ * loop-mounted ahead of need, and a new agent's workspace is one of them, moved into place,
+ * with the owner, mode, mount options and quota a workspace made the slow way has. A
+ * replacement is made after. Spares nobody took are unmounted and removed when the server
+ * stops and when it is killed with SIGKILL, and a killed run's leftovers are swept at the
+ * next start on its data dir. Spares are mounted outside the workspace root (SPARE_MOUNT_DIR),
+ * so a root removed while a killed server's keeper still cleans never meets a mount.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKeyOf } from '../src/launch/choose-launcher.ts';
+import { mounts, mountsUnder } from '../src/launch/mount-table.ts';
+import { WorkspaceQuota } from '../src/launch/workspace-quota.ts';
+import { SPARE_MOUNT_DIR } from '../src/launch/workspace-spares.ts';
+import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
+
+const QUOTA = '20MiB';
+const QUOTA_BYTES = 20 * 1024 * 1024;
+const ADMIN = 'js_spares_admin_token';
+/** Two server starts from source and a dozen mounts, on a busy machine. */
+const TEST_TIMEOUT_MS = 180_000;
+const POLL = { timeout: 30_000, interval: 100 };
+const IS_ROOT = process.getuid?.() === 0;
+const CI = process.env.CI === 'true' || process.env.CI === '1';
+
+let scratch: string;
+let dataDir: string;
+let root: string;
+let quotaDir: string;
+const running: Serving[] = [];
+
+/** Whether the quota can be held here; says why not, and fails under CI as root. */
+function quotaApplies(): boolean {
+  const quota = WorkspaceQuota.detect({
+    bytes: QUOTA_BYTES,
+    root,
+    shared: false,
+    runKey: 'spares-check',
+  });
+  if (IS_ROOT && !('why' in quota)) return true;
+  process.stdout.write(`workspace spares: NOT RUN — ${'why' in quota ? quota.why : 'not root'}\n`);
+  expect(IS_ROOT && CI).toBe(false);
+  return false;
+}
+
+async function start(): Promise<Serving> {
+  const serving = await serve(
+    ['--data-dir', dataDir, '--workspace', root, '--workspace-quota', QUOTA, '--network', 'off'],
+    cleanEnv({ JUMPSEAT_TOKEN: ADMIN }),
+    // From source, on a machine that may be busy: a start can take a while.
+    { fromSource: true, startDeadlineMs: 60_000 },
+  );
+  running.push(serving);
+  return serving;
+}
+
+async function call(serving: Serving, agent: string, command: string): Promise<string> {
+  const response = await fetch(`${serving.origin}/api/agents/${agent}/bash`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ command }),
+  });
+  const body = (await response.json()) as { output?: string };
+  if (response.status !== 200) throw new Error(`${response.status}: ${JSON.stringify(body)}`);
+  return body.output ?? '';
+}
+
+/** The spare images (and their mount dirs) of the run key, or of one server's pid. */
+function spareFiles(pid?: number): string[] {
+  const prefix = `.spare-${runKeyOf(dataDir)}-${pid === undefined ? '' : `${pid}-`}`;
+  return readdirSync(quotaDir).filter((name) => name.startsWith(prefix));
+}
+
+function spareMounts(pid?: number): string[] {
+  return mountsUnder(
+    join(SPARE_MOUNT_DIR, `.spare-${runKeyOf(dataDir)}-${pid === undefined ? '' : `${pid}-`}`),
+  );
+}
+
+/** A pid no process has now: one of a process that has just ended. */
+function deadPid(): number {
+  const ended = spawnSync('true');
+  if (ended.pid === undefined) throw new Error('true did not start');
+  return ended.pid;
+}
+
+describe('spare workspace file systems', () => {
+  beforeAll(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'jumpseat-spares-'));
+    dataDir = join(scratch, 'data');
+    root = join(scratch, 'workspaces');
+    quotaDir = join(root, '.quota');
+    mkdirSync(root, { recursive: true });
+  });
+
+  afterAll(async () => {
+    for (const serving of running) {
+      if (serving.process.exitCode === null && serving.process.signalCode === null) {
+        serving.process.kill('SIGKILL');
+        await serving.exited;
+      }
+    }
+    // Nothing may be left mounted under the scratch dir before it goes.
+    const prefix = join(SPARE_MOUNT_DIR, `.spare-${runKeyOf(dataDir)}-`);
+    for (const point of [...mountsUnder(scratch), ...mountsUnder(prefix)].reverse()) {
+      spawnSync('umount', ['-l', point]);
+    }
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it(
+    'gives a new agent a spare as its workspace, and none is left after a kill or a stop',
+    async () => {
+      if (!quotaApplies()) return;
+      // A killed run's spare, mounted, as its keeper would have left it had it died too.
+      mkdirSync(quotaDir, { recursive: true, mode: 0o700 });
+      mkdirSync(SPARE_MOUNT_DIR, { recursive: true, mode: 0o700 });
+      const name = `.spare-${runKeyOf(dataDir)}-${deadPid()}-1.ext4`;
+      const leftover = join(quotaDir, name);
+      const leftoverMount = join(SPARE_MOUNT_DIR, `${name}.d`);
+      execFileSync('truncate', ['-s', '8M', leftover]);
+      execFileSync('mkfs.ext4', ['-q', '-F', leftover]);
+      mkdirSync(leftoverMount);
+      execFileSync('mount', ['-o', 'loop', leftover, leftoverMount]);
+
+      const first = await start();
+      const pid = first.process.pid ?? 0;
+      // The leftover is swept, and two spares of this server are made.
+      await expect
+        .poll(() => existsSync(leftover) || existsSync(`${leftover}.d`), POLL)
+        .toBe(false);
+      await expect.poll(() => spareMounts(pid).length, POLL).toBe(2);
+      expect(spareMounts().length).toBe(2);
+      const before = spareMounts(pid);
+      const spareDevices = before.map((point) => mounts().find((m) => m.point === point)?.device);
+
+      // A new, empty workspace: one of the spares.
+      expect(await call(first, 'newcomer', 'ls -A | wc -l')).toBe('0');
+      const workspace = join(root, 'newcomer');
+      const mounted = mounts().find((m) => m.point === workspace);
+      expect(mounted?.type).toBe('ext4');
+      expect(spareDevices).toContain(mounted?.device);
+      expect(mounted?.options).toEqual(expect.arrayContaining(['nosuid', 'nodev']));
+      expect(existsSync(join(quotaDir, 'newcomer.ext4'))).toBe(true);
+      // Its own room: the quota's size, and full at it.
+      expect(await call(first, 'newcomer', 'head -c 30M /dev/zero > fill')).toBe(
+        "head: error writing 'standard output': No space left on device\n[exit code: 1]",
+      );
+      const size = Number(await call(first, 'newcomer', 'df -B1 --output=size . | tail -n 1'));
+      expect(size).toBeLessThanOrEqual(QUOTA_BYTES);
+      expect(size).toBeGreaterThan(QUOTA_BYTES / 2);
+      expect(await call(first, 'newcomer', 'rm fill && echo kept > kept && cat kept')).toBe('kept');
+
+      // The same owner and mode as a workspace whose file system was made the slow way (it
+      // held a file, so it got no spare), made with the mode the server gives a workspace.
+      const slow = join(root, 'slow');
+      mkdirSync(slow, { mode: statSync(workspace).mode & 0o777 });
+      execFileSync('touch', [join(slow, 'held')]);
+      expect(await call(first, 'slow', 'ls')).toBe('held');
+      const [taken, made] = [statSync(workspace), statSync(slow)];
+      expect([taken.uid, taken.gid, taken.mode]).toEqual([made.uid, made.gid, made.mode]);
+      expect(mounts().find((m) => m.point === slow)?.type).toBe('ext4');
+
+      // A replacement is made: two spares again, one of them new.
+      await expect.poll(() => spareMounts(pid).length, POLL).toBe(2);
+      expect(spareMounts(pid).filter((point) => !before.includes(point)).length).toBe(1);
+
+      // Killed with SIGKILL: the keeper removes the spares nobody took.
+      first.process.kill('SIGKILL');
+      await first.exited;
+      await expect.poll(() => spareMounts().length + spareFiles().length, POLL).toBe(0);
+
+      // The next start finds the workspace as it was; a stop leaves nothing mounted.
+      const second = await start();
+      expect(await call(second, 'newcomer', 'cat kept')).toBe('kept');
+      await expect.poll(() => spareMounts(second.process.pid).length, POLL).toBe(2);
+      second.process.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+      expect(mountsUnder(`${root}/`)).toEqual([]);
+      expect(spareMounts()).toEqual([]);
+      expect(spareFiles()).toEqual([]);
+      expect(readdirSync(SPARE_MOUNT_DIR).filter((n) => n.includes(runKeyOf(dataDir)))).toEqual([]);
+      expect(existsSync(join(quotaDir, 'newcomer.ext4'))).toBe(true);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
