@@ -277,6 +277,45 @@ sleep 0.5`,
       .toBe(pastasBefore);
   });
 
+  it('leaves no pasta behind when the server is killed with SIGKILL', {
+    timeout: 90_000,
+  }, async () => {
+    // pasta outlives its namespace here: before the reaper, a killed server's pastas ran on
+    // until the next start on its data dir, and for ever without one.
+    const root = mkdtempSync(join(tmpdir(), 'jumpseat-net-killed-'));
+    const dataDir = join(root, 'data');
+    const token = 'js_network-test-killed-admin-token-0123456789';
+    let serving: Serving | undefined;
+    try {
+      mkdirSync(join(root, 'workspace'));
+      serving = await serve(
+        // No quota: its mounts are not what this is about.
+        ['--data-dir', dataDir, '--workspace', join(root, 'workspace'), '--workspace-quota', 'off'],
+        cleanEnv({ JUMPSEAT_TOKEN: token }),
+        { fromSource: true, startDeadlineMs: 60_000 },
+      );
+      const key = runKeyOf(dataDir);
+      for (const agent of ['erin', 'frank', 'grace']) {
+        const response = await fetch(`${serving.origin}/api/agents/${agent}/bash`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ command: 'true' }),
+        });
+        expect(response.status).toBe(200);
+      }
+      // Its shells' pastas and its spares' run now.
+      expect((await pastasOf(key)).length).toBeGreaterThanOrEqual(3);
+      serving.process.kill('SIGKILL');
+      await serving.exited;
+      await expect.poll(async () => (await taggedOf(key)).length, { timeout: 20_000 }).toBe(0);
+    } finally {
+      if (serving?.process.exitCode === null && serving.process.signalCode === null) {
+        serving.process.kill('SIGKILL');
+      }
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it.runIf(process.getuid?.() === 0)(
     "gives an unprivileged server's shells the same: egress, and not its own port",
     { timeout: NOBODY_START_MS + 60_000 },

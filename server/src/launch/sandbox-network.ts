@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SERVER_PID_VARIABLE, startPastaReaper } from './pasta-reaper.ts';
 import { hostPrelude } from './prelude.ts';
 
 export const NETWORK_MODES = ['on', 'off', 'host'] as const;
@@ -166,10 +167,16 @@ function startPasta(
     ...['--pid', pidFile],
   ];
   const [file, ...rest] = hostPrelude(cgroupProcFiles, [options.pasta, ...args]);
+  // Should this server die unstopped, its pastas go with it (pasta-reaper.ts).
+  startPastaReaper(NETWORK_TAG_VARIABLE, options.runKey);
   return new Promise((resolve, reject) => {
     const child = spawn(file as string, rest, {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [NETWORK_TAG_VARIABLE]: options.runKey },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        [NETWORK_TAG_VARIABLE]: options.runKey,
+        [SERVER_PID_VARIABLE]: String(process.pid),
+      },
     });
     let said = '';
     child.stderr?.setEncoding('utf8').on('data', (text: string) => {
