@@ -3,8 +3,8 @@
  * loop-mounted ahead of need, and a new agent's workspace is one of them, moved into place,
  * with the owner, mode, mount options and quota a workspace made the slow way has. A
  * replacement is made after. Spares nobody took are unmounted and removed when the server
- * stops and when it is killed with SIGKILL, and a killed run's leftovers are swept at the
- * next start on its data dir. Spares are mounted outside the workspace root (SPARE_MOUNT_DIR),
+ * stops and when it is killed with SIGKILL (and then its workspaces are unmounted too), and a
+ * killed run's leftovers are swept at the next start on its data dir. Spares are mounted outside the workspace root (SPARE_MOUNT_DIR),
  * so a root removed while a killed server's keeper still cleans never meets a mount.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeyOf } from '../src/launch/choose-launcher.ts';
 import { mounts, mountsUnder } from '../src/launch/mount-table.ts';
+import { SPARE_MOUNT_DIR } from '../src/launch/quota-keeper.ts';
 import { WorkspaceQuota } from '../src/launch/workspace-quota.ts';
-import { SPARE_MOUNT_DIR } from '../src/launch/workspace-spares.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 
 const QUOTA = '20MiB';
@@ -169,10 +169,12 @@ describe('spare workspace file systems', () => {
       await expect.poll(() => spareMounts(pid).length, POLL).toBe(2);
       expect(spareMounts(pid).filter((point) => !before.includes(point)).length).toBe(1);
 
-      // Killed with SIGKILL: the keeper removes the spares nobody took.
+      // Killed with SIGKILL: the keeper removes the spares nobody took, and unmounts the
+      // workspaces (a server killed and never started again leaves no mounts).
       first.process.kill('SIGKILL');
       await first.exited;
       await expect.poll(() => spareMounts().length + spareFiles().length, POLL).toBe(0);
+      await expect.poll(() => mountsUnder(`${root}/`), POLL).toEqual([]);
 
       // The next start finds the workspace as it was; a stop leaves nothing mounted.
       const second = await start();

@@ -5,16 +5,17 @@
  *
  * The image is a sparse file under `<workspace root>/.quota/` (hidden from every sandbox with
  * the root), made once per workspace by copying a template file system (made once per size),
- * mounted the first time a shell of that workspace starts and kept mounted across shells and
- * across a killed server's restarts; unmounted at shutdown. The mounting runs in the shell's
+ * mounted the first time a shell of that workspace starts and kept mounted across shells;
+ * unmounted at shutdown, or by the run's quota keeper (quota-keeper.ts) when the server dies
+ * without one. New workspaces take a spare file system the keeper made ahead of need. The mounting runs in the shell's
  * own start-up process (a step before bubblewrap), never on the server's event loop.
  */
 import { existsSync, mkdirSync, opendirSync, realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { isMountPoint, mounts } from './mount-table.ts';
+import { QuotaKeeper, SPARE_MOUNT_DIR, type Spare } from './quota-keeper.ts';
 import { unmountMany } from './unmount.ts';
-import { SPARE_MOUNT_DIR, type Spare, WorkspaceSpares } from './workspace-spares.ts';
 
 /** Below the workspace root: a name no agent id (`^[A-Za-z0-9]…`) can take. */
 export const QUOTA_DIR_NAME = '.quota';
@@ -40,7 +41,7 @@ const STEP = [
   'flock 9 || fail "cannot lock $image"',
   'if ! mountpoint -q "$dir"; then',
   '  read -r owner mode < <(stat -c "%u:%g %a" "$dir") && [ -n "$mode" ] || fail "cannot read $dir"',
-  // A spare (workspace-spares.ts), given only for a new, empty workspace: its image becomes
+  // A spare (quota-keeper.ts), given only for a new, empty workspace: its image becomes
   // the workspace's, and its mount moves onto the workspace.
   '  if [ -n "$spare" ] && [ ! -e "$image" ] && mv "$spare" "$image"; then',
   '    if ! mount --bind "$at" "$dir"; then umount -l "$at"; fail "cannot mount $image"; fi',
@@ -58,6 +59,11 @@ const STEP = [
   '      fi',
   '      mv "$image.new" "$image" || fail "cannot make $image"',
   '    fi',
+  // A killed run's mount of it, detached by its keeper, may live on in a process that has
+  // not ended yet: never a second mount of the same file system.
+  '    if [ -x /sbin/losetup ] && [ -n "$(/sbin/losetup -j "$image")" ]; then',
+  '      sleep 1; [ -z "$(/sbin/losetup -j "$image")" ] || fail "$image is still in use by a process of an earlier run"',
+  '    fi',
   '    mount -o loop,nosuid,nodev "$image" "$dir" || fail "cannot mount $image"',
   '    rmdir "$dir/lost+found" 2>/dev/null',
   '  fi',
@@ -74,7 +80,7 @@ export class WorkspaceQuota {
   private readonly stepped = new Set<string>();
   /** The spare each new workspace was given: its later shells' steps name the same one. */
   private readonly taken = new Map<string, Spare>();
-  private readonly spares: WorkspaceSpares;
+  private readonly keeper: QuotaKeeper;
 
   private constructor(
     private readonly root: string,
@@ -82,7 +88,7 @@ export class WorkspaceQuota {
     private readonly mkfs: string,
     runKey: string,
   ) {
-    this.spares = new WorkspaceSpares({
+    this.keeper = new QuotaKeeper({
       dir: this.imageDir,
       runKey,
       template: this.template,
@@ -100,7 +106,7 @@ export class WorkspaceQuota {
     readonly bytes: number | undefined;
     readonly root: string;
     readonly shared: boolean;
-    /** Names this server's spare file systems (workspace-spares.ts) across its runs. */
+    /** Names this server's spare file systems (quota-keeper.ts) across its runs. */
     readonly runKey: string;
   }): WorkspaceQuota | { why: string } {
     if (settings.bytes === undefined) return { why: 'turned off (--workspace-quota off)' };
@@ -138,7 +144,7 @@ export class WorkspaceQuota {
 
   /** Starts keeping spare file systems for new workspaces (after the start-up sweep). */
   armSpares(): void {
-    this.spares.arm();
+    this.keeper.arm();
   }
 
   /** `command` preceded by the step that mounts `workspace`'s file system when it is not yet. */
@@ -146,12 +152,15 @@ export class WorkspaceQuota {
     if (this.mounted.has(workspace)) return [...command];
     if (isMountPoint(workspace)) {
       this.mounted.add(workspace);
+      // Found mounted (a killed run's): this run's now, for the keeper.
+      if (!this.stepped.has(workspace)) this.keeper.claim(workspace);
       return [...command];
     }
     const name = relative(this.root, workspace).split('/').join('%');
     const image = join(this.imageDir, `${name}.ext4`);
     const spare = this.taken.get(workspace) ?? this.spareFor(workspace, image);
     // Seen as mounted by the next shell's check, once this one's step has run.
+    if (!this.stepped.has(workspace)) this.keeper.claim(workspace);
     this.stepped.add(workspace);
     return [
       'bash',
@@ -178,7 +187,7 @@ export class WorkspaceQuota {
    */
   private spareFor(workspace: string, image: string): Spare | null {
     if (this.stepped.has(workspace) || existsSync(image) || !isEmptyDir(workspace)) return null;
-    const spare = this.spares.take();
+    const spare = this.keeper.take();
     if (spare !== null) this.taken.set(workspace, spare);
     return spare;
   }
@@ -189,7 +198,7 @@ export class WorkspaceQuota {
    */
   async unmountAll(): Promise<void> {
     // The spares nobody took first: their keeper unmounts and removes them.
-    await this.spares.close();
+    await this.keeper.close();
     const ours = new Set([...this.mounted, ...this.stepped]);
     // Workspaces are `<root>/<agent>` and `<root>/_people/<id>`: an ext4 there is one of ours.
     const isWorkspace = (point: string, type: string): boolean => {

@@ -3,11 +3,12 @@
  * real process started from source, in a temporary directory of the test's own. Every
  * process is ended by the test (by pid) and the directory removed.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mountsUnder } from '../../src/launch/mount-table.ts';
 import { cleanEnv, REPO, type Serving, serve } from './cli-process.ts';
 
 /** Starting node with tsx and the engine under load (other suites beside) takes a while. */
@@ -215,9 +216,10 @@ export class HostCluster {
   async close(): Promise<void> {
     const children = [...this.hosts.map((host) => host.process), this.controlPlane?.process];
     await Promise.all(children.map((child) => stopProcess(child)));
-    // A host killed with SIGKILL could not unmount its workspaces' quota file systems.
-    for (const point of mountsUnder(this.root)) {
-      execFileSync('umount', ['-l', point], { stdio: 'pipe' });
+    // A host killed with SIGKILL leaves its workspaces' unmounting to its quota keeper, which
+    // may not have come round to it yet (or may have died with it).
+    for (const point of mountsUnder(`${this.root}/`).reverse()) {
+      spawnSync('umount', ['-l', point], { stdio: 'ignore' });
     }
     rmSync(this.root, { recursive: true, force: true });
   }
@@ -251,14 +253,4 @@ export async function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
-}
-
-/** Mount points at or below `dir` (deepest first). */
-function mountsUnder(dir: string): string[] {
-  return readFileSync('/proc/self/mounts', 'utf8')
-    .split('\n')
-    .map((line) => line.split(' ')[1] ?? '')
-    .map((field) => field.replace(/\\040/g, ' '))
-    .filter((point) => point === dir || point.startsWith(`${dir}/`))
-    .sort((a, b) => b.length - a.length);
 }

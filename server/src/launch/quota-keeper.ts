@@ -11,6 +11,10 @@
  * died, even by SIGKILL) the keeper unmounts and removes the spares nobody took, and ends.
  * At its start it removes those a killed keeper of this data dir left (its own server dead).
  *
+ * The keeper also holds the workspaces this run mounted (`mine` lines): when the server dies
+ * without a stop, it unmounts them, so a server killed and never started again leaves no
+ * mounts behind (a stop unmounts them itself and tells the keeper so first).
+ *
  * A spare is `<quota dir>/.spare-<run key>-<server pid>-<n>.ext4`, mounted at the same name
  * with `.d` in SPARE_MOUNT_DIR (nosuid, nodev; without ext4's lost+found). The quota dir is the
  * server's alone (0700, hidden from every sandbox), and a name starting with a dot is no
@@ -61,12 +65,21 @@ const KEEPER = [
   '  rmdir "$at/$1.d/lost+found" 2>/dev/null',
   '  return 0',
   '}',
-  'n=0',
-  'while read -r what; do',
-  '  [ "$what" = make ] || continue',
-  '  n=$((n + 1)); name=".spare-$key-$server-$n.ext4"',
-  '  if make "$name"; then echo "ready $dir/$name $at/$name.d"; else clean "$name"; echo failed; fi',
+  'n=0 mine=() stopped=',
+  'while read -r what path; do',
+  '  case $what in',
+  '    make)',
+  '      n=$((n + 1)); name=".spare-$key-$server-$n.ext4"',
+  '      if make "$name"; then echo "ready $dir/$name $at/$name.d"; else clean "$name"; echo failed; fi ;;',
+  '    mine) mine+=("$path") ;;',
+  '    stop) stopped=1 ;;',
+  '  esac',
   'done',
+  // The server died unstopped (a stop unmounts them itself, and says so first): the
+  // workspaces it mounted go too, lazily (a process left in one keeps it until it ends).
+  'if [ -z "$stopped" ]; then',
+  '  for workspace in "${mine[@]}"; do mountpoint -q "$workspace" && umount -l "$workspace"; done',
+  'fi',
   // The server is gone or stopping: what nobody took goes (a taken spare was renamed and
   // its mount moved; a step cut short left its mount, which goes too).
   'for left in "$dir/.spare-$key-$server-"* "$at/.spare-$key-$server-"*; do',
@@ -99,8 +112,8 @@ export interface Spare {
 /** Where a root server's spares are mounted (made by the keeper, 0700). */
 export const SPARE_MOUNT_DIR = '/run/jumpseat-spares';
 
-/** Spare images, each loop-mounted at its own path plus `.d`. */
-export class WorkspaceSpares {
+/** The keeper of a run's quota mounts: the spares it makes, and the workspaces it was told of. */
+export class QuotaKeeper {
   private readonly ready: Spare[] = [];
   private keeper: ChildProcess | null = null;
   private making = false;
@@ -163,13 +176,24 @@ export class WorkspaceSpares {
   }
 
   /**
+   * `workspace` is mounted by this run (or found mounted): should the server die without a
+   * stop, the keeper unmounts it. A path the line protocol cannot carry is left mounted (the
+   * next start on this data dir finds it mounted and uses it, as before there was a keeper).
+   */
+  claim(workspace: string): void {
+    if (this.keeper === null) this.arm();
+    if (/[\n\r]/.test(workspace) || this.keeper?.stdin?.writable !== true) return;
+    this.keeper.stdin.write(`mine ${workspace}\n`);
+  }
+
+  /**
    * Makes no more, and waits until the keeper has unmounted and removed every spare nobody
-   * took (the server stops).
+   * took (the server stops; it unmounts its workspaces itself).
    */
   async close(): Promise<void> {
     this.closed = true;
     if (this.refillTimer !== null) clearTimeout(this.refillTimer);
-    this.keeper?.stdin?.end();
+    if (this.keeper?.stdin?.writable === true) this.keeper.stdin.end('stop\n');
     await this.exited;
   }
 
