@@ -6,7 +6,7 @@
  * list the host `draining`; an undrain on the other lifts it on both; a drain survives a
  * restart of both replicas and the host's re-join; while PostgreSQL is away a drain answers
  * 503 DATABASE_UNAVAILABLE and changes nothing anywhere; a forget on one replica is a forget on
- * both, and takes the drain with it.
+ * both, and takes the drain with it. Each replica's /metrics counts only the hosts it holds.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,4 +191,29 @@ describe.runIf(TEST_DATABASE_URL !== '')('hosts drained and forgotten across rep
     },
     2 * PROCESS_START_MS,
   );
+
+  it('/metrics counts a host and its shells only on the replica holding its link', async () => {
+    expect(await a.call('counted', 'echo counted')).toEqual({ status: 200, output: 'counted' });
+    const held = { a: 'h1', b: 'h2' } as const;
+    for (const [cluster, name] of [
+      [a, held.a],
+      [b, held.b],
+    ] as const) {
+      const metrics = await (await cluster.request('/metrics')).text();
+      expect(metrics).toContain('jumpseat_hosts{state="connected"} 1');
+      const shells = [...metrics.matchAll(/^jumpseat_host_shells\{host="([^"]+)"\} (\d+)$/gm)];
+      expect(shells.map((match) => match[1])).toEqual([name]);
+    }
+    // Each host's live shells, as every replica lists them, are counted once: on its holder.
+    const live = (await a.sessions()).filter((s) => s.state !== 'exited');
+    for (const [cluster, name] of [
+      [a, held.a],
+      [b, held.b],
+    ] as const) {
+      const count = live.filter((s) => s.host === name).length;
+      expect(await (await cluster.request('/metrics')).text()).toContain(
+        `jumpseat_host_shells{host="${name}"} ${count}`,
+      );
+    }
+  });
 });

@@ -128,7 +128,7 @@ export function buildApp(options: AppOptions) {
   app.decorate('metrics', metrics);
   const observed = metrics.observe(tools);
   const control = options.control;
-  if (control !== undefined) metrics.observeHosts(() => control.directory.list());
+  if (control !== undefined) metrics.observeHosts(() => control.directory.heldList());
   const logged = tools.onCallFinished((call) => app.log.info({ call }, 'call finished'));
   app.addHook('onClose', async () => {
     observed.dispose();

@@ -225,6 +225,15 @@ export class HostDirectory {
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /**
+   * The hosts whose link this replica holds, or held last (unreachable here, not reached
+   * through another replica since): what its metrics count, so that a sum over the replicas
+   * counts each host once (docs/high-availability.md).
+   */
+  heldList(): HostInfo[] {
+    return this.list().filter((info) => this.hosts.get(info.name)?.via === null);
+  }
+
   /** Ends every link (the control plane stops; the hosts and their shells live on). */
   close(): void {
     for (const host of this.hosts.values()) {
