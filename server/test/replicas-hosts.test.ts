@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseCut } from './support/database-cut.ts';
 import { HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+import { hostOf } from './support/session-info.ts';
 import {
   createTestDatabase,
   TEST_DATABASE_URL,
@@ -58,11 +59,6 @@ async function hostAction(
   const response = await cluster.request(path, { method });
   const text = await response.text();
   return { status: response.status, body: text === '' ? null : JSON.parse(text) };
-}
-
-/** The host an agent's (only) shell runs on, as `cluster` lists it. */
-async function hostOf(cluster: HostCluster, agent: string): Promise<string | undefined> {
-  return (await cluster.sessions()).find((s) => s.agent === agent && s.state !== 'exited')?.host;
 }
 
 async function health(cluster: HostCluster): Promise<string> {
