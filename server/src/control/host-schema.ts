@@ -1,5 +1,6 @@
 /**
- * The hosts' tables, on both engines: drains and forgets (host-drains-*.ts). PostgreSQL's steps are listed with every area's in
+ * The hosts' tables, on both engines: drains and forgets (host-drains-*.ts) and each agent's
+ * last placement (host-placements-*.ts). PostgreSQL's steps are listed with every area's in
  * database/schema.ts; SQLite's live in a file of their own in the data dir (`hosts.db`), so the
  * history file's schema never depends on the control plane's.
  */
@@ -29,6 +30,22 @@ export const HOST_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    name: 'hosts-3',
+    sql: `
+      -- Where each agent's shell of a dialect was placed last; claim grows at each placement,
+      -- so two replicas placing the same new shell at once cannot both win (host-placements.ts).
+      CREATE TABLE host_placements (
+        agent TEXT NOT NULL,
+        dialect TEXT NOT NULL,
+        host TEXT NOT NULL,
+        claim BIGINT NOT NULL,
+        placed_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (agent, dialect)
+      );
+      CREATE INDEX host_placements_host ON host_placements (host);
+    `,
+  },
 ];
 
 /** `hosts.db` (SQLite, one control plane's own): the same facts, without forgets' numbers
@@ -41,6 +58,20 @@ export const HOST_SQLITE_MIGRATIONS: readonly Migration[] = [
         name TEXT PRIMARY KEY,
         drained_at TEXT NOT NULL
       );
+    `,
+  },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE host_placements (
+        agent TEXT NOT NULL,
+        dialect TEXT NOT NULL,
+        host TEXT NOT NULL,
+        claim INTEGER NOT NULL,
+        placed_at TEXT NOT NULL,
+        PRIMARY KEY (agent, dialect)
+      );
+      CREATE INDEX host_placements_host ON host_placements (host);
     `,
   },
 ];

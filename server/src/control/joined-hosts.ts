@@ -16,6 +16,7 @@ import {
 } from '../../../shared/src/link.ts';
 import { type Disposable, Emitter } from '../pty/disposable.ts';
 import { type HostDrains, MemoryHostDrains } from './host-drains.ts';
+import type { HostPlacements } from './host-placements.ts';
 import { JoinedHost, type LinkConnection, placementKey, RemoteShell } from './joined-host.ts';
 
 export { JoinedHost, type LinkConnection, placementKey, RemoteShell };
@@ -57,10 +58,14 @@ export class HostDirectory {
 
   private readonly forgets: Disposable;
 
-  /** `drains`: the admin's drains and forgets, this process's own unless shared (host-drains.ts). */
+  /**
+   * `drains`: the admin's drains and forgets, this process's own unless kept (host-drains.ts);
+   * `placements`: where agents' shells were placed last, when kept (host-placements.ts).
+   */
   constructor(
     readonly graceMs: number,
     readonly drains: HostDrains = new MemoryHostDrains(),
+    readonly placements: HostPlacements | null = null,
   ) {
     // Forgotten on another replica (or here): a host still linked would only join again.
     this.forgets = drains.onForget((name) => {
@@ -245,6 +250,7 @@ export class HostDirectory {
     for (const timer of this.creditTimers.values()) clearTimeout(timer);
     this.forgets.dispose();
     this.drains.close();
+    this.placements?.close();
   }
 
   /** Forgets a host that is gone: shells still waiting for it are lost now. */

@@ -10,12 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dialect } from '../../../shared/src/api.ts';
 import type { HostMessage } from '../../../shared/src/link.ts';
 import type { DialectSettings } from '../config/config.ts';
-import {
-  type ErrorSpec,
-  JUMPSEAT_ERR_CANCELLED,
-  JUMPSEAT_ERR_NOT_FOUND,
-  JumpseatError,
-} from '../errors.ts';
+import { JUMPSEAT_ERR_CANCELLED, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
 import { resetLine, shellLostLine } from '../tool/contract-text.ts';
 import { type EngineToolService, toolDefinition } from '../tool/create-tool-service.ts';
@@ -26,10 +21,7 @@ import type {
   ToolService,
 } from '../tool/tool-service.ts';
 import { type HostDirectory, type JoinedHost, placementKey } from './joined-hosts.ts';
-import { chooseHost } from './placement.ts';
-
-/** No joined host can take a new shell (the message says why). */
-export const JUMPSEAT_ERR_NO_HOST: ErrorSpec = { code: 'NO_HOST', status: 503 };
+import { ShellPlacer } from './shell-placer.ts';
 
 interface WaitingCall {
   readonly host: JoinedHost;
@@ -44,11 +36,13 @@ export class RemoteCalls {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly finished = new Emitter<FinishedCall>();
   private closed = false;
+  private readonly placer: ShellPlacer;
 
   constructor(
     private readonly directory: HostDirectory,
     private readonly settings: (dialect: Dialect) => DialectSettings,
   ) {
+    this.placer = new ShellPlacer(directory, directory.placements);
     directory.onHostLost.on((host) => {
       for (const [id, call] of this.waiting) {
         if (call.host !== host) continue;
@@ -201,19 +195,9 @@ export class RemoteCalls {
       });
       if (back && shell.alive) return shell.host;
     }
-    const candidates = [...this.directory.hosts.values()].map((host) => ({
-      name: host.name,
-      connected: host.connected,
-      draining: host.draining,
-      labels: host.labels,
-      dialects: host.dialects,
-      shells: host.liveShells() + this.starting(host),
-      capacity: host.capacity,
-      holdsWorkspace: host.workspaces.has(agent),
-    }));
-    const choice = chooseHost(candidates, dialect, placement?.labels ?? {});
-    if ('refusal' in choice) throw new JumpseatError(JUMPSEAT_ERR_NO_HOST, choice.refusal);
-    return this.directory.hosts.get(choice.host) as JoinedHost;
+    return this.placer.place(agent, dialect, placement?.labels ?? {}, (host) =>
+      this.starting(host),
+    );
   }
 
   /** Shells being started on `host` by calls in flight (not reported by the host yet). */

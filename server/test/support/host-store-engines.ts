@@ -11,6 +11,9 @@ import type Database from 'better-sqlite3';
 import type { HostDrains } from '../../src/control/host-drains.ts';
 import { PostgresHostDrains } from '../../src/control/host-drains-postgres.ts';
 import { SqliteHostDrains } from '../../src/control/host-drains-sqlite.ts';
+import type { HostPlacements } from '../../src/control/host-placements.ts';
+import { PostgresPlacements } from '../../src/control/host-placements-postgres.ts';
+import { SqlitePlacements } from '../../src/control/host-placements-sqlite.ts';
 import { openHostsSqlite } from '../../src/control/hosts-sqlite.ts';
 import { type DatabaseUrl, readDatabaseUrl } from '../../src/database/database-url.ts';
 import { PostgresDatabase } from '../../src/database/postgres-database.ts';
@@ -24,6 +27,8 @@ export interface HostStoreEngine {
   setUp(): Promise<void>;
   /** Drains over what this engine keeps; closed at tearDown. */
   drains(): Promise<HostDrains>;
+  /** Placements over what this engine keeps (a connection of their own); closed at tearDown. */
+  placements(): Promise<HostPlacements>;
   /** After each test: closes what was opened and removes the place. */
   tearDown(): Promise<void>;
 }
@@ -41,6 +46,11 @@ function sqlite(): HostStoreEngine {
       const drains = new SqliteHostDrains(file());
       opened.push(drains);
       return drains;
+    },
+    placements: async () => {
+      const placements = new SqlitePlacements(file());
+      opened.push(placements);
+      return placements;
     },
     tearDown: async () => {
       for (const each of opened.splice(0)) each.close();
@@ -71,6 +81,7 @@ function postgres(): HostStoreEngine {
       opened.push(drains);
       return drains;
     },
+    placements: async () => new PostgresPlacements(await connect()),
     tearDown: async () => {
       for (const each of opened.splice(0)) each.close();
       for (const database of databases.splice(0)) await database.close();
