@@ -157,7 +157,14 @@ export function buildApp(options: AppOptions) {
   const followed = options.control?.directory.onShellHeld.on((shell) =>
     history.follow(shell.story),
   );
-  app.addHook('onClose', async () => followed?.dispose());
+  // A host whose link moved to another replica: that one records its shells from now on.
+  const letGo = options.control?.directory.onLetGo.on((host) => {
+    for (const shell of host.shells.values()) void history.unfollow(shell.id);
+  });
+  app.addHook('onClose', async () => {
+    followed?.dispose();
+    letGo?.dispose();
+  });
   // The stop's time is each own shell's end, on record before ending them all takes its time.
   app.addHook('preClose', async () => history.stopping());
   const storageReports = [

@@ -29,7 +29,8 @@ const CREDIT_FLUSH_MS = 10;
 /** What a host's shell id may be (the engine's are UUIDs). */
 const SHELL_ID = /^[A-Za-z0-9-]{1,100}$/;
 
-export type JoinAnswer = { host: JoinedHost } | { refusal: string; code: number };
+/** `moved`: the host's link was held here and is now another replica's (its newer link). */
+export type JoinAnswer = { host: JoinedHost; moved: boolean } | { refusal: string; code: number };
 
 export class HostDirectory {
   readonly hosts = new Map<string, JoinedHost>();
@@ -46,6 +47,12 @@ export class HostDirectory {
    * into the database the replicas share.
    */
   readonly onShellHeld = new Emitter<RemoteShell>();
+  /**
+   * A host whose link this replica held is reached through another replica now: its newer
+   * link went there (the load balancer chose it) while this one lives. Its shells are that
+   * replica's to record from now on.
+   */
+  readonly onLetGo = new Emitter<JoinedHost>();
   /** A host's link ended (dropped, replaced by a newer one, or the control plane stops):
    *  what streamed over it (a saved output) cannot go on. */
   readonly onLinkDown = new Emitter<JoinedHost>();
@@ -92,14 +99,16 @@ export class HostDirectory {
       };
     }
     let host = this.hosts.get(token.name);
-    const refusal = host === undefined ? undefined : relayRefusal(host, token.id, via);
+    const refusal = host === undefined ? undefined : relayRefusal(host, token.id, via, hello.link);
     if (refusal !== undefined) return { refusal, code: LINK_CLOSE.replaced };
     if (host === undefined) {
       host = new JoinedHost(token.name, token.id, this.drains);
       this.hosts.set(host.name, host);
     }
     const nowHeld = via === null && host.via !== null;
+    const letGo = via !== null && host.via === null && host.link !== undefined;
     host.via = via;
+    host.link = hello.link;
     host.tokenId = token.id;
     host.replica = this.replicaId;
     // The newer link wins: the old one is a dead socket the silence check has not caught yet.
@@ -120,6 +129,7 @@ export class HostDirectory {
     this.adopt(host, hello.shells, true);
     if (nowHeld)
       for (const shell of host.shells.values()) if (shell.alive) this.onShellHeld.fire(shell);
+    if (letGo) this.onLetGo.fire(host);
     connection.send({
       type: 'welcome',
       version,
@@ -130,7 +140,7 @@ export class HostDirectory {
       lost: [...host.lost],
     });
     host.onBackOrLost.fire(true);
-    return { host };
+    return { host, moved: letGo };
   }
 
   /** The host's link closed: its shells wait for it for the grace period. */
@@ -383,11 +393,19 @@ export class HostDirectory {
 
 /**
  * Why a (re)join of a known host is refused: a host linked here directly is not taken over by
- * another replica's relay of it (a stale one), and a direct join must come with the host's
- * token. Relays come from replicas that checked the host's token themselves.
+ * another replica's relay of it, unless the relay carries a newer link of the host (the host
+ * re-linked there; the link held here is a dead socket the silence check has not caught yet),
+ * and a direct join must come with the host's token. Relays come from replicas that checked
+ * the host's token themselves.
  */
-function relayRefusal(host: JoinedHost, tokenId: string, via: string | null): string | undefined {
-  if (via !== null && host.via === null && host.connected) {
+function relayRefusal(
+  host: JoinedHost,
+  tokenId: string,
+  via: string | null,
+  link: number | undefined,
+): string | undefined {
+  const newer = link !== undefined && host.link !== undefined && link > host.link;
+  if (via !== null && host.via === null && host.connected && !newer) {
     return `host ${host.name} is linked to this replica itself`;
   }
   if (via === null && host.via === null && host.tokenId !== tokenId) {

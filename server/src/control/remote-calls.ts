@@ -27,6 +27,8 @@ interface WaitingCall {
   readonly host: JoinedHost;
   readonly agent: string;
   readonly dialect: Dialect;
+  /** Kept to offer the call again where its host's link moved (`hostReturned`). */
+  readonly command: string;
   readonly signal: AbortSignal;
   readonly settle: (answer: { text: string; lost: boolean } | JumpseatError) => void;
 }
@@ -55,28 +57,39 @@ export class RemoteCalls {
     });
   }
 
-  /** An answer from a host's link. */
+  /** An answer from a host's link; whether a call here waited for it. */
   answered(
     host: JoinedHost,
     message: Extract<HostMessage, { type: 'call_result' | 'call_error' }>,
-  ): void {
+  ): boolean {
     const call = this.waiting.get(message.callId);
-    if (call === undefined) return; // a call this control plane no longer waits for
+    if (call === undefined) return false; // a call this control plane no longer waits for
     // Only the host the call was placed on answers it: another host's token never settles it.
-    if (call.host !== host) return;
+    if (call.host !== host) return false;
     this.waiting.delete(message.callId);
     call.settle(
       message.type === 'call_result'
         ? { text: message.output, lost: false }
         : new JumpseatError({ code: message.code, status: message.status }, message.message),
     );
+    return true;
   }
 
-  /** A host came back: calls it no longer knows of (their start never reached it) fail. */
-  hostReturned(host: JoinedHost, knownCalls: readonly string[]): void {
+  /**
+   * A host came back: calls it no longer knows of (their start never reached it) fail. When
+   * its link `moved` to another replica, that replica does not know this one's calls: each is
+   * offered to it again (same id; the host runs a call once, and the replica answers one whose
+   * answer it was handed already).
+   */
+  hostReturned(host: JoinedHost, knownCalls: readonly string[], moved = false): void {
     const known = new Set(knownCalls);
     for (const [id, call] of this.waiting) {
       if (call.host !== host) continue;
+      if (moved && !known.has(id)) {
+        const { agent, dialect, command } = call;
+        host.connection?.send({ type: 'call_start', callId: id, agent, dialect, command });
+        known.add(id);
+      }
       if (known.has(id)) {
         // Cancelled while the host was away: it hears of it now.
         if (call.signal.aborted) host.connection?.send({ type: 'call_cancel', callId: id });
@@ -229,6 +242,7 @@ export class RemoteCalls {
         host,
         agent,
         dialect,
+        command,
         signal,
         settle: (answer) => {
           signal.removeEventListener('abort', onAbort);
