@@ -126,6 +126,10 @@ export class HostDirectory {
     host.engineVersion = hello.engineVersion;
     host.protocol = version;
     host.workspaces = new Set(hello.workspaces);
+    // A replica relaying the host never ends a shell because this one gave up on it (its
+    // replica link stayed down past the grace period): the shells it lists live, and are
+    // taken back here, not refused as lost.
+    if (via !== null) host.lost.clear();
     this.adopt(host, hello.shells, true);
     if (nowHeld)
       for (const shell of host.shells.values()) if (shell.alive) this.onShellHeld.fire(shell);
@@ -299,6 +303,8 @@ export class HostDirectory {
       }
       const shell = new RemoteShell(tagged, offset, host);
       if (shell.alive) {
+        // Taken back after it was given up here: listed once, live.
+        this.ended = this.ended.filter((ended) => ended.id !== info.id);
         host.shells.set(info.id, shell);
         this.onShellAdopted.fire(shell);
         if (host.via === null) this.onShellHeld.fire(shell);
@@ -373,7 +379,8 @@ export class HostDirectory {
     host.graceTimer = undefined;
     const now = new Date().toISOString();
     for (const shell of [...host.shells.values()]) {
-      if (shell.alive) host.lost.add(shell.id);
+      // A relayed host is not told to end them: the replica holding its link keeps them.
+      if (shell.alive && host.via === null) host.lost.add(shell.id);
       shell.info = {
         ...shell.info,
         state: 'exited',

@@ -67,6 +67,11 @@ export class TcpForwarder {
     this.sockets.clear();
   }
 
+  /** Takes new connections again at once (ends a `cut` early). */
+  restore(): void {
+    this.refusingUntil = 0;
+  }
+
   /** Where it listens. */
   get port(): number {
     const address = this.server.address();
