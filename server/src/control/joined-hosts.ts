@@ -29,7 +29,7 @@ const CREDIT_FLUSH_MS = 10;
 /** What a host's shell id may be (the engine's are UUIDs). */
 const SHELL_ID = /^[A-Za-z0-9-]{1,100}$/;
 
-/** `moved`: the host's link was held here and is now another replica's (its newer link). */
+/** `moved`: the host is reached through another replica than before (its link moved). */
 export type JoinAnswer = { host: JoinedHost; moved: boolean } | { refusal: string; code: number };
 
 export class HostDirectory {
@@ -106,7 +106,12 @@ export class HostDirectory {
       this.hosts.set(host.name, host);
     }
     const nowHeld = via === null && host.via !== null;
-    const letGo = via !== null && host.via === null && host.link !== undefined;
+    // Known before (a host new here has no link number yet): this replica held its link and
+    // lets it go, or reached it through another replica and reaches it through this one now.
+    // Either way the replica relaying it now does not know this one's calls in flight there.
+    const known = host.link !== undefined;
+    const letGo = via !== null && host.via === null && known;
+    const moved = via !== null && host.via !== via && known;
     host.via = via;
     host.link = hello.link;
     host.tokenId = token.id;
@@ -144,7 +149,7 @@ export class HostDirectory {
       lost: [...host.lost],
     });
     host.onBackOrLost.fire(true);
-    return { host, moved: letGo };
+    return { host, moved };
   }
 
   /** The host's link closed: its shells wait for it for the grace period. */
