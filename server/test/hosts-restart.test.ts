@@ -4,6 +4,7 @@
  * the agent's next call continues its shell with its state (variables, directory, functions).
  * With history in PostgreSQL too: the restarted control plane is a new replica, and the shell
  * its host kept is not ended by it (history-replicas.ts) but written again as its own.
+ * An admin's drain of the host outlives the restart on both engines.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
@@ -80,5 +81,28 @@ describe.each(HISTORY_ENGINES)('history on $name', (engine) => {
       ]);
     },
     3 * PROCESS_START_MS,
+  );
+
+  it(
+    'a drain outlives the restart (hosts.db, or PostgreSQL), and an undrain after it holds',
+    async () => {
+      const drain = (method: 'POST' | 'DELETE') =>
+        cluster.request('/api/hosts/keeper/drain', { method });
+      expect((await drain('POST')).status).toBe(200);
+      await stopProcess(cluster.controlPlane?.process);
+      await cluster.startControlPlane(flags);
+      await cluster.waitFor(
+        async () => (await cluster.hostState('keeper')) === 'draining',
+        'the host to rejoin, still drained',
+        PROCESS_START_MS,
+      );
+      expect(await cluster.call('newcomer', 'echo no')).toMatchObject({
+        status: 503,
+        error: { code: 'NO_HOST', message: 'every host is draining' },
+      });
+      expect((await drain('DELETE')).status).toBe(200);
+      expect(await cluster.call('newcomer', 'echo yes')).toEqual({ status: 200, output: 'yes' });
+    },
+    2 * PROCESS_START_MS,
   );
 });

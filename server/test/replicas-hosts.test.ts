@@ -6,12 +6,13 @@
  * list the host `draining`; an undrain on the other lifts it on both; a drain survives a
  * restart of both replicas and the host's re-join; while PostgreSQL is away a drain answers
  * 503 DATABASE_UNAVAILABLE and changes nothing anywhere; a forget on one replica is a forget on
- * both, and takes the drain with it.
+ * both, and takes the drain with it. Each replica's /metrics counts only the hosts it holds.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseCut } from './support/database-cut.ts';
 import { HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+import { hostOf } from './support/session-info.ts';
 import {
   createTestDatabase,
   TEST_DATABASE_URL,
@@ -58,11 +59,6 @@ async function hostAction(
   const response = await cluster.request(path, { method });
   const text = await response.text();
   return { status: response.status, body: text === '' ? null : JSON.parse(text) };
-}
-
-/** The host an agent's (only) shell runs on, as `cluster` lists it. */
-async function hostOf(cluster: HostCluster, agent: string): Promise<string | undefined> {
-  return (await cluster.sessions()).find((s) => s.agent === agent && s.state !== 'exited')?.host;
 }
 
 async function health(cluster: HostCluster): Promise<string> {
@@ -191,4 +187,29 @@ describe.runIf(TEST_DATABASE_URL !== '')('hosts drained and forgotten across rep
     },
     2 * PROCESS_START_MS,
   );
+
+  it('/metrics counts a host and its shells only on the replica holding its link', async () => {
+    expect(await a.call('counted', 'echo counted')).toEqual({ status: 200, output: 'counted' });
+    const held = { a: 'h1', b: 'h2' } as const;
+    for (const [cluster, name] of [
+      [a, held.a],
+      [b, held.b],
+    ] as const) {
+      const metrics = await (await cluster.request('/metrics')).text();
+      expect(metrics).toContain('jumpseat_hosts{state="connected"} 1');
+      const shells = [...metrics.matchAll(/^jumpseat_host_shells\{host="([^"]+)"\} (\d+)$/gm)];
+      expect(shells.map((match) => match[1])).toEqual([name]);
+    }
+    // Each host's live shells, as every replica lists them, are counted once: on its holder.
+    const live = (await a.sessions()).filter((s) => s.state !== 'exited');
+    for (const [cluster, name] of [
+      [a, held.a],
+      [b, held.b],
+    ] as const) {
+      const count = live.filter((s) => s.host === name).length;
+      expect(await (await cluster.request('/metrics')).text()).toContain(
+        `jumpseat_host_shells{host="${name}"} ${count}`,
+      );
+    }
+  });
 });

@@ -17,6 +17,7 @@ import type { DashboardMessage } from '../../shared/src/live.ts';
 import { savedOutputIn } from '../src/tool/contract-text.ts';
 import { freePort, HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
 import { LiveClient, sameOffset } from './support/live-client.ts';
+import { shellOf } from './support/session-info.ts';
 import { TcpForwarder } from './support/tcp-forwarder.ts';
 import {
   createTestDatabase,
@@ -93,12 +94,6 @@ async function mcpText(
 
 const liveUrl = (cluster: HostCluster, id: string): string =>
   `${cluster.origin.replace('http', 'ws')}/api/sessions/${id}/live`;
-
-async function shellOf(cluster: HostCluster, agent: string): Promise<string> {
-  const session = (await cluster.sessions()).find((s) => s.agent === agent && s.state !== 'exited');
-  if (session === undefined) throw new Error(`agent ${agent} has no shell`);
-  return session.id;
-}
 
 /** The output an asciicast recording holds, its "o" events' data joined. */
 async function recordedOutput(cluster: HostCluster, id: string): Promise<string> {

@@ -231,6 +231,10 @@ export const LinkHello = Type.Object({
   shells: Type.Array(LinkShell),
   /** Calls it still runs or whose results it still holds (their ids). */
   calls: Type.Array(Type.String()),
+  /** Which of the host's links this is: one more at each link it makes (from 1 at its start).
+   *  A replica that still holds an older link of the host lets it go to the one relaying a
+   *  newer (docs/high-availability.md). Absent from hosts that predate it. */
+  link: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
 export const LinkShellOpened = Type.Object({

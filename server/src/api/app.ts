@@ -128,7 +128,7 @@ export function buildApp(options: AppOptions) {
   app.decorate('metrics', metrics);
   const observed = metrics.observe(tools);
   const control = options.control;
-  if (control !== undefined) metrics.observeHosts(() => control.directory.list());
+  if (control !== undefined) metrics.observeHosts(() => control.directory.heldList());
   const logged = tools.onCallFinished((call) => app.log.info({ call }, 'call finished'));
   app.addHook('onClose', async () => {
     observed.dispose();
@@ -157,7 +157,14 @@ export function buildApp(options: AppOptions) {
   const followed = options.control?.directory.onShellHeld.on((shell) =>
     history.follow(shell.story),
   );
-  app.addHook('onClose', async () => followed?.dispose());
+  // A host whose link moved to another replica: that one records its shells from now on.
+  const letGo = options.control?.directory.onLetGo.on((host) => {
+    for (const shell of host.shells.values()) void history.unfollow(shell.id);
+  });
+  app.addHook('onClose', async () => {
+    followed?.dispose();
+    letGo?.dispose();
+  });
   // The stop's time is each own shell's end, on record before ending them all takes its time.
   app.addHook('preClose', async () => history.stopping());
   const storageReports = [

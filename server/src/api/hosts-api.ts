@@ -87,6 +87,8 @@ const hostsApiPlugin: FastifyPluginAsyncTypebox<HostsApiOptions> = async (app, {
           `host ${host.name} is connected; stop it first (drain it to move new shells elsewhere)`,
         );
       }
+      // Placement no longer leads there (a host joining again under the name starts afresh).
+      await directory?.placements?.forgetHost(host.name);
       await directory?.drains.forget(host.name);
       directory?.forget(host);
       reply.status(204);

@@ -6,8 +6,11 @@
 import type { Config } from '../config/config.ts';
 import type { PostgresDatabase } from '../database/postgres-database.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
-import { MemoryHostDrains } from './host-drains.ts';
 import { PostgresHostDrains } from './host-drains-postgres.ts';
+import { SqliteHostDrains } from './host-drains-sqlite.ts';
+import { PostgresPlacements } from './host-placements-postgres.ts';
+import { SqlitePlacements } from './host-placements-sqlite.ts';
+import { openHostsSqlite } from './hosts-sqlite.ts';
 import { HostDirectory } from './joined-hosts.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteFiles } from './remote-files.ts';
@@ -22,7 +25,9 @@ export interface ControlPlane {
 
 /**
  * `local`: the server's own engine (it runs no shell here; its store and paths serve the API).
- * With `database`, hosts' drains are read from it and shared with the other replicas.
+ * With `database`, hosts' drains are read from it and shared with the other replicas; without
+ * it, they are kept in the data dir's `hosts.db`. Either way a drain outlives a restart, and so
+ * does where each agent's shells were placed last (placement goes back there).
  */
 export async function createControlPlane(
   config: Config,
@@ -30,8 +35,14 @@ export async function createControlPlane(
   database?: PostgresDatabase,
 ): Promise<ControlPlane> {
   const drains =
-    database === undefined ? new MemoryHostDrains() : await PostgresHostDrains.open(database);
-  const directory = new HostDirectory(config.hostGraceMs, drains);
+    database === undefined
+      ? new SqliteHostDrains(openHostsSqlite(config.dataDir))
+      : await PostgresHostDrains.open(database);
+  const placements =
+    database === undefined
+      ? new SqlitePlacements(openHostsSqlite(config.dataDir))
+      : new PostgresPlacements(database);
+  const directory = new HostDirectory(config.hostGraceMs, drains, placements);
   const calls = new RemoteCalls(directory, (dialect) => config.dialects[dialect]);
   return { directory, calls, files: new RemoteFiles(directory), tools: calls.service(local) };
 }

@@ -13,34 +13,8 @@ import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { refusedForDatabase } from '../database/database-refusal.ts';
 import { type PostgresDatabase, unavailableReason } from '../database/postgres-database.ts';
-import type { PostgresMigration } from '../database/postgres-migrations.ts';
 import { type Disposable, DisposableStore, Emitter } from '../pty/disposable.ts';
 import type { HostDrains } from './host-drains.ts';
-
-export const HOST_MIGRATIONS: readonly PostgresMigration[] = [
-  {
-    name: 'hosts-1',
-    sql: `
-      CREATE TABLE host_drains (
-        name TEXT PRIMARY KEY,
-        drained_at TIMESTAMPTZ NOT NULL DEFAULT now()
-      );
-    `,
-  },
-  {
-    name: 'hosts-2',
-    sql: `
-      -- One row per host name ever forgotten; seq is new at each forget, so a replica that
-      -- missed the announcement tells a forget it has not applied from one it has.
-      CREATE SEQUENCE host_forgets_seq;
-      CREATE TABLE host_forgets (
-        name TEXT PRIMARY KEY,
-        seq BIGINT NOT NULL DEFAULT nextval('host_forgets_seq'),
-        forgotten_at TIMESTAMPTZ NOT NULL DEFAULT now()
-      );
-    `,
-  },
-];
 
 const FORGET_SQL = `
   INSERT INTO host_forgets (name) VALUES ($1)

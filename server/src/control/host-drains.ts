@@ -1,8 +1,8 @@
 /**
  * Which hosts are drained (no new shell goes there) and which were forgotten: facts an admin
- * states once for the whole control plane. Without `--database` they live in this process's
- * memory, as before (a restart forgets a drain); with it, in PostgreSQL and shared by every
- * replica (host-drains-postgres.ts).
+ * states once for the whole control plane, kept across restarts: without `--database` in the
+ * data dir's SQLite file (host-drains-sqlite.ts), with it in PostgreSQL and shared by every
+ * replica (host-drains-postgres.ts). The memory-only drains here serve in-process tests.
  */
 import { type Disposable, Emitter } from '../pty/disposable.ts';
 
@@ -19,7 +19,7 @@ export interface HostDrains {
   close(): void;
 }
 
-/** One process's drains, for a control plane without a database. */
+/** One process's drains, forgotten at its end (a directory built without a store). */
 export class MemoryHostDrains implements HostDrains {
   private readonly drained = new Set<string>();
   private readonly forgotten = new Emitter<string>();

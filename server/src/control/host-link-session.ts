@@ -31,6 +31,12 @@ export interface HostLinkTap {
   joined(host: JoinedHost, hello: Extract<HostMessage, { type: 'hello' }>): void;
   /** Whether a file transfer is another replica's (this one must not close it as unknown). */
   claims(host: JoinedHost, requestId: string): boolean;
+  /** A call's answer no call of this replica's waited for: maybe a peer's, to offer again
+   *  once the peer learns that the host's link is here now (unclaimed-answers.ts). */
+  unanswered(
+    host: JoinedHost,
+    message: Extract<HostMessage, { type: 'call_result' | 'call_error' }>,
+  ): void;
   /** A message after the hello, once this replica has handled it. */
   message(host: JoinedHost, message: HostMessage): void;
   /** A binary frame other than output (output reaches the tap through the shells'
@@ -71,13 +77,13 @@ export class HostLinkSession {
         return;
       }
       this.joinedHost = answer.host;
-      calls.hostReturned(answer.host, message.calls);
+      calls.hostReturned(answer.host, message.calls, answer.moved);
       this.tap?.joined(answer.host, message);
       return;
     }
     if (message.type === 'call_result' || message.type === 'call_error') {
       host.lastSeen = new Date();
-      calls.answered(host, message);
+      if (!calls.answered(host, message)) this.tap?.unanswered(host, message);
     } else if (message.type === 'viewer_closed') {
       viewers.closedByHost(host, message.viewerId, message.code, message.reason);
     } else if (message.type === 'file_opened' || message.type === 'file_error') {

@@ -78,6 +78,9 @@ export class JoinedHost {
   via: string | null = null;
   /** The replica that holds the host's link (this one's id when direct), once replicas run. */
   replica: string | undefined;
+  /** The number of the host's link as its hello last said (undefined: a host that predates
+   *  link numbers); relayed with the host, so replicas tell its newer link from an older. */
+  link: number | undefined;
 
   constructor(
     readonly name: string,

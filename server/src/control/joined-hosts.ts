@@ -16,6 +16,7 @@ import {
 } from '../../../shared/src/link.ts';
 import { type Disposable, Emitter } from '../pty/disposable.ts';
 import { type HostDrains, MemoryHostDrains } from './host-drains.ts';
+import type { HostPlacements } from './host-placements.ts';
 import { JoinedHost, type LinkConnection, placementKey, RemoteShell } from './joined-host.ts';
 
 export { JoinedHost, type LinkConnection, placementKey, RemoteShell };
@@ -28,7 +29,8 @@ const CREDIT_FLUSH_MS = 10;
 /** What a host's shell id may be (the engine's are UUIDs). */
 const SHELL_ID = /^[A-Za-z0-9-]{1,100}$/;
 
-export type JoinAnswer = { host: JoinedHost } | { refusal: string; code: number };
+/** `moved`: the host is reached through another replica than before (its link moved). */
+export type JoinAnswer = { host: JoinedHost; moved: boolean } | { refusal: string; code: number };
 
 export class HostDirectory {
   readonly hosts = new Map<string, JoinedHost>();
@@ -45,6 +47,12 @@ export class HostDirectory {
    * into the database the replicas share.
    */
   readonly onShellHeld = new Emitter<RemoteShell>();
+  /**
+   * A host whose link this replica held is reached through another replica now: its newer
+   * link went there (the load balancer chose it) while this one lives. Its shells are that
+   * replica's to record from now on.
+   */
+  readonly onLetGo = new Emitter<JoinedHost>();
   /** A host's link ended (dropped, replaced by a newer one, or the control plane stops):
    *  what streamed over it (a saved output) cannot go on. */
   readonly onLinkDown = new Emitter<JoinedHost>();
@@ -57,10 +65,14 @@ export class HostDirectory {
 
   private readonly forgets: Disposable;
 
-  /** `drains`: the admin's drains and forgets, this process's own unless shared (host-drains.ts). */
+  /**
+   * `drains`: the admin's drains and forgets, this process's own unless kept (host-drains.ts);
+   * `placements`: where agents' shells were placed last, when kept (host-placements.ts).
+   */
   constructor(
     readonly graceMs: number,
     readonly drains: HostDrains = new MemoryHostDrains(),
+    readonly placements: HostPlacements | null = null,
   ) {
     // Forgotten on another replica (or here): a host still linked would only join again.
     this.forgets = drains.onForget((name) => {
@@ -87,14 +99,21 @@ export class HostDirectory {
       };
     }
     let host = this.hosts.get(token.name);
-    const refusal = host === undefined ? undefined : relayRefusal(host, token.id, via);
+    const refusal = host === undefined ? undefined : relayRefusal(host, token.id, via, hello.link);
     if (refusal !== undefined) return { refusal, code: LINK_CLOSE.replaced };
     if (host === undefined) {
       host = new JoinedHost(token.name, token.id, this.drains);
       this.hosts.set(host.name, host);
     }
     const nowHeld = via === null && host.via !== null;
+    // Known before (a host new here has no link number yet): this replica held its link and
+    // lets it go, or reached it through another replica and reaches it through this one now.
+    // Either way the replica relaying it now does not know this one's calls in flight there.
+    const known = host.link !== undefined;
+    const letGo = via !== null && host.via === null && known;
+    const moved = via !== null && host.via !== via && known;
     host.via = via;
+    host.link = hello.link;
     host.tokenId = token.id;
     host.replica = this.replicaId;
     // The newer link wins: the old one is a dead socket the silence check has not caught yet.
@@ -112,9 +131,14 @@ export class HostDirectory {
     host.engineVersion = hello.engineVersion;
     host.protocol = version;
     host.workspaces = new Set(hello.workspaces);
+    // A replica relaying the host never ends a shell because this one gave up on it (its
+    // replica link stayed down past the grace period): the shells it lists live, and are
+    // taken back here, not refused as lost.
+    if (via !== null) host.lost.clear();
     this.adopt(host, hello.shells, true);
     if (nowHeld)
       for (const shell of host.shells.values()) if (shell.alive) this.onShellHeld.fire(shell);
+    if (letGo) this.onLetGo.fire(host);
     connection.send({
       type: 'welcome',
       version,
@@ -125,7 +149,7 @@ export class HostDirectory {
       lost: [...host.lost],
     });
     host.onBackOrLost.fire(true);
-    return { host };
+    return { host, moved };
   }
 
   /** The host's link closed: its shells wait for it for the grace period. */
@@ -225,6 +249,15 @@ export class HostDirectory {
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /**
+   * The hosts whose link this replica holds, or held last (unreachable here, not reached
+   * through another replica since): what its metrics count, so that a sum over the replicas
+   * counts each host once (docs/high-availability.md).
+   */
+  heldList(): HostInfo[] {
+    return this.list().filter((info) => this.hosts.get(info.name)?.via === null);
+  }
+
   /** Ends every link (the control plane stops; the hosts and their shells live on). */
   close(): void {
     for (const host of this.hosts.values()) {
@@ -236,6 +269,7 @@ export class HostDirectory {
     for (const timer of this.creditTimers.values()) clearTimeout(timer);
     this.forgets.dispose();
     this.drains.close();
+    this.placements?.close();
   }
 
   /** Forgets a host that is gone: shells still waiting for it are lost now. */
@@ -274,6 +308,8 @@ export class HostDirectory {
       }
       const shell = new RemoteShell(tagged, offset, host);
       if (shell.alive) {
+        // Taken back after it was given up here: listed once, live.
+        this.ended = this.ended.filter((ended) => ended.id !== info.id);
         host.shells.set(info.id, shell);
         this.onShellAdopted.fire(shell);
         if (host.via === null) this.onShellHeld.fire(shell);
@@ -348,7 +384,8 @@ export class HostDirectory {
     host.graceTimer = undefined;
     const now = new Date().toISOString();
     for (const shell of [...host.shells.values()]) {
-      if (shell.alive) host.lost.add(shell.id);
+      // A relayed host is not told to end them: the replica holding its link keeps them.
+      if (shell.alive && host.via === null) host.lost.add(shell.id);
       shell.info = {
         ...shell.info,
         state: 'exited',
@@ -368,11 +405,19 @@ export class HostDirectory {
 
 /**
  * Why a (re)join of a known host is refused: a host linked here directly is not taken over by
- * another replica's relay of it (a stale one), and a direct join must come with the host's
- * token. Relays come from replicas that checked the host's token themselves.
+ * another replica's relay of it, unless the relay carries a newer link of the host (the host
+ * re-linked there; the link held here is a dead socket the silence check has not caught yet),
+ * and a direct join must come with the host's token. Relays come from replicas that checked
+ * the host's token themselves.
  */
-function relayRefusal(host: JoinedHost, tokenId: string, via: string | null): string | undefined {
-  if (via !== null && host.via === null && host.connected) {
+function relayRefusal(
+  host: JoinedHost,
+  tokenId: string,
+  via: string | null,
+  link: number | undefined,
+): string | undefined {
+  const newer = link !== undefined && host.link !== undefined && link > host.link;
+  if (via !== null && host.via === null && host.connected && !newer) {
     return `host ${host.name} is linked to this replica itself`;
   }
   if (via === null && host.via === null && host.tokenId !== tokenId) {

@@ -30,6 +30,30 @@ describe('placement', () => {
     ).toEqual({ host: 'a' });
   });
 
+  it('prefers the host of the agent’s last placement over others holding its workspace', () => {
+    const hosts = [
+      host('a', { holdsWorkspace: true }),
+      host('b', { holdsWorkspace: true, placedLast: true, shells: 7 }),
+      host('c'),
+    ];
+    expect(chooseHost(hosts, 'bash', {})).toEqual({ host: 'b' });
+    // Full or drained, the last host is passed over like any other.
+    expect(
+      chooseHost(
+        hosts.map((h) => (h.name === 'b' ? { ...h, draining: true } : h)),
+        'bash',
+        {},
+      ),
+    ).toEqual({ host: 'a' });
+    expect(
+      chooseHost(
+        hosts.map((h) => (h.name === 'b' ? { ...h, shells: 10 } : h)),
+        'bash',
+        {},
+      ),
+    ).toEqual({ host: 'a' });
+  });
+
   it('names why no host can take the shell', () => {
     expect(chooseHost([], 'bash', {})).toEqual({ refusal: 'no host is connected' });
     expect(chooseHost([host('a')], 'pwsh', {})).toEqual({

@@ -1,10 +1,16 @@
 /**
  * Where a new shell goes: a connected host that is not draining, has room, runs the dialect
- * and carries every label the agent's token asks for; the one that already holds the agent's
- * workspace first, otherwise the least loaded. With none, the reason a person can act on.
+ * and carries every label the agent's token asks for; the host the agent's last shell was
+ * placed on first (it holds the workspace as the agent left it), then one that holds the
+ * agent's workspace at all, otherwise the least loaded. With none, the reason a person can
+ * act on.
  */
 import type { Dialect } from '../../../shared/src/api.ts';
 import { type Labels, missingLabels } from '../../../shared/src/labels.ts';
+import type { ErrorSpec } from '../errors.ts';
+
+/** No joined host can take a new shell (the message says why). */
+export const JUMPSEAT_ERR_NO_HOST: ErrorSpec = { code: 'NO_HOST', status: 503 };
 
 /** What placement needs to know of a host. */
 export interface PlacementCandidate {
@@ -18,6 +24,8 @@ export interface PlacementCandidate {
   readonly capacity: number;
   /** Holds `<workspace>/<agent>` for the agent being placed. */
   readonly holdsWorkspace: boolean;
+  /** The agent's latest shell was placed here (host-placements.ts). */
+  readonly placedLast?: boolean;
 }
 
 export type PlacementChoice = { host: string } | { refusal: string };
@@ -44,8 +52,9 @@ export function chooseHost(
   if (hosts.length === 0) return { refusal: 'every host is draining' };
   hosts = hosts.filter((host) => host.shells < host.capacity);
   if (hosts.length === 0) return { refusal: 'every host is full' };
+  const last = hosts.filter((host) => host.placedLast === true);
   const holding = hosts.filter((host) => host.holdsWorkspace);
-  const pool = holding.length > 0 ? holding : hosts;
+  const pool = last.length > 0 ? last : holding.length > 0 ? holding : hosts;
   const best = [...pool].sort(
     (a, b) =>
       a.shells / a.capacity - b.shells / b.capacity ||

@@ -10,12 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dialect } from '../../../shared/src/api.ts';
 import type { HostMessage } from '../../../shared/src/link.ts';
 import type { DialectSettings } from '../config/config.ts';
-import {
-  type ErrorSpec,
-  JUMPSEAT_ERR_CANCELLED,
-  JUMPSEAT_ERR_NOT_FOUND,
-  JumpseatError,
-} from '../errors.ts';
+import { JUMPSEAT_ERR_CANCELLED, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import { Emitter } from '../pty/disposable.ts';
 import { resetLine, shellLostLine } from '../tool/contract-text.ts';
 import { type EngineToolService, toolDefinition } from '../tool/create-tool-service.ts';
@@ -26,15 +21,14 @@ import type {
   ToolService,
 } from '../tool/tool-service.ts';
 import { type HostDirectory, type JoinedHost, placementKey } from './joined-hosts.ts';
-import { chooseHost } from './placement.ts';
-
-/** No joined host can take a new shell (the message says why). */
-export const JUMPSEAT_ERR_NO_HOST: ErrorSpec = { code: 'NO_HOST', status: 503 };
+import { ShellPlacer } from './shell-placer.ts';
 
 interface WaitingCall {
   readonly host: JoinedHost;
   readonly agent: string;
   readonly dialect: Dialect;
+  /** Kept to offer the call again where its host's link moved (`hostReturned`). */
+  readonly command: string;
   readonly signal: AbortSignal;
   readonly settle: (answer: { text: string; lost: boolean } | JumpseatError) => void;
 }
@@ -44,11 +38,13 @@ export class RemoteCalls {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly finished = new Emitter<FinishedCall>();
   private closed = false;
+  private readonly placer: ShellPlacer;
 
   constructor(
     private readonly directory: HostDirectory,
     private readonly settings: (dialect: Dialect) => DialectSettings,
   ) {
+    this.placer = new ShellPlacer(directory, directory.placements);
     directory.onHostLost.on((host) => {
       for (const [id, call] of this.waiting) {
         if (call.host !== host) continue;
@@ -61,28 +57,39 @@ export class RemoteCalls {
     });
   }
 
-  /** An answer from a host's link. */
+  /** An answer from a host's link; whether a call here waited for it. */
   answered(
     host: JoinedHost,
     message: Extract<HostMessage, { type: 'call_result' | 'call_error' }>,
-  ): void {
+  ): boolean {
     const call = this.waiting.get(message.callId);
-    if (call === undefined) return; // a call this control plane no longer waits for
+    if (call === undefined) return false; // a call this control plane no longer waits for
     // Only the host the call was placed on answers it: another host's token never settles it.
-    if (call.host !== host) return;
+    if (call.host !== host) return false;
     this.waiting.delete(message.callId);
     call.settle(
       message.type === 'call_result'
         ? { text: message.output, lost: false }
         : new JumpseatError({ code: message.code, status: message.status }, message.message),
     );
+    return true;
   }
 
-  /** A host came back: calls it no longer knows of (their start never reached it) fail. */
-  hostReturned(host: JoinedHost, knownCalls: readonly string[]): void {
+  /**
+   * A host came back: calls it no longer knows of (their start never reached it) fail. When
+   * its link `moved` to another replica, that replica does not know this one's calls: each is
+   * offered to it again (same id; the host runs a call once, and the replica answers one whose
+   * answer it was handed already).
+   */
+  hostReturned(host: JoinedHost, knownCalls: readonly string[], moved = false): void {
     const known = new Set(knownCalls);
     for (const [id, call] of this.waiting) {
       if (call.host !== host) continue;
+      if (moved && !known.has(id)) {
+        const { agent, dialect, command } = call;
+        host.connection?.send({ type: 'call_start', callId: id, agent, dialect, command });
+        known.add(id);
+      }
       if (known.has(id)) {
         // Cancelled while the host was away: it hears of it now.
         if (call.signal.aborted) host.connection?.send({ type: 'call_cancel', callId: id });
@@ -201,19 +208,9 @@ export class RemoteCalls {
       });
       if (back && shell.alive) return shell.host;
     }
-    const candidates = [...this.directory.hosts.values()].map((host) => ({
-      name: host.name,
-      connected: host.connected,
-      draining: host.draining,
-      labels: host.labels,
-      dialects: host.dialects,
-      shells: host.liveShells() + this.starting(host),
-      capacity: host.capacity,
-      holdsWorkspace: host.workspaces.has(agent),
-    }));
-    const choice = chooseHost(candidates, dialect, placement?.labels ?? {});
-    if ('refusal' in choice) throw new JumpseatError(JUMPSEAT_ERR_NO_HOST, choice.refusal);
-    return this.directory.hosts.get(choice.host) as JoinedHost;
+    return this.placer.place(agent, dialect, placement?.labels ?? {}, (host) =>
+      this.starting(host),
+    );
   }
 
   /** Shells being started on `host` by calls in flight (not reported by the host yet). */
@@ -245,6 +242,7 @@ export class RemoteCalls {
         host,
         agent,
         dialect,
+        command,
         signal,
         settle: (answer) => {
           signal.removeEventListener('abort', onAbort);

@@ -18,6 +18,7 @@ import type { HostDirectory, JoinedHost, RemoteShell } from './joined-hosts.ts';
 import { parseRelayDown, REPLICA_LINK_PATH } from './replica-protocol.ts';
 import type { ReplicaRow } from './replica-registry.ts';
 import { PeerRelay, type PeerSocket } from './replica-relay.ts';
+import { type CallAnswer, UnclaimedAnswers } from './unclaimed-answers.ts';
 
 /** Pauses before redialling a peer after 0, 1, 2… failures in a row (ms, full jitter). */
 const REDIAL_CEILINGS_MS = [250, 500, 1000, 2000];
@@ -116,6 +117,7 @@ class PeerDialer {
 export class ReplicaLinks implements HostLinkTap {
   private readonly dialers = new Map<string, PeerDialer>();
   private readonly watched = new WeakSet<RemoteShell>();
+  private readonly unclaimed = new UnclaimedAnswers();
   private readonly subscriptions: Disposable[];
 
   constructor(
@@ -128,6 +130,15 @@ export class ReplicaLinks implements HostLinkTap {
       directory.onShellAdopted.on((shell) => this.watch(shell)),
       directory.onHostLost.on((host) => {
         for (const relay of this.relays()) relay.forget(host.name);
+        this.unclaimed.forget(host.name);
+      }),
+      // Its link moved to another replica: this one relays it no more (that one does).
+      directory.onLetGo.on((host) => {
+        for (const relay of this.relays()) {
+          relay.hostDown(host);
+          relay.forget(host.name);
+        }
+        this.unclaimed.forget(host.name);
       }),
     ];
   }
@@ -144,7 +155,13 @@ export class ReplicaLinks implements HostLinkTap {
       if (this.dialers.has(id)) continue;
       this.dialers.set(
         id,
-        new PeerDialer(url, this.self, this.secret, new PeerRelay(id, this.directory), this.log),
+        new PeerDialer(
+          url,
+          this.self,
+          this.secret,
+          new PeerRelay(id, this.directory, this.unclaimed),
+          this.log,
+        ),
       );
     }
   }
@@ -161,6 +178,11 @@ export class ReplicaLinks implements HostLinkTap {
 
   claims(host: JoinedHost, requestId: string): boolean {
     return this.relays().some((relay) => relay.owns(host, requestId));
+  }
+
+  unanswered(host: JoinedHost, answer: CallAnswer): void {
+    if (this.relays().some((relay) => relay.ownsCall(host, answer.callId))) return;
+    this.unclaimed.keep(host.name, answer);
   }
 
   message(host: JoinedHost, message: HostMessage): void {

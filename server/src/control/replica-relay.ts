@@ -26,6 +26,7 @@ import {
   type RelayDownMessage,
   type RelayUpMessage,
 } from './replica-protocol.ts';
+import { UnclaimedAnswers } from './unclaimed-answers.ts';
 
 /** Answers to a peer's calls kept while its link is down, at most (the oldest go first). */
 const MAX_KEPT_ANSWERS = 1000;
@@ -56,6 +57,8 @@ export class PeerRelay {
   constructor(
     readonly peer: string,
     private readonly directory: HostDirectory,
+    /** Answers no one here waited for: the peer's calls offered again after a move. */
+    private readonly unclaimed: UnclaimedAnswers = new UnclaimedAnswers(),
   ) {}
 
   /** The link to the peer is up: every host linked here is offered. */
@@ -110,6 +113,7 @@ export class PeerRelay {
           ...[...this.calls].filter(([, name]) => name === host.name).map(([id]) => id),
           ...[...pending].map((message) => message.callId),
         ],
+        ...(host.link === undefined ? {} : { link: host.link }),
       },
     });
   }
@@ -150,6 +154,11 @@ export class PeerRelay {
       default:
         this.forward(host, message);
     }
+  }
+
+  /** Whether a call on this host is the peer's. */
+  ownsCall(host: JoinedHost, callId: string): boolean {
+    return this.calls.get(callId) === host.name;
   }
 
   /** Whether a viewer or file transfer on this host is the peer's. */
@@ -217,11 +226,18 @@ export class PeerRelay {
         offered?.outbox.ack(message.shellId, message.offset);
         this.pump(host.name);
         return;
-      case 'call_start':
+      case 'call_start': {
         this.calls.set(message.callId, host.name);
         // The peer placed the agent's shell here: the host may announce it (as for our own).
         host.placed.add(placementKey(message.agent, message.dialect));
+        // Offered again after the host's link moved here: answered already, it is not rerun.
+        const answer = this.unclaimed.take(host.name, message.callId);
+        if (answer !== undefined) {
+          this.hostMessage(host, answer);
+          return;
+        }
         break;
+      }
       case 'viewer_open':
         this.streams.set(message.viewerId, host.name);
         break;

@@ -4,7 +4,7 @@
  * area's list (postgres-migrations.ts explains why names, not numbers).
  */
 import { AUTH_MIGRATIONS } from '../auth/auth-schema.ts';
-import { HOST_MIGRATIONS } from '../control/host-drains-postgres.ts';
+import { HOST_MIGRATIONS } from '../control/host-schema.ts';
 import { REPLICA_MIGRATIONS } from '../control/replica-registry.ts';
 import { HISTORY_MIGRATIONS } from '../store/history-migrations.ts';
 import type { PostgresMigration } from './postgres-migrations.ts';

@@ -73,6 +73,8 @@ export class HostLink {
   /** Welcomed: the link carries calls and output. */
   private up = false;
   private failures = 0;
+  /** Links made so far (the hello's `link`). */
+  private links = 0;
   private graceMs: number;
   private graceTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -187,6 +189,7 @@ export class HostLink {
     });
     socket.on('open', () => {
       const { identity } = this.options;
+      this.links++;
       socket.send(
         JSON.stringify({
           type: 'hello',
@@ -199,6 +202,7 @@ export class HostLink {
           workspaces: this.shells.workspaces(),
           shells: this.shells.shells(),
           calls: this.shells.callIds(),
+          link: this.links,
         } satisfies HostMessage),
       );
     });

@@ -145,7 +145,8 @@ export class Metrics {
 
   /**
    * Reads the joined hosts at scrape time (a control plane with `--local-shells off`):
-   * `jumpseat_hosts{state}` and `jumpseat_host_shells{host}`.
+   * `jumpseat_hosts{state}` and `jumpseat_host_shells{host}`. With replicas, `list` gives only
+   * the hosts whose link this replica holds, so a sum over the replicas is right.
    */
   observeHosts(list: () => readonly HostInfo[]): void {
     const registers = [this.registry];

@@ -316,6 +316,20 @@ export class History {
     await this.store.close();
   }
 
+  /**
+   * Stops following a host's shell another replica records now (its host's link moved there):
+   * what was heard of it here is written, and nothing more, so its rows are never written by
+   * both replicas. It is not ended: it lives on there.
+   */
+  unfollow(id: string): Promise<void> {
+    const recorder = this.recorders.get(id);
+    if (recorder === undefined) return Promise.resolve();
+    recorder.dispose();
+    return this.flush().finally(() => {
+      if (this.recorders.get(id) === recorder) this.recorders.delete(id);
+    });
+  }
+
   /** Follows a shell (the registry's are followed from the start; a host's, when it joins). */
   follow(shell: RecordedShell): void {
     if (this.recorders.has(shell.id) || !shell.alive) return;

@@ -97,16 +97,18 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
-/** Brings `db` up to SCHEMA_VERSION; refuses a database written by a newer jumpseat. */
+/** Brings `db` up to SCHEMA_VERSION; refuses a database written by a newer jumpseat.
+ *  `what` names the file in that refusal (the hosts' file uses these steps too). */
 export function migrate(
   db: Database.Database,
   migrations: readonly Migration[] = MIGRATIONS,
+  what = 'the history database',
 ): void {
   const current = Number(db.pragma('user_version', { simple: true }));
   const latest = migrations.at(-1)?.version ?? 0;
   if (current > latest) {
     throw new Error(
-      `the history database is at schema version ${current}, newer than this jumpseat's ${latest}; upgrade jumpseat or use another --data-dir`,
+      `${what} is at schema version ${current}, newer than this jumpseat's ${latest}; upgrade jumpseat or use another --data-dir`,
     );
   }
   for (const step of migrations) {

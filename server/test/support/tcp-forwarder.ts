@@ -2,13 +2,16 @@
  * A loopback TCP forwarder a test can cut: every connection to it is piped to its target, and
  * `cut(ms)` drops the connections it carries and refuses new ones for `ms`, as a network
  * between two machines that fails and comes back. `retarget(port)` sends new connections
- * elsewhere, as a load balancer does when a backend dies.
+ * elsewhere, as a load balancer does when a backend dies; `strand()` stops carrying the
+ * connections it has without closing them, as a path that dies silently.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export class TcpForwarder {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
+  /** Connections stranded by `strand()`: open, carrying nothing. */
+  private readonly stranded = new Set<Socket>();
   private refusingUntil = 0;
   /** Connections it carried so far. */
   accepted = 0;
@@ -48,6 +51,27 @@ export class TcpForwarder {
     for (const socket of this.sockets) socket.destroy();
   }
 
+  /**
+   * Stops carrying bytes on every connection it carries now, without closing either side (no
+   * FIN, no RST): as a network path that silently dies, each end learns it only from silence.
+   * New connections are carried as usual (to the target of the moment, see `retarget`).
+   */
+  strand(): void {
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+      socket.removeAllListeners('close');
+      socket.on('close', () => undefined);
+      this.stranded.add(socket);
+    }
+    this.sockets.clear();
+  }
+
+  /** Takes new connections again at once (ends a `cut` early). */
+  restore(): void {
+    this.refusingUntil = 0;
+  }
+
   /** Where it listens. */
   get port(): number {
     const address = this.server.address();
@@ -63,7 +87,7 @@ export class TcpForwarder {
   }
 
   close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
+    for (const socket of [...this.sockets, ...this.stranded]) socket.destroy();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
