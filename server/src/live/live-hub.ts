@@ -26,7 +26,7 @@ const UNWATCHED_CHANNEL_GRACE_MS = 60_000;
  * (in the next turn, with whatever else changed in this one), those close behind it wait for
  * the rest of the interval and go together. A browser draws once a frame (~16 ms) anyway.
  */
-const DASHBOARD_UPDATE_MS = 50;
+const DASHBOARD_UPDATE_MS = 16;
 
 /** How many live connections are let in (`--live-per-token`, `--live-per-shell`). */
 export interface LiveLimits {
@@ -273,7 +273,7 @@ export class LiveHub {
 
   private scheduleDashboards(): void {
     if (this.dashboardTimer !== undefined) return;
-    // Due at once after a quiet spell: a state change waited up to 50 ms here for nothing.
+    // Due at once after a quiet spell: a fixed wait delayed every lone state change.
     const wait = Math.max(0, this.lastDashboardFlush + DASHBOARD_UPDATE_MS - performance.now());
     this.dashboardTimer = setTimeout(() => this.flushDashboards(), wait);
   }
