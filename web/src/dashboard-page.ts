@@ -99,7 +99,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   let view = readView();
   const alerts = new HumanAlerts();
 
-  // The roles are said outright: the list's rows are laid out as grids, not as a table's
+  // The roles are said outright: the list's rows are laid out as flex rows, not as a table's
   // (style.css), and a browser may drop a table's meaning once its display changes.
   const body = h('tbody', { role: 'rowgroup' });
   const attention = h('section', { class: 'attention', 'aria-live': 'polite', hidden: true });
