@@ -6,7 +6,7 @@
  * Tab walks on through the rows past those first drawn.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from './support/fixtures.ts';
@@ -73,6 +73,49 @@ test('400 shells: a bounded number of rows drawn, the last one reached by scroll
     String(SHELLS + 1),
   );
   await expect(rows.first()).toHaveAttribute('aria-rowindex', '2');
+
+  // Rows are laid out as rows of their own, not as a table's (style.css): they still are a
+  // table, rows and cells to a screen reader, and each cell sits under its column's header.
+  const table = page.getByRole('table');
+  await expect(table.getByRole('columnheader', { name: 'State' })).toHaveCount(1);
+  await expect(rows.first().getByRole('cell')).toHaveCount(9);
+  const lineUp = await page.evaluate(() => {
+    const edges = (cells: ArrayLike<Element>) =>
+      Array.from(cells).map((cell) => {
+        const box = cell.getBoundingClientRect();
+        return `${Math.round(box.left)}+${Math.round(box.width)}`;
+      });
+    const row = document.querySelector('[data-testid="session-row"]');
+    return {
+      header: edges(document.querySelectorAll('table.live-sessions thead th')),
+      row: edges(row === null ? [] : row.children),
+    };
+  });
+  expect(lineUp.row).toEqual(lineUp.header);
+
+  // A state change reaches a row that was not drawn: a call on a shell far down the list brings
+  // it to the top while it runs (running shells come first), its place told, then back down.
+  const far = names[SHELLS - 3] as string;
+  const farRow = page.locator(`[data-testid="session-row"][data-agent="${far}"]`);
+  await expect(farRow).toHaveCount(0);
+  const stop = join(root, 'workspace', `${far}.stop`);
+  const farCall = fetch(`${origin}/api/agents/${far}/bash`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ command: `until [ -e ${stop} ]; do sleep 0.05; done; echo done` }),
+  });
+  await expect(rows.first()).toHaveAttribute('data-agent', far);
+  await expect(rows.first()).toHaveAttribute('data-state', 'running');
+  await expect(rows.first()).toHaveAttribute('aria-rowindex', '2');
+  await expect(rows.nth(1)).toHaveAttribute('data-agent', names[0] as string);
+  await expect(rows.nth(1)).toHaveAttribute('aria-rowindex', '3');
+  writeFileSync(stop, '');
+  const answer = await farCall;
+  expect(answer.status).toBe(200);
+  expect(((await answer.json()) as { output: string }).output).toBe('done');
+  await expect(farRow).toHaveCount(0);
+  await expect(rows.first()).toHaveAttribute('data-agent', names[0] as string);
+  rmSync(stop);
 
   // Tab walks on through the rows past the first drawn: the list follows the focus.
   await rows.first().locator('a.agent').focus();

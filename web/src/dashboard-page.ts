@@ -99,7 +99,9 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   let view = readView();
   const alerts = new HumanAlerts();
 
-  const body = h('tbody');
+  // The roles are said outright: the list's rows are laid out as flex rows, not as a table's
+  // (style.css), and a browser may drop a table's meaning once its display changes.
+  const body = h('tbody', { role: 'rowgroup' });
   const attention = h('section', { class: 'attention', 'aria-live': 'polite', hidden: true });
   const counts = h('div', {
     class: 'state-counts',
@@ -145,7 +147,11 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
       else if (view.direction === 'ascending') setView({ direction: 'descending' });
       else setView({ sort: 'attention', direction: 'ascending' });
     });
-    const cell = h('th', { scope: 'col', 'data-sort': column.sort, class: 'sorts' }, button);
+    const cell = h(
+      'th',
+      { scope: 'col', role: 'columnheader', 'data-sort': column.sort, class: 'sorts' },
+      button,
+    );
     // Anywhere in the header cell sorts, not only its words (the button stays the keyboard's).
     cell.addEventListener('click', (event) => {
       if (event.target === cell) button.click();
@@ -154,8 +160,8 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   });
   const table = h(
     'table',
-    { class: 'sessions live-sessions' },
-    h('thead', {}, h('tr', { 'aria-rowindex': '1' }, ...headers)),
+    { class: 'sessions live-sessions', role: 'table' },
+    h('thead', { role: 'rowgroup' }, h('tr', { role: 'row', 'aria-rowindex': '1' }, ...headers)),
     body,
   );
   const tableWrap = h('div', { class: 'table-wrap' }, table);
@@ -237,6 +243,7 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     for (const [id, row] of rows) {
       if (!sessions.has(id)) {
         row.element.remove();
+        rowSizes.unobserve(row.element);
         rows.delete(id);
         heights.forget(id);
       }
@@ -271,7 +278,16 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     row.update(item.session, needs(item.session));
     return row.element;
   };
-  /** Draws the rows in and near the viewport (every row when the list is short). */
+  /** What the last placement drew, for measuring once the frame's own layout is done. */
+  let drawn: { readonly start: number; readonly rows: readonly HTMLTableRowElement[] } | null =
+    null;
+  /** Set when the viewport was at the page's end: it stays there when measured heights move it. */
+  let stickToEnd = false;
+  /**
+   * Draws the rows in and near the viewport (every row when the list is short). Layout is read
+   * only before anything is written and after the frame's own layout (`measureRows`), never
+   * between: a read after a write makes the browser lay the table out once more in the frame.
+   */
   const placeRows = (): void => {
     // Read before writing: the layout is still the last frame's, so this costs nothing.
     const top = -body.getBoundingClientRect().top;
@@ -288,12 +304,16 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     );
     const wanted: HTMLTableRowElement[] = [];
     if (range.above > 0) wanted.push(spacerAbove);
+    const placed: HTMLTableRowElement[] = [];
     for (let index = range.start; index < range.end; index++) {
       const item = items[index] as ListItem;
       const element = elementOf(item);
       // Screen readers count every row, not only those drawn (the header is row 1).
-      element.setAttribute('aria-rowindex', String(index + 2));
+      const rowIndex = String(index + 2);
+      if (element.getAttribute('aria-rowindex') !== rowIndex)
+        element.setAttribute('aria-rowindex', rowIndex);
       wanted.push(element);
+      placed.push(element);
     }
     if (range.below > 0) wanted.push(spacerBelow);
     for (const [label, row] of groupRows)
@@ -302,42 +322,67 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
         groupRows.delete(label);
       }
     placeChildren(body, wanted);
-    table.setAttribute('aria-rowcount', String(items.length + 1));
-    if (items.length <= WINDOW_ABOVE) return;
-    // Measured once laid out, so the space standing for the rows not drawn matches them: the
-    // distance to the next row's top (a phone's cards have margins between them).
-    const tops = wanted.map((element) => element.getBoundingClientRect());
-    const first = range.above > 0 ? 1 : 0;
-    for (let index = range.start; index < range.end; index++) {
-      const at = first + index - range.start;
-      const box = tops[at] as DOMRect;
-      const next = tops[at + 1];
-      const height =
-        next === undefined || index === range.end - 1 ? box.height : next.top - box.top;
-      heights.set(keyOf(items[index] as ListItem), height);
+    const rowCount = String(items.length + 1);
+    if (table.getAttribute('aria-rowcount') !== rowCount)
+      table.setAttribute('aria-rowcount', rowCount);
+    if (items.length <= WINDOW_ABOVE) {
+      drawn = null;
+      return;
     }
-    let above = 0;
-    for (let index = 0; index < range.start; index++)
-      above += heights.of(keyOf(items[index] as ListItem));
-    let below = 0;
-    for (let index = range.end; index < items.length; index++)
-      below += heights.of(keyOf(items[index] as ListItem));
-    setSpacer(spacerAbove, above);
-    setSpacer(spacerBelow, below);
-    // Whoever went to the end stays there when the measured heights move it.
-    if (atEnd && range.end === items.length) scrollTo(scrollX, page.scrollHeight);
-    // Measured heights can move the rows under the viewport: look again next frame until the
-    // rows drawn cover it (a jump to the end lands on the last rows, not estimates short).
-    const box = body.getBoundingClientRect();
-    const firstDrawn = (wanted[first] as HTMLElement).getBoundingClientRect().top;
-    const lastDrawn = (
-      wanted[first + range.end - range.start - 1] as HTMLElement
-    ).getBoundingClientRect().bottom;
-    const uncovered =
-      (firstDrawn > 0 && range.start > 0) || (lastDrawn < innerHeight && range.end < items.length);
-    if (uncovered && box.height > 0 && settleFrames++ < 5) scheduleRows();
-    else if (!uncovered) settleFrames = 0;
+    // The space of the rows not drawn, at their heights as known now (measured, else the
+    // average); `measureRows` corrects it a frame later when a row drawn differs.
+    setSpacer(spacerAbove, range.above);
+    setSpacer(spacerBelow, range.below);
+    drawn = { start: range.start, rows: placed };
+    for (const row of placed) {
+      if (observed.has(row)) continue;
+      observed.add(row);
+      rowSizes.observe(row);
+    }
+    stickToEnd = atEnd && range.end === items.length;
   };
+  /**
+   * After the frame's layout (a resize observer's call: nothing is laid out again to answer
+   * it): the rows drawn are measured, and when a height differs from the one assumed, or the
+   * rows drawn do not cover the viewport (estimates moved them), the window is placed again
+   * in the next frame.
+   */
+  const measureRows = (): void => {
+    if (drawn === null || drawn.rows.length === 0) return;
+    const { start, rows: placed } = drawn;
+    const boxes = placed.map((element) => element.getBoundingClientRect());
+    let moved = false;
+    for (let at = 0; at < placed.length; at++) {
+      const item = items[start + at];
+      const box = boxes[at] as DOMRect;
+      // Only rows in the viewport: one outside it is not laid out inside (style.css), so its
+      // box is the height it stood for, not its own.
+      if (item === undefined || !placed[at]?.isConnected || box.height === 0) continue;
+      if (box.bottom <= 0 || box.top >= innerHeight) continue;
+      // The distance to the next row's top (a phone's cards have margins between them).
+      const next = boxes[at + 1];
+      const height = next === undefined ? box.height : next.top - box.top;
+      const key = keyOf(item);
+      if (Math.abs(heights.of(key) - height) > 0.5) moved = true;
+      heights.set(key, height);
+    }
+    // Whoever went to the end stays there when the measured heights move it (a scroll is no
+    // layout: nothing is laid out again for it).
+    const page = document.documentElement;
+    if (stickToEnd && scrollY + innerHeight < page.scrollHeight - 2)
+      scrollTo(scrollX, page.scrollHeight);
+    const firstDrawn = (boxes[0] as DOMRect).top;
+    const lastDrawn = (boxes[boxes.length - 1] as DOMRect).bottom;
+    const uncovered =
+      (firstDrawn > 0 && start > 0) ||
+      (lastDrawn < innerHeight && start + placed.length < items.length);
+    if ((moved || uncovered) && settleFrames++ < 5) scheduleRows();
+    else if (!moved && !uncovered) settleFrames = 0;
+  };
+  /** Rows are observed once (observing again would report them again): drawn anew, a row
+   * is reported as its size goes from nothing to its height. */
+  const rowSizes = new ResizeObserver(measureRows);
+  const observed = new WeakSet<HTMLTableRowElement>();
   let settleFrames = 0;
   const render = (): void => {
     pending = false;
@@ -489,10 +534,10 @@ type ListItem =
 function groupRow(label: string): HTMLTableRowElement {
   return h(
     'tr',
-    { class: 'group-row', 'data-testid': 'group-row', 'data-group': label },
+    { class: 'group-row', role: 'row', 'data-testid': 'group-row', 'data-group': label },
     h(
       'th',
-      { colspan: COLUMNS.length, scope: 'rowgroup' },
+      { colspan: COLUMNS.length, scope: 'rowgroup', role: 'rowheader' },
       label,
       h('span', { class: 'muted group-count' }),
     ),

@@ -40,7 +40,7 @@ export function sessionRow(who: WhoAmI | null): SessionRow {
   const agentLink = h('a', { class: 'agent' });
   const yours = h('span', { class: 'yours', hidden: true }, 'yours');
   const cell = (index: number, attributes: Record<string, string> = {}) =>
-    h('td', { 'data-label': COLUMNS[index]?.title ?? '', ...attributes });
+    h('td', { role: 'cell', 'data-label': COLUMNS[index]?.title ?? '', ...attributes });
   const cells = {
     agent: cell(0, { class: 'owner-cell' }),
     dialect: cell(1),
@@ -53,7 +53,7 @@ export function sessionRow(who: WhoAmI | null): SessionRow {
     host: cell(8, { class: 'host-cell' }),
   };
   cells.agent.append(agentLink, yours);
-  const element = h('tr', { 'data-testid': 'session-row' }, ...Object.values(cells));
+  const element = h('tr', { role: 'row', 'data-testid': 'session-row' }, ...Object.values(cells));
   // The whole row opens the shell; the link inside is what keyboards and screen readers use.
   element.addEventListener('click', (event) => {
     if ((event.target as Element).closest('a') === null && getSelection()?.toString() === '') {

@@ -8,8 +8,11 @@
 
 /** Lists this long or shorter are drawn whole: a few hundred rows cost little. */
 export const WINDOW_ABOVE = 300;
-/** Rows drawn beyond each edge of the viewport, so a scroll or Tab finds them there. */
-export const OVERSCAN_ROWS = 30;
+/**
+ * Rows drawn beyond each edge of the viewport, so a scroll or Tab finds them there. Each one
+ * costs a frame its layout when the window moves (12: ~420 px each side on a wide screen).
+ */
+export const OVERSCAN_ROWS = 12;
 /** A row's height before any has been measured (a compact table row). */
 export const DEFAULT_ROW_PX = 33;
 

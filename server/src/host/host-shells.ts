@@ -21,7 +21,11 @@ import type { Shell } from '../session/shell.ts';
 import type { EngineToolService } from '../tool/create-tool-service.ts';
 import { HostFiles, type HostFilesPort } from './host-files.ts';
 
-/** A shell's info changes are sent at most this often (a fast agent changes state per call). */
+/**
+ * A shell's info changes are sent at most this often (a fast agent changes state per call): the
+ * first after a quiet spell at once (next turn, with the rest of that turn's changes), those
+ * close behind it when the interval is out.
+ */
 const INFO_UPDATE_MS = 16;
 /** Stories (calls, control changes, keys) kept for a link that is down, at most: a busy
  *  host's hour of calls; past it the oldest go (the agents had their answers). */
@@ -50,6 +54,8 @@ export class HostShells {
   private readonly keptStories: HostMessage[] = [];
   private readonly watched = new Map<string, DisposableStore>();
   private readonly infoTimers = new Map<string, NodeJS.Timeout>();
+  /** When each shell's info last went up (performance.now(), ms). */
+  private readonly infoSent = new Map<string, number>();
   private readonly disposables = new DisposableStore();
 
   constructor(
@@ -236,18 +242,27 @@ export class HostShells {
     if (timer === undefined) return;
     clearTimeout(timer);
     this.infoTimers.delete(shell.id);
-    this.link.send({ type: 'shell_info', info: shell.info() });
+    this.sendInfo(shell);
   }
 
   private infoSoon(shell: Shell): void {
     if (this.infoTimers.has(shell.id)) return;
+    const last = this.infoSent.get(shell.id) ?? Number.NEGATIVE_INFINITY;
     this.infoTimers.set(
       shell.id,
-      setTimeout(() => {
-        this.infoTimers.delete(shell.id);
-        this.link.send({ type: 'shell_info', info: shell.info() });
-      }, INFO_UPDATE_MS),
+      setTimeout(
+        () => {
+          this.infoTimers.delete(shell.id);
+          this.sendInfo(shell);
+        },
+        Math.max(0, last + INFO_UPDATE_MS - performance.now()),
+      ),
     );
+  }
+
+  private sendInfo(shell: Shell): void {
+    this.infoSent.set(shell.id, performance.now());
+    this.link.send({ type: 'shell_info', info: shell.info() });
   }
 
   private unwatch(shell: Shell): void {
@@ -255,6 +270,7 @@ export class HostShells {
     this.watched.delete(shell.id);
     clearTimeout(this.infoTimers.get(shell.id));
     this.infoTimers.delete(shell.id);
+    this.infoSent.delete(shell.id);
     this.outbox.remove(shell.id);
     const info: SessionInfo = shell.info();
     this.link.send({ type: 'shell_closed', info });

@@ -21,8 +21,12 @@ import { closeIfStalled, closeWithReason, VIEWER_MAX_BUFFERED_BYTES } from './vi
 
 /** A shell nobody watches keeps its recent output this long, for viewers reconnecting. */
 const UNWATCHED_CHANNEL_GRACE_MS = 60_000;
-/** Dashboard updates per shell are sent at most this often. */
-const DASHBOARD_UPDATE_MS = 50;
+/**
+ * Dashboard updates are sent at most this often: a change after a quiet spell goes out at once
+ * (in the next turn, with whatever else changed in this one), those close behind it wait for
+ * the rest of the interval and go together. A browser draws once a frame (~16 ms) anyway.
+ */
+const DASHBOARD_UPDATE_MS = 16;
 
 /** How many live connections are let in (`--live-per-token`, `--live-per-shell`). */
 export interface LiveLimits {
@@ -59,6 +63,8 @@ export class LiveHub {
   private readonly dirtyRemote = new Map<string, SessionInfo>();
   private remote: RemoteSessions | undefined;
   private dashboardTimer: NodeJS.Timeout | undefined;
+  /** When the dashboards were last sent their changes (performance.now(), ms). */
+  private lastDashboardFlush = Number.NEGATIVE_INFINITY;
   private readonly idleTimers = new Map<string, NodeJS.Timeout>();
   /** Open live sockets per token id, and the shell viewers counted in it (each once). */
   private readonly perToken = new Map<string, number>();
@@ -266,18 +272,24 @@ export class LiveHub {
   }
 
   private scheduleDashboards(): void {
-    this.dashboardTimer ??= setTimeout(() => {
-      this.dashboardTimer = undefined;
-      const shells = [...this.dirty];
-      this.dirty.clear();
-      for (const changed of shells) {
-        const session = changed.info();
-        this.broadcast({ type: 'session', session }, session);
-      }
-      const remote = [...this.dirtyRemote.values()];
-      this.dirtyRemote.clear();
-      for (const session of remote) this.broadcast({ type: 'session', session }, session);
-    }, DASHBOARD_UPDATE_MS);
+    if (this.dashboardTimer !== undefined) return;
+    // Due at once after a quiet spell: a fixed wait delayed every lone state change.
+    const wait = Math.max(0, this.lastDashboardFlush + DASHBOARD_UPDATE_MS - performance.now());
+    this.dashboardTimer = setTimeout(() => this.flushDashboards(), wait);
+  }
+
+  private flushDashboards(): void {
+    this.dashboardTimer = undefined;
+    this.lastDashboardFlush = performance.now();
+    const shells = [...this.dirty];
+    this.dirty.clear();
+    for (const changed of shells) {
+      const session = changed.info();
+      this.broadcast({ type: 'session', session }, session);
+    }
+    const remote = [...this.dirtyRemote.values()];
+    this.dirtyRemote.clear();
+    for (const session of remote) this.broadcast({ type: 'session', session }, session);
   }
 
   /** Sends to every dashboard that may see `about` (people's own shells are private). */
