@@ -11,7 +11,7 @@ import { jobHoldsTerminal } from '../pty/terminal-holder.ts';
 import { interruptForeground } from '../pty/terminal-mode.ts';
 import { interruptCommand } from './call-interrupt.ts';
 import type { CallRun } from './call-run.ts';
-import { EndDoubt, LookAgain } from './end-doubt.ts';
+import { EndDoubt, lookAgainAfterEnd } from './end-doubt.ts';
 import { ReadingWatch } from './reading-watch.ts';
 import type { ShellStatus } from './shell-status.ts';
 import { commandEcho } from './typing.ts';
@@ -89,8 +89,6 @@ export class CallLine {
   private readonly lineCheck = this.readingWatch(CALL_LINE_CHECK_MS);
   /** Looks for a prompt that printed no mark (see watchForPrompt). */
   private readonly promptWatch = this.readingWatch(PROMPT_WATCH_MS);
-  /** Looks again, after a call's end, for a job holding the terminal (see confirmEnd). */
-  private readonly endConfirm = new LookAgain(() => this.lookAgainAfterEnd());
   /** An end mark that came while a job held the terminal. */
   private readonly endDoubt = new EndDoubt(
     () => jobHoldsTerminal(this.host.stat()),
@@ -257,7 +255,6 @@ export class CallLine {
   /** Stops the pending looks at the shell. */
   dispose(): void {
     this.endDoubt.clear();
-    this.endConfirm.stop();
     this.lineCheck.stop();
     this.promptWatch.stop();
   }
@@ -381,15 +378,13 @@ export class CallLine {
    * behind it, as at a terminal), never `idle`.
    */
   private confirmEnd(): void {
-    this.endConfirm.afterEnd();
-  }
-
-  private lookAgainAfterEnd(): void {
-    const { host, status } = this;
-    if (host.run || this.foregroundValue || !status.alive || status.state !== 'idle') return;
-    if (host.humanControlled || !jobHoldsTerminal(host.stat())) return;
-    this.foregroundValue = { nonce: '', command: FORGED_END_COMMAND, since: new Date() };
-    status.set('running');
+    lookAgainAfterEnd(() => {
+      const { host, status } = this;
+      if (host.run || this.foregroundValue || !status.alive || status.state !== 'idle') return;
+      if (host.humanControlled || !jobHoldsTerminal(host.stat())) return;
+      this.foregroundValue = { nonce: '', command: FORGED_END_COMMAND, since: new Date() };
+      status.set('running');
+    });
   }
 
   private endAt(status: number): void {
