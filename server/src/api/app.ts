@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ServerOptions } from 'node:https';
 import { join } from 'node:path';
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { type BrowserCredentials, BrowserSessions } from '../auth/browser-sessions.ts';
 import { LiveTickets } from '../auth/live-tickets.ts';
@@ -43,6 +43,7 @@ import { meApi } from './me-api.ts';
 import { metricsApi } from './metrics-api.ts';
 import { openApiGenerator, openApiRoute } from './openapi.ts';
 import { describeSchemaErrors } from './schema-errors.ts';
+import { validatorCompiler } from './schema-validation.ts';
 import { shareApi } from './share-api.ts';
 import { shellApi } from './shell-api.ts';
 import { shellPrivacy } from './shell-privacy.ts';
@@ -119,7 +120,7 @@ export function buildApp(options: AppOptions) {
         }),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate('basePath', config.basePath);
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
   const metrics =
     options.metrics ??
     new Metrics({

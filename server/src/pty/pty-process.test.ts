@@ -2,6 +2,7 @@
  * What a process printed just before it exited reaches its listeners, even when the event
  * loop is too busy to read it within node-pty's grace period after the exit.
  */
+import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { signalName, spawnPty } from './pty-process.ts';
 
@@ -38,4 +39,38 @@ it('names a signal by its canonical name, never an alias', () => {
   expect(signalName(29)).toBe('SIGIO');
   expect(signalName(9)).toBe('SIGKILL');
   expect(signalName(2)).toBe('SIGINT');
+});
+
+it('delivers every write whole and in order, whether the terminal takes it at once or later', async () => {
+  // Raw mode: the terminal passes every byte through; `head` reads exactly what was sent.
+  const big = 'abcdefghij'.repeat(30_000); // far past what a terminal holds: written in parts
+  const smalls = Array.from({ length: 50 }, (_, i) => `<${i}>`);
+  const sent = big + smalls.join('') + big.slice(0, 1000);
+  const pty = spawnPty({
+    file: '/bin/sh',
+    args: ['-c', `stty raw -echo; echo READY; head -c ${sent.length} | sha256sum`],
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    cols: 80,
+    rows: 24,
+  });
+  let output = '';
+  const ready = new Promise<void>((resolve) =>
+    pty.onData((chunk) => {
+      output += chunk.toString('latin1');
+      if (output.includes('READY')) resolve();
+    }),
+  );
+  const exited = new Promise<void>((resolve) => pty.onExit(() => resolve()));
+  await ready;
+  pty.write(big);
+  // The terminal took only a part at once: node-pty holds the rest, and what follows queues.
+  expect(pty.unwrittenBytes()).toBeGreaterThan(0);
+  for (const small of smalls) pty.write(small);
+  pty.write(big.slice(0, 1000));
+  await exited;
+  const expected = createHash('sha256').update(sent).digest('hex');
+  expect(output).toContain(expected);
+  // The terminal is gone: a write is dropped, as node-pty drops it, and never throws.
+  expect(() => pty.write('after the end')).not.toThrow();
 });

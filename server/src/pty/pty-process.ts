@@ -2,7 +2,7 @@
  * The whole contract the engine has with a pseudo-terminal process, kept as small as
  * node-pty's own typings so that node-pty lives behind one adapter.
  */
-import { readSync } from 'node:fs';
+import { readSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import * as nodePty from 'node-pty';
 import type { Disposable } from './disposable.ts';
@@ -63,9 +63,12 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     encoding: null,
   });
   keepTailOnExit(pty);
+  const writeNow = directWriter(pty);
   return {
     pid: pty.pid,
-    write: (data) => pty.write(data),
+    write: (data) => {
+      if (!writeNow(data)) pty.write(data);
+    },
     resize: (cols, rows) => pty.resize(cols, rows),
     onData: (listener) => pty.onData((chunk) => listener(toBuffer(chunk))),
     onExit: (listener) =>
@@ -122,6 +125,47 @@ function writeStreamOf(pty: unknown): { queue: WriteTask[]; drop(): void } {
       stream._writeImmediate = undefined;
       queue.length = 0;
     },
+  };
+}
+
+/** node-pty's (1.1) terminal as far as writing goes: its state, descriptor and write stream. */
+interface WritingTerminal {
+  _writable?: unknown;
+  _fd?: unknown;
+  handleFlowControl?: unknown;
+  _writeStream?: WriteStream;
+}
+
+/**
+ * Writes `data` straight to the terminal's master descriptor when node-pty's write queue is
+ * empty: node-pty (1.1) queues every write and sends it with an asynchronous `fs.write`, a
+ * round trip through libuv's thread pool for the few bytes of a call line, on every call.
+ * The master is non-blocking, so a write never waits: it takes all, part or none of the bytes.
+ * Returns false when nothing was written and node-pty's own path is to take `data` whole: the
+ * queue holds bytes (the order must hold), the terminal is closed or unknown in shape, or the
+ * write failed (EAGAIN: the terminal is full; EIO, EBADF: it is gone). That path then retries
+ * or reports the error exactly as it does for every other write. A part written, the rest goes
+ * to node-pty's queue.
+ */
+function directWriter(pty: unknown): (data: string) => boolean {
+  const terminal = pty as WritingTerminal;
+  const stream = terminal._writeStream;
+  const fd = terminal._fd;
+  if (typeof fd !== 'number' || !Array.isArray(stream?._writeQueue)) return () => false;
+  const queue = stream._writeQueue as unknown[];
+  return (data) => {
+    // node-pty's `write` becomes a no-op once the terminal closed; flow control is not used.
+    if (terminal._writable !== true || terminal.handleFlowControl !== false) return false;
+    if (queue.length > 0 || stream._writeImmediate !== undefined) return false;
+    const bytes = Buffer.from(data, 'utf8');
+    let written: number;
+    try {
+      written = writeSync(fd, bytes);
+    } catch {
+      return false; // nothing was written: node-pty's path tries again and handles the error
+    }
+    if (written < bytes.length) (pty as nodePty.IPty).write(bytes.subarray(written));
+    return true;
   };
 }
 

@@ -238,12 +238,17 @@ export class ShellFiles {
   private deliverCommand(content: string, inPlace: boolean): void {
     const length = Buffer.byteLength(content);
     if (length < COMMAND_RESERVE_BYTES) {
-      // One reused page-aligned buffer: the command, a NUL, then NULs to the reserve size.
-      commandScratch.fill(0, commandScratch.write(content));
+      commandScratch.write(content);
+      commandScratch[length] = 0;
+      // In place, only the command and its NUL: every integration stops reading at the first
+      // NUL, and what lies past it in this shell's own file is an earlier command of its own.
       if (inPlace && this.held !== null && this.holdsPath()) {
-        writeSync(this.held, commandScratch, 0, COMMAND_RESERVE_BYTES, 0);
+        writeSync(this.held, commandScratch, 0, length + 1, 0);
         return;
       }
+      // A new file is the reserve's size, NULs past the command: the buffer is shared by every
+      // shell, and no other shell's command may reach this file.
+      commandScratch.fill(0, length);
     }
     const padded = length < COMMAND_RESERVE_BYTES ? commandScratch : Buffer.from(`${content}\0`);
     try {
