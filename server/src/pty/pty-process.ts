@@ -132,6 +132,7 @@ function writeStreamOf(pty: unknown): { queue: WriteTask[]; drop(): void } {
 interface WritingTerminal {
   _writable?: unknown;
   _fd?: unknown;
+  _socket?: { destroyed?: unknown };
   handleFlowControl?: unknown;
   _writeStream?: WriteStream;
 }
@@ -156,6 +157,9 @@ function directWriter(pty: unknown): (data: string) => boolean {
   return (data) => {
     // node-pty's `write` becomes a no-op once the terminal closed; flow control is not used.
     if (terminal._writable !== true || terminal.handleFlowControl !== false) return false;
+    // A destroyed socket has closed the descriptor, whose number a file opened since (on any
+    // thread) may hold: never written to. `_writable` turns false only at the socket's close.
+    if (terminal._socket?.destroyed !== false) return false;
     if (queue.length > 0 || stream._writeImmediate !== undefined) return false;
     const bytes = Buffer.from(data, 'utf8');
     let written: number;
