@@ -10,7 +10,16 @@
  * without one. New workspaces take a spare file system the keeper made ahead of need. The mounting runs in the shell's
  * own start-up process (a step before bubblewrap), never on the server's event loop.
  */
-import { existsSync, mkdirSync, opendirSync, realpathSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  opendirSync,
+  realpathSync,
+  renameSync,
+  statSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { isMountPoint, mounts } from './mount-table.ts';
@@ -35,19 +44,22 @@ const STEP_NAME = 'jumpseat-quota';
  * Exit 125 (as the host prelude uses) says the set-up failed, not the shell.
  */
 const STEP = [
-  'dir=$1 image=$2 template=$3 bytes=$4 mkfs=$5 spare=$6 at=$7; shift 8',
+  'dir=$1 image=$2 template=$3 bytes=$4 mkfs=$5 at=$6; shift 7',
   'fail() { echo "jumpseat: workspace quota: $*" >&2; exit 125; }',
   'exec 9>"$image.lock" || fail "cannot lock $image"',
   'flock 9 || fail "cannot lock $image"',
   'if ! mountpoint -q "$dir"; then',
-  '  read -r owner mode < <(stat -c "%u:%g %a" "$dir") && [ -n "$mode" ] || fail "cannot read $dir"',
-  // A spare (quota-keeper.ts), given only for a new, empty workspace: its image becomes
-  // the workspace's, and its mount moves onto the workspace.
-  '  if [ -n "$spare" ] && [ ! -e "$image" ] && mv "$spare" "$image"; then',
-  '    if ! mount --bind "$at" "$dir"; then umount -l "$at"; fail "cannot mount $image"; fi',
-  '    umount "$at" || umount -l "$at"',
+  // A spare (quota-keeper.ts), given only to a new, empty workspace: the server has named its
+  // image the workspace's and given its root the directory's owner and mode; its mount moves
+  // onto the workspace (a bind and an unmount where the parent mount is shared).
+  '  if [ -n "$at" ] && [ -d "$at" ]; then',
+  '    if ! mount --move "$at" "$dir" 2>/dev/null; then',
+  '      if ! mountpoint -q "$at" || ! mount --bind "$at" "$dir"; then umount -l "$at"; fail "cannot mount $image"; fi',
+  '      umount "$at" || umount -l "$at"',
+  '    fi',
   '    rmdir "$at"',
   '  else',
+  '    read -r owner mode < <(stat -c "%u:%g %a" "$dir") && [ -n "$mode" ] || fail "cannot read $dir"',
   '    if [ ! -e "$image" ]; then',
   '      if [ -n "$(ls -A "$dir")" ]; then',
   '        truncate -s "$bytes" "$image.new" && "$mkfs" -q -F -m 0 -d "$dir" -E lazy_itable_init=1,lazy_journal_init=1 "$image.new" >/dev/null || fail "mkfs.ext4 failed"',
@@ -60,17 +72,53 @@ const STEP = [
   '      mv "$image.new" "$image" || fail "cannot make $image"',
   '    fi',
   // A killed run's mount of it, detached by its keeper, may live on in a process that has
-  // not ended yet: never a second mount of the same file system.
-  '    if [ -x /sbin/losetup ] && [ -n "$(/sbin/losetup -j "$image")" ]; then',
-  '      sleep 1; [ -z "$(/sbin/losetup -j "$image")" ] || fail "$image is still in use by a process of an earlier run"',
+  // not ended yet: never a second mount of the same file system. Its loop device goes a
+  // second or two after the file system does; one still there after 8 s is in use.
+  '    if [ -x /sbin/losetup ]; then',
+  '      for try in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do',
+  '        [ -z "$(/sbin/losetup -j "$image")" ] && break',
+  '        [ "$try" = 16 ] && fail "$image is still in use by a process of an earlier run"',
+  '        sleep 0.5',
+  '      done',
   '    fi',
   '    mount -o loop,nosuid,nodev "$image" "$dir" || fail "cannot mount $image"',
   '    rmdir "$dir/lost+found" 2>/dev/null',
+  '    chown "$owner" "$dir" && chmod "$mode" "$dir" || fail "cannot set the owner of $dir"',
   '  fi',
-  '  chown "$owner" "$dir" && chmod "$mode" "$dir" || fail "cannot set the owner of $dir"',
   'fi',
   'exec 9>&-',
   'exec "$@"',
+].join('\n');
+
+/** mount(2)'s number per architecture (x86-64's table, and the generic one arm64 uses). */
+const MOUNT_SYSCALL: Record<string, number> = { x64: 165, arm64: 40 };
+const MS_MOVE = 8192;
+
+/**
+ * The step for a workspace given a spare, in one perl process (perl-base is essential on
+ * Debian; the exit waiter needs it too) where the general step takes bash and five programs,
+ * each a few milliseconds to start: under the image's lock, unless the workspace is a mount
+ * point already (another device than its parent's), the spare's mount moves onto it
+ * (MS_MOVE; `mount --bind` and `umount` where the parent mount is shared), then the command
+ * runs. The server has named the image and given the root its owner and mode already.
+ */
+const SPARE_STEP = [
+  'my ($nr, $move, $dir, $image, $at) = splice(@ARGV, 0, 5); shift @ARGV;',
+  'sub fail { print STDERR "jumpseat: workspace quota: @_\n"; exit 125 }',
+  'open(my $lock, ">", "$image.lock") or fail("cannot lock $image");',
+  'flock($lock, 2) or fail("cannot lock $image");',
+  'my @here = stat($dir); my @up = stat("$dir/..");',
+  '@here && @up or fail("cannot read $dir");',
+  'if ($here[0] == $up[0]) {',
+  '  if (syscall($nr + 0, $at, $dir, 0, $move + 0, 0) != 0) {',
+  '    system("mountpoint", "-q", $at) == 0 && system("mount", "--bind", $at, $dir) == 0',
+  '      or do { system("umount", "-l", $at); fail("cannot mount $image") };',
+  '    system("umount", $at) == 0 or system("umount", "-l", $at);',
+  '  }',
+  '  rmdir $at;',
+  '}',
+  'close $lock;',
+  'exec { $ARGV[0] } @ARGV or fail("cannot run $ARGV[0]: $!");',
 ].join('\n');
 
 export class WorkspaceQuota {
@@ -162,6 +210,11 @@ export class WorkspaceQuota {
     // Seen as mounted by the next shell's check, once this one's step has run.
     if (!this.stepped.has(workspace)) this.keeper.claim(workspace);
     this.stepped.add(workspace);
+    const mountCall = MOUNT_SYSCALL[process.arch];
+    if (spare !== null && mountCall !== undefined) {
+      const moved = [String(mountCall), String(MS_MOVE), workspace, image, spare.mount];
+      return ['perl', '-e', SPARE_STEP, ...moved, '--', ...command];
+    }
     return [
       'bash',
       '--noprofile',
@@ -174,7 +227,6 @@ export class WorkspaceQuota {
       this.template,
       String(this.bytes),
       this.mkfs,
-      spare?.image ?? '',
       spare?.mount ?? '',
       '--',
       ...command,
@@ -188,7 +240,18 @@ export class WorkspaceQuota {
   private spareFor(workspace: string, image: string): Spare | null {
     if (this.stepped.has(workspace) || existsSync(image) || !isEmptyDir(workspace)) return null;
     const spare = this.keeper.take();
-    if (spare !== null) this.taken.set(workspace, spare);
+    if (spare === null) return null;
+    // Server-only paths (the quota dir and the spares' mount dir are root's, 0700): a few
+    // syscalls here spare the step's forks. A spare that cannot be given is left to the keeper.
+    try {
+      const dir = statSync(workspace);
+      chownSync(spare.mount, dir.uid, dir.gid);
+      chmodSync(spare.mount, dir.mode & 0o7777);
+      renameSync(spare.image, image);
+    } catch {
+      return null;
+    }
+    this.taken.set(workspace, spare);
     return spare;
   }
 
