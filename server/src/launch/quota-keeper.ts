@@ -193,7 +193,13 @@ export class QuotaKeeper {
   async close(): Promise<void> {
     this.closed = true;
     if (this.refillTimer !== null) clearTimeout(this.refillTimer);
-    if (this.keeper?.stdin?.writable === true) this.keeper.stdin.end('stop\n');
+    const keeper = this.keeper;
+    if (keeper === null) return;
+    // Waited for: held referenced again, or a process with nothing else left to do would end
+    // before the keeper's answer (an unsettled await: the fuzz runner exited 13 so).
+    keeper.ref();
+    for (const pipe of [keeper.stdin, keeper.stdout]) (pipe as Socket | null)?.ref();
+    if (keeper.stdin?.writable === true) keeper.stdin.end('stop\n');
     await this.exited;
   }
 

@@ -26,6 +26,7 @@ export class ShellStartUp {
   readonly ready: Promise<void>;
   private markReady!: () => void;
   private failStart!: (error: Error) => void;
+  private becameReady = false;
 
   constructor() {
     this.ready = new Promise((resolve, reject) => {
@@ -37,15 +38,25 @@ export class ShellStartUp {
 
   /** The shell is ready. */
   succeed(): void {
+    this.becameReady = true;
     this.markReady();
   }
 
-  /** The shell `name` exited (a no-op once it is ready). */
-  exited(name: string, exit: PtyExit): void {
+  /** Whether the shell got ready (its start-up is over). */
+  get isReady(): boolean {
+    return this.becameReady;
+  }
+
+  /**
+   * The shell `name` exited (a no-op once it is ready). `screen`: what it printed meanwhile,
+   * whose last line (the launcher's or the sandbox's complaint) the message quotes.
+   */
+  exited(name: string, exit: PtyExit, screen = ''): void {
+    const said = lastLine(screen);
     this.failStart(
       new JumpseatError(
         JUMPSEAT_ERR_SHELL_UNAVAILABLE,
-        `${name} exited during start-up (${describeExit(exit)})`,
+        `${name} exited during start-up (${describeExit(exit)})${said === '' ? '' : `: ${said}`}`,
       ),
     );
   }
@@ -91,4 +102,14 @@ export class ShellStartUp {
 
 function describeExit(exit: PtyExit): string {
   return exit.signal ? `killed by ${exit.signal}` : `code ${exit.code}`;
+}
+
+/** Longest part of a start-up complaint quoted in the message. */
+const SAID_MAX_CHARS = 200;
+
+/** The last non-blank line of `screen`, control characters dropped, bounded. */
+function lastLine(screen: string): string {
+  const lines = screen.split('\n').map((line) => line.replace(/[\u0000-\u001f\u007f]/g, '').trim());
+  const last = lines.filter((line) => line !== '').pop() ?? '';
+  return last.length > SAID_MAX_CHARS ? `${last.slice(0, SAID_MAX_CHARS)}…` : last;
 }

@@ -387,7 +387,9 @@ export class Shell {
     this.router.flush();
     // The launcher's exact ending arrives as output, read by now.
     const exit = settle();
-    this.start.exited(this.options.dialect.name, exit);
+    // Before the ready mark the screen holds only what the launch printed: why it failed.
+    const said = this.start.isReady ? '' : await this.screenText().catch(() => '');
+    this.start.exited(this.options.dialect.name, exit, said);
     // Jobs the shell left behind belong to its tree: the reset the result announces ends
     // them before the agent reads it.
     await this.pty.endTree();
