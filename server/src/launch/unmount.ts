@@ -7,9 +7,8 @@
  * syscall's number is not known here, `umount` does it, a batch a process.
  */
 import { execFile, spawn } from 'node:child_process';
+import { UMOUNT2_SYSCALL } from './syscall-numbers.ts';
 
-/** umount2's number per architecture (x86-64's table, and the generic one arm64 uses). */
-const UMOUNT2: Record<string, number> = { x64: 166, arm64: 39 };
 const MNT_DETACH = 2;
 /** An unmount that has not finished by then is left (a stop must end). */
 const UMOUNT_TIMEOUT_MS = 5000;
@@ -30,7 +29,7 @@ const UNMOUNTER = [
 /** Unmounts `points` (absolute paths), detaching those still busy; never rejects. */
 export function unmountMany(points: readonly string[]): Promise<void> {
   if (points.length === 0) return Promise.resolve();
-  const nr = UMOUNT2[process.arch];
+  const nr = UMOUNT2_SYSCALL;
   return nr === undefined ? unmountWithUtility(points) : unmountWithSyscall(nr, points);
 }
 

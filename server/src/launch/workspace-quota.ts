@@ -7,8 +7,9 @@
  * the root), made once per workspace by copying a template file system (made once per size),
  * mounted the first time a shell of that workspace starts and kept mounted across shells;
  * unmounted at shutdown, or by the run's quota keeper (quota-keeper.ts) when the server dies
- * without one. New workspaces take a spare file system the keeper made ahead of need. The mounting runs in the shell's
- * own start-up process (a step before bubblewrap), never on the server's event loop.
+ * without one. New workspaces take a spare file system the keeper made ahead of need. The
+ * mounting runs in the shell's own start-up process (a step before bubblewrap), never on the
+ * server's event loop.
  */
 import {
   chmodSync,
@@ -24,6 +25,7 @@ import { join, relative } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { isMountPoint, mounts } from './mount-table.ts';
 import { QuotaKeeper, SPARE_MOUNT_DIR, type Spare } from './quota-keeper.ts';
+import { MOUNT_SYSCALL } from './syscall-numbers.ts';
 import { unmountMany } from './unmount.ts';
 
 /** Below the workspace root: a name no agent id (`^[A-Za-z0-9]…`) can take. */
@@ -90,8 +92,6 @@ const STEP = [
   'exec "$@"',
 ].join('\n');
 
-/** mount(2)'s number per architecture (x86-64's table, and the generic one arm64 uses). */
-const MOUNT_SYSCALL: Record<string, number> = { x64: 165, arm64: 40 };
 const MS_MOVE = 8192;
 
 /**
@@ -210,7 +210,7 @@ export class WorkspaceQuota {
     // Seen as mounted by the next shell's check, once this one's step has run.
     if (!this.stepped.has(workspace)) this.keeper.claim(workspace);
     this.stepped.add(workspace);
-    const mountCall = MOUNT_SYSCALL[process.arch];
+    const mountCall = MOUNT_SYSCALL;
     if (spare !== null && mountCall !== undefined) {
       const moved = [String(mountCall), String(MS_MOVE), workspace, image, spare.mount];
       return ['perl', '-e', SPARE_STEP, ...moved, '--', ...command];
