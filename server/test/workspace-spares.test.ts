@@ -190,4 +190,51 @@ describe('spare workspace file systems', () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    "starts a workspace again while another server's sandbox still holds its file system",
+    async () => {
+      if (!quotaApplies()) return;
+      // Two servers on one workspace root (two data dirs). A sandbox started while a
+      // workspace is mounted has a copy of that mount (bwrap binds / with everything below
+      // it, hidden there under the root's tmpfs), which keeps its file system and loop
+      // device alive after the owning server unmounts it. Its next start mounted nothing
+      // for 8 s, then refused the shell: "still in use by a process of an earlier run".
+      const first = await start();
+      expect(await call(first, 'pinned', 'echo kept > kept; cat kept')).toBe('kept');
+      const other = await serve(
+        [
+          ...['--data-dir', join(scratch, 'other-data'), '--workspace', root],
+          ...['--workspace-quota', QUOTA, '--network', 'off'],
+        ],
+        cleanEnv({ JUMPSEAT_TOKEN: ADMIN }),
+        { fromSource: true, startDeadlineMs: 60_000 },
+      );
+      running.push(other);
+      expect(await call(other, 'holder', 'echo up')).toBe('up');
+      first.process.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(mountsUnder(`${root}/pinned`)).toEqual([]);
+
+      const again = await start();
+      expect(await call(again, 'pinned', 'cat kept; echo more >> kept')).toBe('kept');
+      expect(await call(other, 'holder', 'echo still up')).toBe('still up');
+      // One file system: what the holder's copy holds is what the workspace shows.
+      const device = mounts().find((m) => m.point === join(root, 'pinned'))?.device;
+      // (mount-table devices are major:minor, as losetup's MAJ:MIN column)
+      expect(device).toMatch(/^\d+:\d+$/);
+      expect(
+        execFileSync('losetup', ['-n', '-O', 'MAJ:MIN', '-j', join(quotaDir, 'pinned.ext4')])
+          .toString()
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line !== ''),
+      ).toEqual([device]);
+      again.process.kill('SIGTERM');
+      other.process.kill('SIGTERM');
+      expect([await again.exited, await other.exited]).toEqual([0, 0]);
+      expect(mountsUnder(`${root}/`)).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -73,17 +73,23 @@ const STEP = [
   '      fi',
   '      mv "$image.new" "$image" || fail "cannot make $image"',
   '    fi',
-  // A killed run's mount of it, detached by its keeper, may live on in a process that has
-  // not ended yet: never a second mount of the same file system. Its loop device goes a
-  // second or two after the file system does; one still there after 8 s is in use.
-  '    if [ -x /sbin/losetup ]; then',
-  '      for try in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do',
-  '        [ -z "$(/sbin/losetup -j "$image")" ] && break',
-  '        [ "$try" = 16 ] && fail "$image is still in use by a process of an earlier run"',
-  '        sleep 0.5',
-  '      done',
+  // The file system may still be mounted elsewhere: in the mount namespace of any sandbox
+  // started while it was mounted here (`--ro-bind / /` copies every mount below /, hidden
+  // there under the workspace root's tmpfs), or of a killed run's process that has not
+  // ended yet. Never a second loop device on one image (two ext4 instances of one file
+  // would corrupt it): its loop device, while attached, is mounted again (the same file
+  // system, as a bind would be). One that goes meanwhile is waited for, up to 8 s.
+  '    mounted=',
+  '    for try in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do',
+  '      loop=$([ -x /sbin/losetup ] && /sbin/losetup -n -O NAME -j "$image" | head -n 1)',
+  '      if [ -z "$loop" ]; then break; fi',
+  '      if mount -t ext4 -o nosuid,nodev "$loop" "$dir" 2>/dev/null; then mounted=1; break; fi',
+  '      [ "$try" = 16 ] && fail "$image is still in use by a process of an earlier run"',
+  '      sleep 0.5',
+  '    done',
+  '    if [ -z "$mounted" ]; then',
+  '      mount -o loop,nosuid,nodev "$image" "$dir" || fail "cannot mount $image"',
   '    fi',
-  '    mount -o loop,nosuid,nodev "$image" "$dir" || fail "cannot mount $image"',
   '    rmdir "$dir/lost+found" 2>/dev/null',
   '    chown "$owner" "$dir" && chmod "$mode" "$dir" || fail "cannot set the owner of $dir"',
   '  fi',
