@@ -27,6 +27,7 @@ export class ShellStartUp {
   private markReady!: () => void;
   private failStart!: (error: Error) => void;
   private becameReady = false;
+  private output: Buffer = Buffer.alloc(0);
 
   constructor() {
     this.ready = new Promise((resolve, reject) => {
@@ -39,6 +40,7 @@ export class ShellStartUp {
   /** The shell is ready. */
   succeed(): void {
     this.becameReady = true;
+    this.output = Buffer.alloc(0);
     this.markReady();
   }
 
@@ -48,11 +50,22 @@ export class ShellStartUp {
   }
 
   /**
-   * The shell `name` exited (a no-op once it is ready). `screen`: what it printed meanwhile,
-   * whose last line (the launcher's or the sandbox's complaint) the message quotes.
+   * Output of the shell before it is ready, as read: the launcher's or the sandbox's complaint
+   * is there (the screen hides the start-up). Only the last START_OUTPUT_BYTES are kept.
    */
-  exited(name: string, exit: PtyExit, screen = ''): void {
-    const said = lastLine(screen);
+  heard(chunk: Buffer): void {
+    if (this.becameReady) return;
+    this.output = Buffer.concat([this.output, chunk]);
+    if (this.output.length > START_OUTPUT_BYTES)
+      this.output = this.output.subarray(this.output.length - START_OUTPUT_BYTES);
+  }
+
+  /**
+   * The shell `name` exited (a no-op once it is ready). The message quotes the last line it
+   * printed meanwhile, other than the typed line `typed` (the integration's install line).
+   */
+  exited(name: string, exit: PtyExit, typed = ''): void {
+    const said = lastLine(this.output.toString('utf8'), typed.trim());
     this.failStart(
       new JumpseatError(
         JUMPSEAT_ERR_SHELL_UNAVAILABLE,
@@ -107,9 +120,22 @@ function describeExit(exit: PtyExit): string {
 /** Longest part of a start-up complaint quoted in the message. */
 const SAID_MAX_CHARS = 200;
 
-/** The last non-blank line of `screen`, control characters dropped, bounded. */
-function lastLine(screen: string): string {
-  const lines = screen.split('\n').map((line) => line.replace(/[\u0000-\u001f\u007f]/g, '').trim());
-  const last = lines.filter((line) => line !== '').pop() ?? '';
+/** Start-up output kept for the message of a shell that did not start. */
+const START_OUTPUT_BYTES = 2048;
+/** Terminal sequences (OSC, up to BEL or ST; CSI; two-byte escapes) dropped from the quote. */
+const ESCAPES =
+  /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]/g;
+
+/**
+ * The last non-blank line of `output` other than `typed`, escapes (the shell's marks) and
+ * control characters dropped, bounded.
+ */
+function lastLine(output: string, typed: string): string {
+  const lines = output
+    .replace(ESCAPES, '')
+    .split('\n')
+    .map((line) => line.replace(/[\u0000-\u001f\u007f]/g, '').trim());
+  const last =
+    lines.filter((line) => line !== '' && (typed === '' || !line.includes(typed))).pop() ?? '';
   return last.length > SAID_MAX_CHARS ? `${last.slice(0, SAID_MAX_CHARS)}…` : last;
 }

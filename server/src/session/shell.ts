@@ -129,7 +129,12 @@ export class Shell {
         capture: (data) => this.agentCalls.run?.write(data),
       },
     );
-    this.disposables.add(this.pty.onData((chunk) => this.router.push(chunk)));
+    this.disposables.add(
+      this.pty.onData((chunk) => {
+        this.start.heard(chunk);
+        this.router.push(chunk);
+      }),
+    );
     this.disposables.add(this.pty.onExit((exit) => void this.onPtyExit(exit)));
     void this.start.install({
       name: options.dialect.name,
@@ -387,9 +392,8 @@ export class Shell {
     this.router.flush();
     // The launcher's exact ending arrives as output, read by now.
     const exit = settle();
-    // Before the ready mark the screen holds only what the launch printed: why it failed.
-    const said = this.start.isReady ? '' : await this.screenText().catch(() => '');
-    this.start.exited(this.options.dialect.name, exit, said);
+    // Before the ready mark, what the shell printed is the launch's: why it failed.
+    this.start.exited(this.options.dialect.name, exit, this.calls.installLine);
     // Jobs the shell left behind belong to its tree: the reset the result announces ends
     // them before the agent reads it.
     await this.pty.endTree();

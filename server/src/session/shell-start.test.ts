@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { ShellStartUp } from './shell-start.ts';
+
+const INSTALL = ` . '/data/shells/1-2/abc/integration.bash'`;
+
+async function refusal(start: ShellStartUp): Promise<string> {
+  return start.ready.then(
+    () => 'ready',
+    (error: Error) => error.message,
+  );
+}
+
+describe('a shell that exits during start-up', () => {
+  it('is refused with the last line the launch printed, not the typed install line or a mark', async () => {
+    const start = new ShellStartUp();
+    start.heard(Buffer.from(`${INSTALL}\r\n`));
+    start.heard(Buffer.from('jumpseat: workspace quota: /w/.quota/a.ext4 is still in use\r\n'));
+    start.heard(
+      Buffer.from(`\u001b]7717;0123456789ABCDEF0123456789ABCDEF;C125\u0007${INSTALL}\r\n`),
+    );
+    start.exited('bash', { code: 125, signal: null }, INSTALL);
+    expect(await refusal(start)).toBe(
+      'bash exited during start-up (code 125): jumpseat: workspace quota: /w/.quota/a.ext4 is still in use',
+    );
+  });
+
+  it('keeps only the end of a flood, and quotes nothing when nothing was printed', async () => {
+    const flooded = new ShellStartUp();
+    flooded.heard(Buffer.from('x'.repeat(100_000)));
+    flooded.heard(Buffer.from('\nbwrap: Creating new namespace failed\n'));
+    flooded.exited('pwsh', { code: 1, signal: null });
+    expect(await refusal(flooded)).toBe(
+      'pwsh exited during start-up (code 1): bwrap: Creating new namespace failed',
+    );
+    const silent = new ShellStartUp();
+    silent.exited('bash', { code: null, signal: 'SIGKILL' });
+    expect(await refusal(silent)).toBe('bash exited during start-up (killed by SIGKILL)');
+  });
+
+  it('forgets what it heard once ready', async () => {
+    const start = new ShellStartUp();
+    start.heard(Buffer.from('early words\n'));
+    start.succeed();
+    start.heard(Buffer.from('later words\n'));
+    start.exited('bash', { code: 1, signal: null });
+    expect(await refusal(start)).toBe('ready');
+  });
+});
