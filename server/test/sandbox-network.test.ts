@@ -362,8 +362,17 @@ sleep 0.5`,
           'refused: ConnectionRefusedError',
         );
         expect(serving.stderr()).not.toContain('could not be attached');
+
+        // Killed, it leaves no pasta: pasta makes itself non-dumpable, so a reaper that is
+        // not root cannot read its environment; it kills the ones its server told it of.
+        const key = runKeyOf(join(root, 'data'));
+        expect((await pastasOf(key)).length).toBeGreaterThanOrEqual(1);
+        serving.process.kill('SIGKILL');
+        await serving.exited;
+        await expect.poll(async () => (await pastasOf(key)).length, { timeout: 20_000 }).toBe(0);
       } finally {
-        serving?.process.kill('SIGTERM');
+        if (serving?.process.exitCode === null && serving.process.signalCode === null)
+          serving.process.kill('SIGTERM');
         await serving?.exited;
         rmSync(root, { recursive: true, force: true });
       }

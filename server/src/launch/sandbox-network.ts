@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SERVER_PID_VARIABLE, startPastaReaper } from './pasta-reaper.ts';
+import { type PastaReaper, SERVER_PID_VARIABLE, startPastaReaper } from './pasta-reaper.ts';
 import { hostPrelude } from './prelude.ts';
 
 export const NETWORK_MODES = ['on', 'off', 'host'] as const;
@@ -168,7 +168,7 @@ function startPasta(
   ];
   const [file, ...rest] = hostPrelude(cgroupProcFiles, [options.pasta, ...args]);
   // Should this server die unstopped, its pastas go with it (pasta-reaper.ts).
-  startPastaReaper(NETWORK_TAG_VARIABLE, options.runKey);
+  const reaper = startPastaReaper(NETWORK_TAG_VARIABLE, options.runKey);
   return new Promise((resolve, reject) => {
     const child = spawn(file as string, rest, {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -195,7 +195,8 @@ function startPasta(
       rmSync(dir, { recursive: true, force: true });
       child.stderr?.destroy();
       if (code === 0 && daemon !== null) {
-        resolve(attachment(daemon));
+        reaper.started(daemon);
+        resolve(attachment(daemon, reaper));
         return;
       }
       if (daemon !== null) killPasta(daemon);
@@ -205,7 +206,7 @@ function startPasta(
   });
 }
 
-function attachment(daemon: number): NetworkAttachment {
+function attachment(daemon: number, reaper: PastaReaper): NetworkAttachment {
   let stopped = false;
   return {
     pid: daemon,
@@ -213,6 +214,7 @@ function attachment(daemon: number): NetworkAttachment {
       if (stopped) return;
       stopped = true;
       killPasta(daemon);
+      reaper.ended(daemon);
     },
   };
 }
