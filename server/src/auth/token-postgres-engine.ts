@@ -34,6 +34,14 @@ export class TokenPostgresEngine implements TokenEngine {
   #batch: NodeJS.Timeout | undefined;
   /** Reloads run one after another, so an older row never lands after a newer one. */
   #reloading: Promise<void> = Promise.resolve();
+  /**
+   * Commits of this replica, by token id. A row read while this replica committed a change
+   * to it may be older than that change (read before the commit, landed after): it is
+   * dropped, and the commit's own notification reads the row again. Only reads under way
+   * need it: emptied whenever no reload is queued.
+   */
+  readonly #commits = new Map<string, number>();
+  #reloadsQueued = 0;
 
   constructor(private readonly database: PostgresDatabase) {}
 
@@ -47,7 +55,7 @@ export class TokenPostgresEngine implements TokenEngine {
 
   async commit(write: TokenWrite): Promise<boolean> {
     try {
-      return await this.database.transaction(async (client) => {
+      const committed = await this.database.transaction(async (client) => {
         let changed = true;
         if (write.kind === 'insert') {
           await client.query('INSERT INTO auth_tokens (id, sha256, record) VALUES ($1, $2, $3)', [
@@ -71,6 +79,8 @@ export class TokenPostgresEngine implements TokenEngine {
         }
         return changed;
       });
+      for (const id of idsOf(write)) this.#commits.set(id, (this.#commits.get(id) ?? 0) + 1);
+      return committed;
     } catch (error) {
       throw refusedForDatabase(error, WHAT[write.kind]);
     }
@@ -161,20 +171,29 @@ export class TokenPostgresEngine implements TokenEngine {
   ): Promise<Disposable> {
     const store = new DisposableStore();
     const queue = (work: () => Promise<void>) => {
-      this.#reloading = this.#reloading.then(work).catch((error: unknown) => {
-        // The row is reloaded on the next notification or reconnection.
-        if (unavailableReason(error) === undefined) {
-          process.emitWarning(`reloading tokens failed: ${String(error)}`);
-        }
-      });
+      this.#reloadsQueued += 1;
+      this.#reloading = this.#reloading
+        .then(work)
+        .catch((error: unknown) => {
+          // The row is reloaded on the next notification or reconnection.
+          if (unavailableReason(error) === undefined) {
+            process.emitWarning(`reloading tokens failed: ${String(error)}`);
+          }
+        })
+        .finally(() => {
+          this.#reloadsQueued -= 1;
+          if (this.#reloadsQueued === 0) this.#commits.clear();
+        });
     };
     store.add(
       await this.database.listen(TOKENS_CHANNEL, (id) =>
         queue(async () => {
+          const commitsBefore = this.#commits.get(id);
           const { rows } = await this.database.query<{ record: unknown }>(
             'SELECT record FROM auth_tokens WHERE id = $1',
             [id],
           );
+          if (this.#commits.get(id) !== commitsBefore) return;
           changed({ id, record: rows.flatMap((row) => checked(row.record))[0] });
         }),
       ),

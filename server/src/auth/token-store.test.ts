@@ -193,6 +193,18 @@ describe.each(engines.filter((engine) => engine.runs))('$name engine', (engine) 
       expect(store.shares('s-2')).toEqual([]);
     });
 
+    it('keeps a name given right after the link was made (never undone by an older read)', async () => {
+      // With a database, the link's creation is announced, and the row read again, while
+      // the rename commits: a read made before the rename must not land after it.
+      const store = await engine.open(ADMIN);
+      for (let round = 0; round < 40; round++) {
+        const { share } = await store.mintShare({ ...grant, sessionId: `s-race-${round}` });
+        await store.rename(share.id, `Name ${round}`);
+        await new Promise((resolve) => setTimeout(resolve, round % 4));
+        expect(store.shares(`s-race-${round}`).map((link) => link.name)).toEqual([`Name ${round}`]);
+      }
+    });
+
     it('stop working when they expire, and are dropped from the list', async () => {
       vi.useFakeTimers({ now: Date.parse('2026-01-01T00:00:00Z'), toFake: ['Date'] });
       try {
