@@ -314,7 +314,12 @@ except OSError:
     await expect.poll(daemons).toEqual([1, 1]);
   }
 
-  it('a sandboxed shell dies with a server killed by SIGKILL, daemons included', async () => {
+  /** Servers started from source here; two starts on a loaded machine took over 30 s. */
+  const SERVER_STARTS_TIMEOUT_MS = 120_000;
+
+  it('a sandboxed shell dies with a server killed by SIGKILL, daemons included', {
+    timeout: SERVER_STARTS_TIMEOUT_MS,
+  }, async () => {
     const token = 'js_containment_kill9';
     const serving = await serve(
       ['--data-dir', join(scratch, 'sandboxed')],
@@ -326,7 +331,9 @@ except OSError:
     await expect.poll(daemons, { timeout: 5000 }).toEqual([0, 0]);
   });
 
-  it('unsandboxed, the next start ends what a server killed by SIGKILL left running', async () => {
+  it('unsandboxed, the next start ends what a server killed by SIGKILL left running', {
+    timeout: SERVER_STARTS_TIMEOUT_MS,
+  }, async () => {
     const token = 'js_containment_sweep';
     const args = ['--data-dir', join(scratch, 'unsandboxed'), '--sandbox', 'off'];
     const first = await serve(args, cleanEnv({ JUMPSEAT_TOKEN: token }), {

@@ -96,6 +96,9 @@ function httpsOption(config: Config): { readonly https?: ServerOptions } {
   return config.tls === null ? {} : { https: { cert: config.tls.cert, key: config.tls.key } };
 }
 
+/** How long one plugin's registration may take before the start fails. */
+const PLUGIN_TIMEOUT_MS = 120_000;
+
 export function buildApp(options: AppOptions) {
   const { config, tools, tokens } = options;
   const app = Fastify({
@@ -103,6 +106,10 @@ export function buildApp(options: AppOptions) {
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify's own 503 body is not our error shape; the lifecycle plugin answers instead.
     return503OnClosing: false,
+    // Registering compiles every route's schemas: 10 s (Fastify's default) was too little on
+    // a loaded two-core machine ("Plugin did not start in time"). A plugin that truly hangs
+    // still fails the start.
+    pluginTimeout: PLUGIN_TIMEOUT_MS,
     schemaErrorFormatter: (errors, part) =>
       new JumpseatError(JUMPSEAT_ERR_BAD_REQUEST, describeSchemaErrors(errors, part)),
     routerOptions: { maxParamLength: MAX_URL_PARAM_CHARS },
