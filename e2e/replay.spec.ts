@@ -9,6 +9,10 @@ test('jumping to a call plays its output; the scrubber seeks; markers never show
   jumpseat,
   agent,
 }) => {
+  // The first frame shows before Play. A shell's first call can share it (the prompt may be
+  // read after the call was typed, on a loaded machine): a call that prints nothing goes
+  // first, so the calls whose output this test looks for all come after that frame.
+  expect((await jumpseat.bash(agent, 'cd .')).output).toBe('');
   expect((await jumpseat.bash(agent, 'echo first-call-output')).output).toBe('first-call-output');
   expect((await jumpseat.bash(agent, 'seq 1 3 | sed s/^/second-/')).output).toBe(
     'second-1\nsecond-2\nsecond-3',
@@ -23,17 +27,17 @@ test('jumping to a call plays its output; the scrubber seeks; markers never show
   await expect(page).toHaveURL(`${jumpseat.origin}/sessions/${session.id}/replay`);
 
   const calls = page.getByTestId('replay-call');
-  await expect(calls).toHaveCount(3);
-  await expect(calls.nth(2)).toHaveAttribute('data-exit-code', '1');
+  await expect(calls).toHaveCount(4);
+  await expect(calls.nth(3)).toHaveAttribute('data-exit-code', '1');
   const starts = await page.evaluate(() => window.jumpseat.replay?.callStarts() ?? []);
-  expect(starts).toHaveLength(3);
+  expect(starts).toHaveLength(4);
   expect(starts).toEqual([...starts].sort((a, b) => a - b));
 
   // At the start, nothing any call printed is on the screen yet.
   expect(await screenOf(page)).not.toContain('first-call-output');
 
   // The second call's jump plays it: its output appears, the third's not yet.
-  await calls.nth(1).getByTestId('replay-jump').click();
+  await calls.nth(2).getByTestId('replay-jump').click();
   await expect(page.getByTestId('replay-controls')).toHaveAttribute('data-state', /playing|ended/);
   await expect.poll(() => screenOf(page)).toContain('second-1\nsecond-2\nsecond-3');
   // The prompt ends in `$` for a shell's own user (the server is root: shells drop to theirs).
@@ -56,8 +60,8 @@ test('jumping to a call plays its output; the scrubber seeks; markers never show
   await expect.poll(() => screenOf(page)).not.toContain('first-call-output');
 
   // Each call opens to the exact text the agent got.
-  await calls.nth(1).locator('summary').click();
-  await expect(calls.nth(1).getByTestId('call-result')).toHaveText('second-1\nsecond-2\nsecond-3');
+  await calls.nth(2).locator('summary').click();
+  await expect(calls.nth(2).getByTestId('call-result')).toHaveText('second-1\nsecond-2\nsecond-3');
 });
 
 test('a shell that ended is still replayed, with how it ended', async ({

@@ -51,7 +51,10 @@ function servers(): Servers {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ command }),
       });
-      return ((await response.json()) as { output: string }).output;
+      const body = (await response.json()) as { output?: string };
+      if (body.output === undefined)
+        throw new Error(`bash ${command}: ${response.status} ${JSON.stringify(body)}`);
+      return body.output;
     },
   };
 }
