@@ -5,19 +5,19 @@
  * start on the same data dir swept them, and forever if there was none.
  *
  * The reaper is one small process per server (perl, which the exit waiter needs anyway), in a
- * session of its own, that blocks reading a pipe from the server. The server tells it each
- * pasta it starts (`+PID START`, START from /proc/PID/stat) and each it ends (`-PID`). The
- * pipe closes when the server's process ends, however it ends; the reaper then kills:
- * - each pasta it was told of that is still that process (same start time, still pasta);
- * - every pasta that carries both this run's network tag and this server's pid in its
- *   environment (a restart on the same data dir has the same tag but another pid).
- * The list is what works for a server that is not root: pasta makes itself non-dumpable, so
- * its environment cannot be read by its own user. After a stop it finds none: the stop ended
- * them.
+ * session of its own, that blocks reading a pipe from the server. Before starting each pasta
+ * the server tells it that pasta's pid file (`+PATH`, which pasta's command line carries after
+ * `--pid`), and once pasta is ended or failed, `-PATH`. The pipe closes when the server's
+ * process ends, however it ends; the reaper then kills every pasta whose command line names
+ * a pid file it was told of, and every pasta that carries both this run's network tag and
+ * this server's pid in its environment (a restart on the same data dir has the same tag but
+ * another pid). The command line is what works for a server that is not root: pasta makes
+ * itself non-dumpable, so its environment cannot be read by its own user; and, told before
+ * the start, it covers a pasta whose daemon had not said its pid yet when the server died.
+ * After a stop it finds none: the stop ended them.
  */
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { startTimeOf } from '../pty/proc-probe.ts';
 
 /** Set in pasta's environment with the server's pid: which run's reaper it belongs to. */
 export const SERVER_PID_VARIABLE = 'JUMPSEAT_SERVER_PID';
@@ -27,34 +27,28 @@ $SIG{$_} = 'IGNORE' for qw(INT TERM HUP PIPE);
 my ($tag, $server, $run, $me) = @ARGV;
 my %told;
 while (my $line = <STDIN>) {
-  if ($line =~ /^\+(\d+) (\d+)$/) { $told{$1} = $2 }
-  elsif ($line =~ /^-(\d+)$/) { delete $told{$1} }
+  chomp $line;
+  if ($line =~ /^\+(.+)$/) { $told{$1} = 1 }
+  elsif ($line =~ /^-(.+)$/) { delete $told{$1} }
 }
-sub pasta {
-  open(my $comm, '<', "/proc/$_[0]/comm") or return 0;
-  return (<$comm> // '') =~ /^pas(ta|st)/;
-}
-sub started {
-  open(my $stat, '<', "/proc/$_[0]/stat") or return '';
-  (my $fields = <$stat> // '') =~ s/^.*\) //s;
-  return (split / /, $fields)[19] // '';
-}
-for my $pid (keys %told) { kill 'KILL', $pid if pasta($pid) && started($pid) eq $told{$pid} }
+sub slurp { open(my $file, '<', $_[0]) or return ''; local $/; return <$file> // '' }
 opendir(my $proc, '/proc') or exit 0;
 for my $pid (grep { /^\d+$/ } readdir $proc) {
-  next unless pasta($pid);
-  open(my $environ, '<', "/proc/$pid/environ") or next;
-  my %env = map { split /=/, $_, 2 } split /\0/, do { local $/; <$environ> // '' };
-  kill 'KILL', $pid if ($env{$tag} // '') eq $run && ($env{$server} // '') eq $me;
+  next unless slurp("/proc/$pid/comm") =~ /^pas(ta|st)/;
+  my @args = split /\0/, slurp("/proc/$pid/cmdline");
+  my ($file) = map { $args[$_ + 1] // '' } grep { $args[$_] eq '--pid' } 0 .. $#args;
+  my %env = map { split /=/, $_, 2 } split /\0/, slurp("/proc/$pid/environ");
+  my $ours = ($env{$tag} // '') eq $run && ($env{$server} // '') eq $me;
+  kill 'KILL', $pid if $ours || (defined $file && $told{$file});
 }
 `;
 
 /** What the server tells its reaper. */
 export interface PastaReaper {
-  /** A pasta daemon started: kill it should the server die. */
-  started(pid: number): void;
-  /** That pasta was ended by the server. */
-  ended(pid: number): void;
+  /** A pasta with this pid file (`--pid`) is about to start: kill it should the server die. */
+  starting(pidFile: string): void;
+  /** That pasta was ended by the server, or did not start. */
+  ended(pidFile: string): void;
 }
 
 /** The reapers started, by run key (a test process may run servers on several data dirs). */
@@ -80,12 +74,13 @@ export function startPastaReaper(tagVariable: string, runKey: string): PastaReap
   const tell = (line: string): void => {
     if (child.stdin?.writable) child.stdin.write(`${line}\n`);
   };
+  // One line each: a path with a line break in it is never told (nor made: mkdtemp's names).
+  const tellOf = (sign: '+' | '-', path: string): void => {
+    if (!/[\r\n]/.test(path)) tell(`${sign}${path}`);
+  };
   const reaper: PastaReaper = {
-    started(pid) {
-      const since = startTimeOf(pid);
-      if (since !== null) tell(`+${pid} ${since}`);
-    },
-    ended: (pid) => tell(`-${pid}`),
+    starting: (pidFile) => tellOf('+', pidFile),
+    ended: (pidFile) => tellOf('-', pidFile),
   };
   reapers.set(runKey, reaper);
   return reaper;

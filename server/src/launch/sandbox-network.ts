@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type PastaReaper, SERVER_PID_VARIABLE, startPastaReaper } from './pasta-reaper.ts';
+import { SERVER_PID_VARIABLE, startPastaReaper } from './pasta-reaper.ts';
 import { hostPrelude } from './prelude.ts';
 
 export const NETWORK_MODES = ['on', 'off', 'host'] as const;
@@ -169,6 +169,7 @@ function startPasta(
   const [file, ...rest] = hostPrelude(cgroupProcFiles, [options.pasta, ...args]);
   // Should this server die unstopped, its pastas go with it (pasta-reaper.ts).
   const reaper = startPastaReaper(NETWORK_TAG_VARIABLE, options.runKey);
+  reaper.starting(pidFile);
   return new Promise((resolve, reject) => {
     const child = spawn(file as string, rest, {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -186,6 +187,7 @@ function startPasta(
     child.on('error', (error) => {
       clearTimeout(timer);
       rmSync(dir, { recursive: true, force: true });
+      reaper.ended(pidFile);
       reject(error);
     });
     // pasta's first process exits once the namespace is configured and its daemon runs.
@@ -195,18 +197,18 @@ function startPasta(
       rmSync(dir, { recursive: true, force: true });
       child.stderr?.destroy();
       if (code === 0 && daemon !== null) {
-        reaper.started(daemon);
-        resolve(attachment(daemon, reaper));
+        resolve(attachment(daemon, () => reaper.ended(pidFile)));
         return;
       }
       if (daemon !== null) killPasta(daemon);
+      reaper.ended(pidFile);
       const reason = firstRealLine(said) ?? `pasta exited with ${code ?? signal}`;
       reject(new Error(reason));
     });
   });
 }
 
-function attachment(daemon: number, reaper: PastaReaper): NetworkAttachment {
+function attachment(daemon: number, ended: () => void): NetworkAttachment {
   let stopped = false;
   return {
     pid: daemon,
@@ -214,7 +216,7 @@ function attachment(daemon: number, reaper: PastaReaper): NetworkAttachment {
       if (stopped) return;
       stopped = true;
       killPasta(daemon);
-      reaper.ended(daemon);
+      ended();
     },
   };
 }
