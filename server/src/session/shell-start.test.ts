@@ -32,6 +32,15 @@ describe('a shell that exits during start-up', () => {
     expect(await refusal(flooded)).toBe(
       'pwsh exited during start-up (code 1): bwrap: Creating new namespace failed',
     );
+    // A mark whose introducer fell out of the kept window is not quoted (its nonce).
+    const cut = new ShellStartUp();
+    cut.heard(
+      Buffer.from(`bwrap: No permissions to create new namespace\n${'z'.repeat(3000)}\u001b]`),
+    );
+    const body = '7717;0123456789ABCDEF0123456789ABCDEF;C1\u0007\n';
+    cut.heard(Buffer.from(body + '\n'.repeat(2048 - body.length)));
+    cut.exited('bash', { code: 1, signal: null });
+    expect(await refusal(cut)).toBe('bash exited during start-up (code 1)');
     const silent = new ShellStartUp();
     silent.exited('bash', { code: null, signal: 'SIGKILL' });
     expect(await refusal(silent)).toBe('bash exited during start-up (killed by SIGKILL)');

@@ -4,6 +4,7 @@
  * shell could not start).
  */
 import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
+import { MARK_IDENT } from '../pty/marks.ts';
 import type { PtyExit } from '../pty/pty-process.ts';
 
 /** A shell that has not printed its ready mark by then is reported as unavailable. */
@@ -42,11 +43,6 @@ export class ShellStartUp {
     this.becameReady = true;
     this.output = Buffer.alloc(0);
     this.markReady();
-  }
-
-  /** Whether the shell got ready (its start-up is over). */
-  get isReady(): boolean {
-    return this.becameReady;
   }
 
   /**
@@ -127,8 +123,9 @@ const ESCAPES =
   /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]/g;
 
 /**
- * The last non-blank line of `output` other than `typed`, escapes (the shell's marks) and
- * control characters dropped, bounded.
+ * The last non-blank line of `output` other than `typed` and other than what is left of a
+ * mark whose introducer the kept window cut off, escapes (the shell's marks) and control
+ * characters dropped, bounded.
  */
 function lastLine(output: string, typed: string): string {
   const lines = output
@@ -136,6 +133,13 @@ function lastLine(output: string, typed: string): string {
     .split('\n')
     .map((line) => line.replace(/[\u0000-\u001f\u007f]/g, '').trim());
   const last =
-    lines.filter((line) => line !== '' && (typed === '' || !line.includes(typed))).pop() ?? '';
+    lines
+      .filter(
+        (line) =>
+          line !== '' &&
+          !line.includes(`${MARK_IDENT};`) &&
+          (typed === '' || !line.includes(typed)),
+      )
+      .pop() ?? '';
   return last.length > SAID_MAX_CHARS ? `${last.slice(0, SAID_MAX_CHARS)}…` : last;
 }
