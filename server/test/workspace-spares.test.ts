@@ -5,9 +5,10 @@
  * replacement is made after. Spares nobody took are unmounted and removed when the server
  * stops and when it is killed with SIGKILL (and then its workspaces are unmounted too), and a
  * killed run's leftovers are swept at the next start on its data dir. Spares are mounted outside the workspace root (SPARE_MOUNT_DIR),
- * so a root removed while a killed server's keeper still cleans never meets a mount.
+ * so a root removed while a killed server's keeper still cleans never meets a mount. A sandbox
+ * holds no other workspace's file system, nor a spare (foreign-mounts.ts).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,15 @@ function spareMounts(pid?: number): string[] {
   return mountsUnder(
     join(SPARE_MOUNT_DIR, `.spare-${runKeyOf(dataDir)}-${pid === undefined ? '' : `${pid}-`}`),
   );
+}
+
+/** The loop devices (MAJ:MIN) attached to a workspace's image. */
+function loopDevices(agent: string): string[] {
+  return execFileSync('losetup', ['-n', '-O', 'MAJ:MIN', '-j', join(quotaDir, `${agent}.ext4`)])
+    .toString()
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
 /** A pid no process has now: one of a process that has just ended. */
@@ -192,14 +202,13 @@ describe('spare workspace file systems', () => {
   );
 
   it(
-    "starts a workspace again while another server's sandbox still holds its file system",
+    "shows a sandbox no other workspace's file system, and mounts again one a process still holds",
     async () => {
       if (!quotaApplies()) return;
-      // Two servers on one workspace root (two data dirs). A sandbox started while a
-      // workspace is mounted has a copy of that mount (bwrap binds / with everything below
-      // it, hidden there under the root's tmpfs), which keeps its file system and loop
-      // device alive after the owning server unmounts it. Its next start mounted nothing
-      // for 8 s, then refused the shell: "still in use by a process of an earlier run".
+      // Two servers on one workspace root (two data dirs). bwrap binds / with everything below
+      // it: each sandbox had a copy of every workspace mounted when it started (hidden under
+      // the root's tmpfs, named in its mount table), which kept that file system and its loop
+      // device alive after the owning server unmounted it.
       const first = await start();
       expect(await call(first, 'pinned', 'echo kept > kept; cat kept')).toBe('kept');
       const other = await serve(
@@ -211,28 +220,41 @@ describe('spare workspace file systems', () => {
         { fromSource: true, startDeadlineMs: 60_000 },
       );
       running.push(other);
-      expect(await call(other, 'holder', 'echo up')).toBe('up');
-      first.process.kill('SIGTERM');
-      expect(await first.exited).toBe(0);
-      expect(mountsUnder(`${root}/pinned`)).toEqual([]);
+      const table = await call(other, 'holder', 'cat /proc/self/mountinfo');
+      expect(table).toContain(`${join(root, 'holder')} `);
+      expect(table).not.toContain(join(root, 'pinned'));
+      expect(table).not.toContain(SPARE_MOUNT_DIR);
+      const ownTable = await call(first, 'pinned', 'cat /proc/self/mountinfo');
+      expect(ownTable).not.toContain(join(root, 'holder'));
 
-      const again = await start();
-      expect(await call(again, 'pinned', 'cat kept; echo more >> kept')).toBe('kept');
+      // A process of the first run left in the workspace (on the host, out of any sandbox)
+      // holds its file system past the stop: the next start mounts that loop device again
+      // (never a second one on the image), where it waited 8 s and refused the shell.
+      const lingering = spawn('sleep', ['600'], { cwd: join(root, 'pinned'), stdio: 'ignore' });
+      try {
+        first.process.kill('SIGTERM');
+        expect(await first.exited).toBe(0);
+        expect(mountsUnder(`${root}/pinned`)).toEqual([]);
+        expect(loopDevices('pinned')).toHaveLength(1);
+
+        const again = await start();
+        expect(await call(again, 'pinned', 'cat kept; echo more >> kept')).toBe('kept');
+        const device = mounts().find((m) => m.point === join(root, 'pinned'))?.device;
+        // (mount-table devices are major:minor, as losetup's MAJ:MIN column)
+        expect(device).toMatch(/^\d+:\d+$/);
+        expect(loopDevices('pinned')).toEqual([device]);
+        lingering.kill('SIGKILL');
+        again.process.kill('SIGTERM');
+        expect(await again.exited).toBe(0);
+      } finally {
+        lingering.kill('SIGKILL');
+      }
+      // Unmounted and unused: the file system goes, though the other server's sandbox,
+      // started while it was mounted, still runs.
+      await expect.poll(() => loopDevices('pinned'), POLL).toEqual([]);
       expect(await call(other, 'holder', 'echo still up')).toBe('still up');
-      // One file system: what the holder's copy holds is what the workspace shows.
-      const device = mounts().find((m) => m.point === join(root, 'pinned'))?.device;
-      // (mount-table devices are major:minor, as losetup's MAJ:MIN column)
-      expect(device).toMatch(/^\d+:\d+$/);
-      expect(
-        execFileSync('losetup', ['-n', '-O', 'MAJ:MIN', '-j', join(quotaDir, 'pinned.ext4')])
-          .toString()
-          .split('\n')
-          .map((line) => line.trim())
-          .filter((line) => line !== ''),
-      ).toEqual([device]);
-      again.process.kill('SIGTERM');
       other.process.kill('SIGTERM');
-      expect([await again.exited, await other.exited]).toEqual([0, 0]);
+      expect(await other.exited).toBe(0);
       expect(mountsUnder(`${root}/`)).toEqual([]);
     },
     TEST_TIMEOUT_MS,

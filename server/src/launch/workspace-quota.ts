@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
+import { withoutForeignMounts } from './foreign-mounts.ts';
 import { isMountPoint, mounts } from './mount-table.ts';
 import { QuotaKeeper, SPARE_MOUNT_DIR, type Spare } from './quota-keeper.ts';
 import { MOUNT_SYSCALL } from './syscall-numbers.ts';
@@ -73,10 +74,9 @@ const STEP = [
   '      fi',
   '      mv "$image.new" "$image" || fail "cannot make $image"',
   '    fi',
-  // The file system may still be mounted elsewhere: in the mount namespace of any sandbox
-  // started while it was mounted here (`--ro-bind / /` copies every mount below /, hidden
-  // there under the workspace root's tmpfs), or of a killed run's process that has not
-  // ended yet. Never a second loop device on one image (two ext4 instances of one file
+  // The file system may still be mounted elsewhere: in the mount namespace of a killed
+  // run's process that has not ended yet (a process left in it keeps it after a lazy
+  // unmount), or of another program's. (Sandboxes hold no copy: foreign-mounts.ts.) Never a second loop device on one image (two ext4 instances of one file
   // would corrupt it): its loop device, while attached, is mounted again (the same file
   // system, as a bind would be). One that goes meanwhile is waited for, up to 8 s.
   '    mounted=',
@@ -201,14 +201,21 @@ export class WorkspaceQuota {
     this.keeper.arm();
   }
 
-  /** `command` preceded by the step that mounts `workspace`'s file system when it is not yet. */
-  wrap(workspace: string, command: readonly string[]): string[] {
-    if (this.mounted.has(workspace)) return [...command];
+  /**
+   * `command` preceded by the step that mounts `workspace`'s file system when it is not yet,
+   * and run where no other workspace's file system is mounted (foreign-mounts.ts).
+   */
+  wrap(workspace: string, shell: readonly string[]): string[] {
+    const command = withoutForeignMounts(
+      { workspace, root: this.root, spares: SPARE_MOUNT_DIR },
+      shell,
+    );
+    if (this.mounted.has(workspace)) return command;
     if (isMountPoint(workspace)) {
       this.mounted.add(workspace);
       // Found mounted (a killed run's): this run's now, for the keeper.
       if (!this.stepped.has(workspace)) this.keeper.claim(workspace);
-      return [...command];
+      return command;
     }
     const name = relative(this.root, workspace).split('/').join('%');
     const image = join(this.imageDir, `${name}.ext4`);
