@@ -3,6 +3,8 @@
  * of global-setup and for specs that need one of their own (a restart on the same data dir).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { stopChild } from '../../playwright/src/worker-server.ts';
 
 /** Start-up is about 2 s; a loaded CI box can take several times that. */
@@ -26,6 +28,8 @@ export interface ServerOptions {
 
 /** Starts the server and resolves once it says where it listens. */
 export function startServerProcess(options: ServerOptions): Promise<ServerProcess> {
+  const workspaces = join(dirname(options.dataDir), 'workspaces');
+  if (options.workspace === undefined) mkdirSync(workspaces, { recursive: true });
   const child = spawn(
     process.execPath,
     [
@@ -40,8 +44,10 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
       options.dataDir,
       // One directory for every shell: specs let one agent's command stop another's loop
       // through a file there. Per-agent workspaces are tested in the server's own suites.
+      // Without one, per-agent workspaces beside the data dir (in the spec's own scratch dir),
+      // not the user's default root, where each run left workspaces and quota images behind.
       ...(options.workspace === undefined
-        ? []
+        ? ['--workspace', workspaces]
         : ['--workspace', options.workspace, '--shared-workspace']),
       ...(options.flags ?? []),
     ],
