@@ -8,43 +8,29 @@
  * The host's token is minted on A and is valid on B: the replicas share the token store in
  * PostgreSQL.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
+import { freePort, PROCESS_START_MS } from './support/host-cluster.ts';
+import { HAS_TEST_DATABASE, ReplicaSet } from './support/replica-set.ts';
 import { TcpForwarder } from './support/tcp-forwarder.ts';
-import {
-  createTestDatabase,
-  TEST_DATABASE_URL,
-  type TestDatabase,
-} from './support/test-database.ts';
 
-const a = new HostCluster();
-const b = new HostCluster();
-let database: TestDatabase | undefined;
+const replicas = new ReplicaSet(2);
+const [a, b] = [replicas.at(0), replicas.at(1)];
 let balancer: TcpForwarder | undefined;
 let hostToken = '';
 let probeToken = '';
 
-describe.runIf(TEST_DATABASE_URL !== '')('a replica killed with SIGKILL', () => {
+describe.runIf(HAS_TEST_DATABASE)('a replica killed with SIGKILL', () => {
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const env = {
-      JUMPSEAT_TOKEN: randomBytes(24).toString('base64url'),
-      JUMPSEAT_DATABASE_URL: database.url,
-    };
+    const { env } = await replicas.open();
     a.port = await freePort();
-    balancer = await TcpForwarder.start(await freePort(), a.port);
+    balancer = replicas.keep(await TcpForwarder.start(await freePort(), a.port));
     await a.startControlPlane([], env);
     hostToken = await a.mint({ role: 'host', name: 'h1' });
     probeToken = await a.mint({ role: 'viewer', name: 'probe' });
     await b.startControlPlane([], env);
   }, 2 * PROCESS_START_MS);
 
-  afterAll(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await balancer?.close();
-    await database?.drop();
-  }, 90_000);
+  afterAll(() => replicas.close(), 90_000);
 
   it('hands its hosts to another replica, and a call made there through it answers', async () => {
     // Tokens are shared through the database: one minted on A works on B.

@@ -8,30 +8,24 @@
  * 503 DATABASE_UNAVAILABLE and changes nothing anywhere; a forget on one replica is a forget on
  * both, and takes the drain with it. Each replica's /metrics counts only the hosts it holds.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseCut } from './support/database-cut.ts';
-import { HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+import { type HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+import { HAS_TEST_DATABASE, ReplicaSet } from './support/replica-set.ts';
 import { hostOf } from './support/session-info.ts';
-import {
-  createTestDatabase,
-  TEST_DATABASE_URL,
-  type TestDatabase,
-} from './support/test-database.ts';
 
 /** The issue's bound: a drain on one replica holds on every other within this (ms). */
 const SHARED_WITHIN_MS = 1000;
 const POLL_MS = 25;
 
-const a = new HostCluster();
-const b = new HostCluster();
-let database: TestDatabase | undefined;
+const replicas = new ReplicaSet(2);
+const [a, b] = [replicas.at(0), replicas.at(1)];
 let cut: DatabaseCut | undefined;
 let env: NodeJS.ProcessEnv = {};
 /** h2's host token, kept: the same host starts again after it was forgotten. */
 let h2Token = '';
 
-const both = (): HostCluster[] => [a, b];
+const both = (): readonly HostCluster[] => replicas.replicas;
 
 /** How long (ms) until `cluster` lists `host` in `state`; throws past `withinMs`. */
 async function msUntilState(
@@ -70,34 +64,19 @@ async function startReplicas(): Promise<void> {
   await Promise.all([a.startControlPlane([], env), b.startControlPlane([], env)]);
 }
 
-describe.runIf(TEST_DATABASE_URL !== '')('hosts drained and forgotten across replicas', () => {
+describe.runIf(HAS_TEST_DATABASE)('hosts drained and forgotten across replicas', () => {
   beforeAll(async () => {
-    database = await createTestDatabase();
-    cut = await DatabaseCut.open(database.url);
-    env = {
-      JUMPSEAT_TOKEN: randomBytes(24).toString('base64url'),
-      JUMPSEAT_DATABASE_URL: cut.relayedUrl,
-    };
+    const opened = await replicas.open();
+    cut = replicas.keep(await DatabaseCut.open(opened.database.url));
+    env = { ...opened.env, JUMPSEAT_DATABASE_URL: cut.relayedUrl };
     await startReplicas();
     await a.startHost('h1');
     h2Token = await b.mint({ role: 'host', name: 'h2' });
     await b.startHost('h2', [], h2Token);
-    for (const cluster of both()) {
-      for (const host of ['h1', 'h2']) {
-        await cluster.waitFor(
-          async () => (await cluster.hostState(host)) === 'connected',
-          `${host} on ${cluster.origin}`,
-          30_000,
-        );
-      }
-    }
+    await replicas.hostsConnected(['h1', 'h2']);
   }, 4 * PROCESS_START_MS);
 
-  afterAll(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await cut?.close();
-    await database?.drop();
-  }, 90_000);
+  afterAll(() => replicas.close(), 90_000);
 
   it('a drain on A stops placement on that host on B within 1 s, and both list it draining', async () => {
     // Equal loads: placement would take h1 first (by name) were it not drained.

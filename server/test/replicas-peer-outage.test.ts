@@ -6,16 +6,11 @@
  * back, B takes the shell back: listed live again with the same id and state, and the
  * agent's next call on B continues it. Before, B listed it again only after its restart.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
+import { freePort, PROCESS_START_MS } from './support/host-cluster.ts';
+import { HAS_TEST_DATABASE, ReplicaSet } from './support/replica-set.ts';
 import { liveSession, shellOf } from './support/session-info.ts';
 import { TcpForwarder } from './support/tcp-forwarder.ts';
-import {
-  createTestDatabase,
-  TEST_DATABASE_URL,
-  type TestDatabase,
-} from './support/test-database.ts';
 
 /** B's grace period for hosts it reaches (ms): short, so the outage outlasts it soon. */
 const B_GRACE_MS = 3000;
@@ -23,21 +18,16 @@ const B_GRACE_MS = 3000;
 const GIVEN_UP_WITHIN_MS = 30_000;
 const TAKEN_BACK_WITHIN_MS = 30_000;
 
-const a = new HostCluster();
-const b = new HostCluster();
-let database: TestDatabase | undefined;
+const replicas = new ReplicaSet(2);
+const [a, b] = [replicas.at(0), replicas.at(1)];
 let forwarder: TcpForwarder | undefined;
 
-describe.runIf(TEST_DATABASE_URL !== '')('a replica link down past the grace period', () => {
+describe.runIf(HAS_TEST_DATABASE)('a replica link down past the grace period', () => {
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const env = {
-      JUMPSEAT_TOKEN: randomBytes(24).toString('base64url'),
-      JUMPSEAT_DATABASE_URL: database.url,
-    };
+    const { env } = await replicas.open();
     b.port = await freePort();
     const forwarderPort = await freePort();
-    forwarder = await TcpForwarder.start(forwarderPort, b.port);
+    forwarder = replicas.keep(await TcpForwarder.start(forwarderPort, b.port));
     await Promise.all([
       a.startControlPlane([], env),
       b.startControlPlane(
@@ -51,14 +41,10 @@ describe.runIf(TEST_DATABASE_URL !== '')('a replica link down past the grace per
       ),
     ]);
     await a.startHost('h1');
-    await b.waitFor(async () => (await b.hostState('h1')) === 'connected', 'h1 on B', 30_000);
+    await replicas.hostsConnected(['h1'], [b]);
   }, 2 * PROCESS_START_MS);
 
-  afterAll(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await forwarder?.close();
-    await database?.drop();
-  }, 90_000);
+  afterAll(() => replicas.close(), 90_000);
 
   it(
     'B takes back the shells it gave up once the link to A is back',

@@ -7,24 +7,19 @@
  * shell at once start one shell: one claim wins, the other replica follows it. A forgotten
  * host's placements go with it.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+import { type HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+import { HAS_TEST_DATABASE, ReplicaSet } from './support/replica-set.ts';
 import { hostOf, liveSession } from './support/session-info.ts';
-import {
-  createTestDatabase,
-  TEST_DATABASE_URL,
-  type TestDatabase,
-} from './support/test-database.ts';
 
 /** An ended shell reaches every replica's list within this (ms): generous for a loaded machine. */
 const ENDED_WITHIN_MS = 20_000;
 
-const a = new HostCluster();
-const b = new HostCluster();
-let database: TestDatabase | undefined;
+const replicas = new ReplicaSet(2);
+const [a, b] = [replicas.at(0), replicas.at(1)];
+let databaseUrl = '';
 
-const both = (): HostCluster[] => [a, b];
+const both = (): readonly HostCluster[] => replicas.replicas;
 
 /** Ends the agent's shell (through `cluster`) and waits until no replica lists it live. */
 async function endShell(cluster: HostCluster, agent: string): Promise<void> {
@@ -40,7 +35,7 @@ async function endShell(cluster: HostCluster, agent: string): Promise<void> {
 
 async function placementRows(agent: string): Promise<{ host: string; claim: string }[]> {
   const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: (database as TestDatabase).url });
+  const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query(
@@ -53,31 +48,17 @@ async function placementRows(agent: string): Promise<{ host: string; claim: stri
   }
 }
 
-describe.runIf(TEST_DATABASE_URL !== '')('placement shared by the replicas', () => {
+describe.runIf(HAS_TEST_DATABASE)('placement shared by the replicas', () => {
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const env = {
-      JUMPSEAT_TOKEN: randomBytes(24).toString('base64url'),
-      JUMPSEAT_DATABASE_URL: database.url,
-    };
+    const { env } = await replicas.open();
+    databaseUrl = env.JUMPSEAT_DATABASE_URL;
     await Promise.all([a.startControlPlane([], env), b.startControlPlane([], env)]);
     await a.startHost('h1');
     await b.startHost('h2');
-    for (const cluster of both()) {
-      for (const host of ['h1', 'h2']) {
-        await cluster.waitFor(
-          async () => (await cluster.hostState(host)) === 'connected',
-          `${host} on ${cluster.origin}`,
-          30_000,
-        );
-      }
-    }
+    await replicas.hostsConnected(['h1', 'h2']);
   }, 3 * PROCESS_START_MS);
 
-  afterAll(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await database?.drop();
-  }, 90_000);
+  afterAll(() => replicas.close(), 90_000);
 
   it(
     'a new shell goes back to the host of the agent’s last placement, on either replica',

@@ -9,25 +9,19 @@
  * refused; and the replica link cut and back while a shell floods loses no byte on B and
  * repeats none. B is reached by A through a forwarder the test can cut (B's --replica-url).
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { DashboardMessage } from '../../shared/src/live.ts';
 import { savedOutputIn } from '../src/tool/contract-text.ts';
-import { freePort, HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
+import { freePort, type HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
 import { LiveClient, sameOffset } from './support/live-client.ts';
+import { HAS_TEST_DATABASE, ReplicaSet } from './support/replica-set.ts';
 import { shellOf } from './support/session-info.ts';
 import { TcpForwarder } from './support/tcp-forwarder.ts';
-import {
-  createTestDatabase,
-  TEST_DATABASE_URL,
-  type TestDatabase,
-} from './support/test-database.ts';
 
-const a = new HostCluster();
-const b = new HostCluster();
-let database: TestDatabase | undefined;
+const replicas = new ReplicaSet(2);
+const [a, b] = [replicas.at(0), replicas.at(1)];
 let forwarder: TcpForwarder | undefined;
 let replicaA = '';
 
@@ -116,16 +110,12 @@ function firstDifference(one: string, other: string): string {
   return `${at}: ${JSON.stringify(one.slice(at, at + 40))} vs ${JSON.stringify(other.slice(at, at + 40))}`;
 }
 
-describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', () => {
+describe.runIf(HAS_TEST_DATABASE)('replicas that relay to each other', () => {
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const env = {
-      JUMPSEAT_TOKEN: randomBytes(24).toString('base64url'),
-      JUMPSEAT_DATABASE_URL: database.url,
-    };
+    const { env } = await replicas.open();
     b.port = await freePort();
     const forwarderPort = await freePort();
-    forwarder = await TcpForwarder.start(forwarderPort, b.port);
+    forwarder = replicas.keep(await TcpForwarder.start(forwarderPort, b.port));
     await Promise.all([
       a.startControlPlane([], env),
       b.startControlPlane(['--replica-url', `http://127.0.0.1:${forwarderPort}`], env),
@@ -133,19 +123,10 @@ describe.runIf(TEST_DATABASE_URL !== '')('replicas that relay to each other', ()
     replicaA = await a.replicaId();
     expect(replicaA).toMatch(/^[0-9a-f-]{36}$/);
     await a.startHost('h1');
-    await b.waitFor(
-      async () => (await b.hostState('h1')) === 'connected',
-      'replica B to reach h1 through A',
-      30_000,
-      () => `${a.controlPlane?.stderr()} ${b.controlPlane?.stderr()}`,
-    );
+    await replicas.hostsConnected(['h1'], [b]);
   }, 3 * PROCESS_START_MS);
 
-  afterAll(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await forwarder?.close();
-    await database?.drop();
-  }, 90_000);
+  afterAll(() => replicas.close(), 90_000);
 
   it('lists on B the host linked to A, with A as the replica holding its link', async () => {
     const hosts = (await (await b.request('/api/hosts')).json()) as Record<string, unknown>[];

@@ -6,16 +6,12 @@
  * out; an undrain and a revocation while only B's listener is ended) reach B once its listener
  * is back: B re-reads what it keeps from the database then, since NOTIFY does not wait for it.
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseCut } from './support/database-cut.ts';
-import { HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
-import {
-  createTestDatabase,
-  TEST_DATABASE_URL,
-  type TestDatabase,
-} from './support/test-database.ts';
+import { type HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+import { HAS_TEST_DATABASE, ReplicaSet } from './support/replica-set.ts';
+import { TEST_DATABASE_URL } from './support/test-database.ts';
 
 /**
  * How long B may take to apply what it missed, from its database being reachable again. The
@@ -25,9 +21,9 @@ import {
 const APPLIED_WITHIN_MS = 15_000;
 const POLL_MS = 50;
 
-const a = new HostCluster();
-const b = new HostCluster();
-let database: TestDatabase | undefined;
+const replicas = new ReplicaSet(2);
+const [a, b] = [replicas.at(0), replicas.at(1)];
+let databaseName = '';
 let cut: DatabaseCut | undefined;
 
 async function health(cluster: HostCluster): Promise<string> {
@@ -93,7 +89,7 @@ async function listenersOfB(): Promise<number[]> {
     const { rows } = await client.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity
        WHERE datname = $1 AND application_name = 'jumpseat-listen' AND client_port = ANY($2)`,
-      [database?.name, cut?.clientPorts() ?? []],
+      [databaseName, cut?.clientPorts() ?? []],
     );
     return rows.map((row) => row.pid);
   } finally {
@@ -111,31 +107,21 @@ async function terminate(pids: readonly number[]): Promise<void> {
   }
 }
 
-describe.runIf(TEST_DATABASE_URL !== '')('changes B missed while it could not listen', () => {
+describe.runIf(HAS_TEST_DATABASE)('changes B missed while it could not listen', () => {
   beforeAll(async () => {
-    database = await createTestDatabase();
-    cut = await DatabaseCut.open(database.url);
-    const admin = randomBytes(24).toString('base64url');
+    const { database, env } = await replicas.open();
+    databaseName = database.name;
+    cut = replicas.keep(await DatabaseCut.open(database.url));
     await Promise.all([
-      a.startControlPlane([], { JUMPSEAT_TOKEN: admin, JUMPSEAT_DATABASE_URL: database.url }),
-      b.startControlPlane([], { JUMPSEAT_TOKEN: admin, JUMPSEAT_DATABASE_URL: cut.relayedUrl }),
+      a.startControlPlane([], env),
+      b.startControlPlane([], { ...env, JUMPSEAT_DATABASE_URL: cut.relayedUrl }),
     ]);
     await a.startHost('h1');
     await a.startHost('h2');
-    for (const host of ['h1', 'h2']) {
-      await b.waitFor(
-        async () => (await b.hostState(host)) === 'connected',
-        `${host} on B`,
-        30_000,
-      );
-    }
+    await replicas.hostsConnected(['h1', 'h2'], [b]);
   }, 4 * PROCESS_START_MS);
 
-  afterAll(async () => {
-    await Promise.all([a.close(), b.close()]);
-    await cut?.close();
-    await database?.drop();
-  }, 90_000);
+  afterAll(() => replicas.close(), 90_000);
 
   it(
     'a drain, a forget, a revocation and a sign-out made on A while B is cut off are applied on B once it is back',
