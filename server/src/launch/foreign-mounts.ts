@@ -14,6 +14,13 @@
  * workspaces (an ext4 on a loop device beside a `.quota` dir, as workspace-quota.ts lays them
  * out). bwrap's namespace is then a copy of that one. One perl process (perl-base is essential
  * on Debian; the unmounter needs it too), a few milliseconds of a shell's start.
+ *
+ * It also ends a race that refused shells under load: bwrap remounts, one by one, every mount
+ * it copied, and a spare moved onto a workspace meanwhile (its directory removed, which
+ * detaches the copies) failed that remount: `bwrap: Can't bind mount /oldroot/ on /newroot/:
+ * Unable to apply mount flags: remount "/newroot/run/jumpseat-spares/.spare-….ext4.d": No
+ * such file or directory` (CI, ended-shells.test.ts). Here a mount gone meanwhile is simply
+ * not there to detach.
  */
 import { MOUNT_SYSCALL, UMOUNT2_SYSCALL, UNSHARE_SYSCALL } from './syscall-numbers.ts';
 
