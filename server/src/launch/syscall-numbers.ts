@@ -1,7 +1,8 @@
 /**
  * The numbers of the mount syscalls the server calls through perl's `syscall` (the unmounter,
- * the spare step, the workspace's own mount namespace): x86-64's table, and the generic one arm64 uses. undefined elsewhere, where
- * the callers use util-linux's programs instead.
+ * the spare step, a shell's own mount namespace): x86-64's table, and the generic one arm64
+ * uses. undefined elsewhere, where the callers use util-linux's programs instead (or, for the
+ * mount namespace, go without: foreign-mounts.ts).
  */
 const MOUNT: Record<string, number> = { x64: 165, arm64: 40 };
 const UMOUNT2: Record<string, number> = { x64: 166, arm64: 39 };

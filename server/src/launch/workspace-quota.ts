@@ -76,9 +76,10 @@ const STEP = [
   '    fi',
   // The file system may still be mounted elsewhere: in the mount namespace of a killed
   // run's process that has not ended yet (a process left in it keeps it after a lazy
-  // unmount), or of another program's. (Sandboxes hold no copy: foreign-mounts.ts.) Never a second loop device on one image (two ext4 instances of one file
-  // would corrupt it): its loop device, while attached, is mounted again (the same file
-  // system, as a bind would be). One that goes meanwhile is waited for, up to 8 s.
+  // unmount), or of another program's (sandboxes hold no copy: foreign-mounts.ts). Never a
+  // second loop device on one image (two ext4 instances of one file would corrupt it): its
+  // loop device, while attached, is mounted again (the same file system, as a bind would
+  // be). One that goes meanwhile is waited for, up to 8 s.
   '    mounted=',
   '    for try in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do',
   '      loop=$([ -x /sbin/losetup ] && /sbin/losetup -n -O NAME -j "$image" | head -n 1)',
