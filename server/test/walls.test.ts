@@ -329,6 +329,8 @@ describe.runIf(SANDBOX_WORKS).each(runs)('walls, $name', { timeout: 120_000 }, (
         'echo w > own.txt && cat own.txt && echo t > /tmp/t && cat /tmp/t && echo h > ~/h && cat ~/h && echo s > /dev/shm/s && cat /dev/shm/s',
       ),
     ).toBe('w\nt\nh\ns');
+    // The sandbox's own /tmp and /dev/shm are everyone's and sticky, as on any host.
+    expect(await call('stat -c %a /tmp /dev/shm')).toBe('1777\n1777');
     const clipped = await call('seq 1 20000');
     const saved = /\[full output saved to (.+)\]/.exec(clipped)?.[1] ?? '';
     expect(saved).not.toBe('');

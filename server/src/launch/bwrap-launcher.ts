@@ -128,6 +128,9 @@ export function isolationArgs(
     // bwrap covers these only where it finds them writable; some (sysrq-trigger in a
     // container) do not exist at all.
     ...PROC_WALLS.flatMap((path) => ['--ro-bind-try', path, path]),
+    // Everyone's and sticky, as on any host (bwrap makes a tmpfs 0755 otherwise).
+    '--perms',
+    '01777',
     '--tmpfs',
     '/tmp',
   ];

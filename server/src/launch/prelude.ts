@@ -116,9 +116,7 @@ export function seccompPrelude(file: string, command: readonly string[]): string
 export const SECCOMP_FD = 3;
 
 const DROP_PRELUDE = [
-  // The sandbox's own /tmp and /dev/shm, as on any host: everyone's, sticky.
-  'chmod 1777 /tmp || exit 125',
-  'if [ -d /dev/shm ]; then chmod 1777 /dev/shm || exit 125; fi',
+  // (The sandbox's /tmp and /dev/shm are made 1777 by bwrap's --perms: no chmod to fork.)
   'uid=$1 gid=$2 setpriv=$3; shift 3',
   // Each argument up to `--` is a directory of the sandbox's own the shell must own (its home).
   'while [ "$1" != -- ]; do chown "$uid:$gid" "$1" || exit 125; shift; done',
@@ -128,7 +126,7 @@ const DROP_PRELUDE = [
 
 /**
  * Runs first inside a sandbox started by root (without a user namespace: see
- * bwrap-launcher.ts): makes the sandbox's own tmpfs directories usable by `uid`, then becomes
+ * bwrap-launcher.ts): gives `uid` the sandbox's own directories it must own, then becomes
  * `uid:gid` for good, with no supplementary groups, no capabilities in any set and
  * no_new_privs (a setuid program cannot give any back). Needs CAP_SETUID, CAP_SETGID,
  * CAP_SETPCAP (the bounding set) and CAP_CHOWN, which bwrap keeps for this step only (with
