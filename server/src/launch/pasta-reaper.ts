@@ -13,8 +13,11 @@
  * this server's pid in its environment (a restart on the same data dir has the same tag but
  * another pid). The command line is what works for a server that is not root: pasta makes
  * itself non-dumpable, so its environment cannot be read by its own user; and, told before
- * the start, it covers a pasta whose daemon had not said its pid yet when the server died.
- * After a stop it finds none: the stop ended them.
+ * the start, it covers a pasta whose daemon had not said its pid yet when the server died,
+ * and the prelude that was still to exec pasta then (whatever its name: the pid file's path
+ * in its arguments says whose it is; one was left running in CI). It looks again until a
+ * round finds none, and removes the pid files' folders. After a stop it finds none: the stop
+ * ended them.
  */
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -32,15 +35,29 @@ while (my $line = <STDIN>) {
   elsif ($line =~ /^-(.+)$/) { delete $told{$1} }
 }
 sub slurp { open(my $file, '<', $_[0]) or return ''; local $/; return <$file> // '' }
-opendir(my $proc, '/proc') or exit 0;
-for my $pid (grep { /^\d+$/ } readdir $proc) {
-  next unless slurp("/proc/$pid/comm") =~ /^pas(ta|st)/;
-  my @args = split /\0/, slurp("/proc/$pid/cmdline");
-  my ($file) = map { $args[$_ + 1] // '' } grep { $args[$_] eq '--pid' } 0 .. $#args;
-  my %env = map { split /=/, $_, 2 } split /\0/, slurp("/proc/$pid/environ");
-  my $ours = ($env{$tag} // '') eq $run && ($env{$server} // '') eq $me;
-  kill 'KILL', $pid if $ours || (defined $file && $told{$file});
+sub sweep {
+  my $killed = 0;
+  opendir(my $proc, '/proc') or return 0;
+  for my $pid (grep { /^\d+$/ } readdir $proc) {
+    my @args = split /\0/, slurp("/proc/$pid/cmdline");
+    my ($file) = map { $args[$_ + 1] // '' } grep { $args[$_] eq '--pid' } 0 .. $#args;
+    # A told pid file is this server's alone (mkdtemp): whatever carries it is its pasta, or
+    # the prelude about to become one.
+    my $told = defined $file && $told{$file};
+    my $ours = 0;
+    if (!$told && slurp("/proc/$pid/comm") =~ /^pas(ta|st)/) {
+      my %env = map { split /=/, $_, 2 } split /\0/, slurp("/proc/$pid/environ");
+      $ours = ($env{$tag} // '') eq $run && ($env{$server} // '') eq $me;
+    }
+    $killed += kill 'KILL', $pid if $told || $ours;
+  }
+  return $killed;
 }
+# Again until a round finds none: a pasta's first process forks its daemon, which a round
+# that read /proc just before the fork did not see.
+for my $round (1 .. 10) { last unless sweep(); select(undef, undef, undef, 0.05) }
+# The pid files' folders were the server's, made for them.
+for my $file (keys %told) { unlink $file; rmdir($file =~ s{/[^/]*$}{}r) }
 `;
 
 /** What the server tells its reaper. */
