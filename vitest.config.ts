@@ -34,8 +34,10 @@ export default defineConfig({
     hookTimeout: 30_000,
     reporters: ['default', './server/test/support/summary-reporter.ts'],
     // Says once whether the pwsh suites run (and fails a CI run without pwsh); compiles dist/
-    // when stale, for the tests that run the real jumpseat command.
+    // when stale, for the tests that run the real jumpseat command; gives the run a data home
+    // of its own (the default workspace root of servers started without --workspace).
     globalSetup: [
+      './server/test/support/run-data-home.ts',
       './server/test/support/pwsh-check.ts',
       './server/test/support/compiled-check.ts',
       './server/test/support/postgres-check.ts',
