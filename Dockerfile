@@ -62,7 +62,7 @@ EXPOSE 7400
 # (docker run --no-healthcheck, or the orchestrator's own probes).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.JUMPSEAT_PORT||7400)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# tini is PID 1: it reaps what is re-parented to it (pasta daemonises) and passes SIGTERM on, so
+# tini is PID 1: it reaps what is re-parented to it and passes SIGTERM on, so
 # the server's graceful shutdown runs.
 ENTRYPOINT ["/usr/bin/tini", "--", "/opt/jumpseat/bin/jumpseat.js"]
 CMD ["serve"]

@@ -80,7 +80,7 @@ else
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   "$steps" build-packages
   "$steps" runtime-packages
-  for command in bwrap pasta setpriv unshare prlimit mkfs.ext4 tini; do
+  for command in bwrap slirp4netns setpriv unshare prlimit mkfs.ext4 tini; do
     command -v "$command" >/dev/null 2>&1 || fail "runtime-packages left no $command"
   done
   say "build-packages, runtime-packages: installed"

@@ -32,16 +32,16 @@ build_packages() {
 
 # The engine's run-time needs, as .ci/run installs them for the tests:
 #   bubblewrap  every shell's sandbox (--sandbox auto uses it where it works)
-#   passt       pasta, the sandbox network's egress for --network on (the default)
+#   slirp4netns the sandbox network's egress for --network on (the default)
 #   util-linux  setpriv (the sandbox drops to the shell user), unshare (the network namespace of a
 #               server that is not root), prlimit (the open-file limit at start)
 #   e2fsprogs   mkfs.ext4, for --workspace-quota when the server is root
-#   iproute2    ip, which pasta's --config-net does not need but an operator debugging the
+#   iproute2    ip, which slirp4netns's --configure does not need but an operator debugging the
 #               sandbox network does
-#   tini        PID 1: reaps what is re-parented to it (pasta daemonises), forwards SIGTERM
+#   tini        PID 1: reaps what is re-parented to it, forwards SIGTERM
 #   libicu72    .NET's globalisation, for pwsh (only with --pwsh)
 runtime_packages() {
-  local packages=(ca-certificates bubblewrap passt util-linux e2fsprogs iproute2 tini)
+  local packages=(ca-certificates bubblewrap slirp4netns util-linux e2fsprogs iproute2 tini)
   if [ "${1:-}" = --pwsh ]; then packages+=(libicu72); fi
   apt_install "${packages[@]}"
   rm -rf /var/lib/apt/lists/*

@@ -34,7 +34,7 @@ const BUSY_POLL_MS = 100;
 /** A stop that has not exited by then is reported missed and killed. */
 const SHUTDOWN_GIVE_UP_MS = 120_000;
 /**
- * Shells run without a network namespace of their own: one pasta per shell would double
+ * Shells run without a network namespace of their own: one slirp4netns per shell would double
  * the processes, and this figure is about the engine's cost per shell.
  */
 const FLAGS = ['--network', 'off'];

@@ -50,9 +50,9 @@ function whyNot(): string | null {
   const netns = netnsUnavailable();
   if (netns !== null) return netns;
   try {
-    execFileSync('pasta', ['--version'], { stdio: 'ignore' });
+    execFileSync('slirp4netns', ['--version'], { stdio: 'ignore' });
   } catch {
-    return 'pasta (passt) is needed';
+    return 'slirp4netns is needed';
   }
   return null;
 }
@@ -141,8 +141,8 @@ function namespaceOf(pid: number): string | null {
   }
 }
 
-async function pastasOf(key: string): Promise<number[]> {
-  return (await taggedOf(key)).filter(({ comm }) => /^pas/.test(comm)).map(({ pid }) => pid);
+async function egressOf(key: string): Promise<number[]> {
+  return (await taggedOf(key)).filter(({ comm }) => /^slirp/.test(comm)).map(({ pid }) => pid);
 }
 
 function removeTestHost(): void {
@@ -183,10 +183,10 @@ describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only',
     await server?.close();
     removeTestHost();
     rmSync(scratch, { recursive: true, force: true });
-    // The stop ends the shells' pastas, and the spares with their holders.
+    // The stop ends the shells' slirp4netns, and the spares with their holders.
     const deadline = Date.now() + 10_000;
     while (key !== null && (await taggedOf(key)).length > 0) {
-      if (Date.now() > deadline) throw new Error('pastas or spare holders outlived the stop');
+      if (Date.now() > deadline) throw new Error('slirp4netns or spare holders outlived the stop');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   });
@@ -214,6 +214,12 @@ describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only',
     ).toBe('refused: ConnectionRefusedError');
     expect(
       await call('alice', tryConnect(`socket.create_connection(('localhost', ${port}), 3)`)),
+    ).toMatch(/^refused: /);
+    // Nor through the gateway, which slirp4netns would otherwise lead to the host's loopback.
+    const gateway = await call('alice', "ip -4 route show default | awk '{print $3}'");
+    expect(gateway).toMatch(/^\d+\.\d+\.\d+\.2$/);
+    expect(
+      await call('alice', tryConnect(`socket.create_connection(('${gateway}', ${port}), 3)`)),
     ).toMatch(/^refused: /);
   });
 
@@ -245,7 +251,7 @@ sleep 0.5`,
     // Two spares are kept ready once the first shell has asked.
     await expect.poll(async () => (await spares(key)).size, { timeout: 20_000 }).toBe(2);
     const ready = await spares(key);
-    const pastasBefore = (await pastasOf(key)).length;
+    const egressBefore = (await egressOf(key)).length;
     const first = await call(
       'dave',
       `readlink /proc/self/ns/net; ${tryConnect(`socket.create_connection(('${testHost}', ${TEST_HOST_PORT}), 10)`)}`,
@@ -270,18 +276,18 @@ sleep 0.5`,
       token: server.adminToken,
     });
     expect(ended.status).toBeLessThan(300);
-    // The shell's end takes its namespace's holder and pasta along.
+    // The shell's end takes its namespace's holder and slirp4netns along.
     await expect.poll(() => existsSync(`/proc/${holder}`), { timeout: 10_000 }).toBe(false);
     await expect
-      .poll(async () => (await pastasOf(key)).length, { timeout: 10_000 })
-      .toBe(pastasBefore);
+      .poll(async () => (await egressOf(key)).length, { timeout: 10_000 })
+      .toBe(egressBefore);
   });
 
-  it('leaves no pasta behind when the server is killed with SIGKILL', {
+  it('leaves no slirp4netns behind when the server is killed with SIGKILL', {
     timeout: 90_000,
   }, async () => {
-    // pasta outlives its namespace here: before the reaper, a killed server's pastas ran on
-    // until the next start on its data dir, and for ever without one.
+    // Nothing of the server runs to end them: each ends when its exit socket closes, and each
+    // spare's holder by its parent-death signal.
     const root = mkdtempSync(join(tmpdir(), 'jumpseat-net-killed-'));
     const dataDir = join(root, 'data');
     const token = 'js_network-test-killed-admin-token-0123456789';
@@ -303,8 +309,8 @@ sleep 0.5`,
         });
         expect(response.status).toBe(200);
       }
-      // Its shells' pastas and its spares' run now.
-      expect((await pastasOf(key)).length).toBeGreaterThanOrEqual(3);
+      // Its shells' slirp4netns and its spares' run now.
+      expect((await egressOf(key)).length).toBeGreaterThanOrEqual(3);
       serving.process.kill('SIGKILL');
       await serving.exited;
       await expect.poll(async () => (await taggedOf(key)).length, { timeout: 20_000 }).toBe(0);
@@ -320,7 +326,7 @@ sleep 0.5`,
     "gives an unprivileged server's shells the same: egress, and not its own port",
     { timeout: NOBODY_START_MS + 60_000 },
     async () => {
-      // Made by bwrap, the namespace was one pasta could not enter without root: the shell
+      // Made by bwrap, the namespace was one slirp4netns could not enter without root: the shell
       // of a server run by an ordinary user had loopback only, under a banner saying "on".
       const root = mkdtempSync(join(tmpdir(), 'jumpseat-net-nobody-'));
       let serving: Serving | undefined;
@@ -363,13 +369,12 @@ sleep 0.5`,
         );
         expect(serving.stderr()).not.toContain('could not be attached');
 
-        // Killed, it leaves no pasta: pasta makes itself non-dumpable, so a reaper that is
-        // not root cannot read its environment; it kills the ones its server told it of.
+        // Killed, it leaves no slirp4netns: their exit sockets close with the server.
         const key = runKeyOf(join(root, 'data'));
-        expect((await pastasOf(key)).length).toBeGreaterThanOrEqual(1);
+        expect((await egressOf(key)).length).toBeGreaterThanOrEqual(1);
         serving.process.kill('SIGKILL');
         await serving.exited;
-        await expect.poll(async () => (await pastasOf(key)).length, { timeout: 20_000 }).toBe(0);
+        await expect.poll(async () => (await egressOf(key)).length, { timeout: 20_000 }).toBe(0);
       } finally {
         if (serving?.process.exitCode === null && serving.process.signalCode === null)
           serving.process.kill('SIGTERM');

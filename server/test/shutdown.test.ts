@@ -114,7 +114,7 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
 
   it('ends 60 live shells, answers every call in flight 503 and records each shell closed', async () => {
     const data = join(root, 'data');
-    // No network: 60 pastas are not what this test is about.
+    // No network: 60 slirp4netns are not what this test is about.
     const flags = ['--data-dir', data, '--network', 'off', ...workspaceFlags()];
     server = await serve(flags, cleanEnv());
     const { origin } = server;

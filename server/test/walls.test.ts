@@ -232,6 +232,30 @@ describe.runIf(SANDBOX_WORKS).each(runs)('walls, $name', { timeout: 120_000 }, (
     await call('kill %1; wait');
   });
 
+  it('keeps no capability in any set, no supplementary group and no way back', async () => {
+    // The kernel's own account, as the shell (and so the agent) runs.
+    const status = await call(
+      "grep -E '^(Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status",
+    );
+    const field = (name: string) =>
+      status.match(new RegExp(`^${name}:[ \\t]*(.*)$`, 'm'))?.[1]?.trim() ?? `no ${name} line`;
+    for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) {
+      expect(field(set), set).toMatch(/^0+$/);
+    }
+    expect(field('NoNewPrivs')).toBe('1');
+    if (run.root) {
+      const uid = uidOf('jumpseat-shell');
+      expect(field('Uid').split(/\s+/)).toEqual([uid, uid, uid, uid].map(String));
+      expect(new Set(field('Gid').split(/\s+/)).size).toBe(1);
+      expect(field('Gid')).not.toMatch(/^0\b/);
+      expect(field('Groups')).toBe('');
+    }
+    // A setuid program gives nothing back: su and sudo-like binaries stay the shell user.
+    expect(
+      await call('ls -l /usr/bin/su | cut -c4; su -c "id -u" root </dev/null 2>&1; id -u'),
+    ).not.toMatch(/^0$/m);
+  });
+
   it('opens no file under /proc/sys for writing, and the host value stays', async () => {
     const before = readFileSync(SYSCTL_PROBE, 'utf8');
     const walk = await call(

@@ -29,15 +29,14 @@ import {
   type RlimitSettings,
   rlimitPrelude,
   SECCOMP_FD,
-  seccompPrelude,
 } from './prelude.ts';
 import {
   attachNetwork,
+  type EgressOptions,
   NETWORK_TAG_VARIABLE,
   type NetworkAttachment,
   type NetworkMode,
   ownNetworkPrelude,
-  type PastaOptions,
 } from './sandbox-network.ts';
 import {
   type HiddenPaths,
@@ -56,8 +55,8 @@ export interface BwrapSettings {
   readonly bwrap: string;
   /** `host` shares the host's network; otherwise a namespace of its own (sandbox-network.ts). */
   readonly network: NetworkMode;
-  /** For `--network on`: the pasta that gives each namespace its egress. */
-  readonly pasta: PastaOptions | null;
+  /** For `--network on`: the slirp4netns that gives each namespace its egress. */
+  readonly egress: EgressOptions | null;
   /** For `--network on`: what spare networks are made with (network-spares.ts); null, none. */
   readonly spareTools: SpareTools | null;
   /** Size of each tmpfs the sandbox mounts, in bytes. */
@@ -138,12 +137,12 @@ export function isolationArgs(
 
 export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
   const drop = settings.shellUser;
-  // Not root: the namespace pasta enters is made before bwrap (see PastaOptions.unshare).
+  // Not root: the namespace slirp4netns enters is made before bwrap (see EgressOptions.unshare).
   const unshare =
-    settings.network === 'on' && drop === null ? (settings.pasta?.unshare ?? null) : null;
+    settings.network === 'on' && drop === null ? (settings.egress?.unshare ?? null) : null;
   const spares =
-    settings.network === 'on' && settings.pasta !== null && settings.spareTools !== null
-      ? new NetworkSpares(settings.pasta, settings.spareTools)
+    settings.network === 'on' && settings.egress !== null && settings.spareTools !== null
+      ? new NetworkSpares(settings.egress, settings.spareTools)
       : null;
   const baseArgs = (networkMadeBefore: boolean): string[] => [
     ...isolationArgs(settings.network, drop !== null, networkMadeBefore),
@@ -162,7 +161,7 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
       ? {}
       : { maxMemoryBytes: settings.maxMemoryBytes }),
   };
-  const runKey = settings.pasta?.runKey;
+  const runKey = settings.egress?.runKey;
   return {
     kind: 'bwrap',
     place(request: PlacementRequest): Placement {
@@ -204,17 +203,17 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
         ? dropPrelude(drop.user, drop.setpriv, home === null ? [] : [home], limited)
         : limited;
       const sandbox = [settings.bwrap, ...sizedTmpfs(args, settings.tmpSizeBytes), ...inner];
-      const filtered =
-        settings.seccompFile === null ? sandbox : seccompPrelude(settings.seccompFile, sandbox);
       const walled =
         spare !== null
-          ? spare.enter(filtered)
+          ? spare.enter(sandbox)
           : unshare === null
-            ? filtered
-            : ownNetworkPrelude(unshare, filtered);
+            ? sandbox
+            : ownNetworkPrelude(unshare, sandbox);
+      // The seccomp program is opened by the host prelude and passed down to bwrap.
       const [file, ...rest] = hostPrelude(
         cgroup?.procFiles ?? [],
         settings.quota?.wrap(workspace, walled) ?? walled,
+        { seccompFile: settings.seccompFile },
       );
       let network: NetworkAttachment | null = spare?.attachment ?? null;
       return {
@@ -230,20 +229,20 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
         // namespace's init, which is bwrap's child, and nothing leaves a PID namespace. So
         // the tree under the PTY's process is the whole shell, found without scanning /proc;
         // its cgroup is asked only once that process is gone (a cgroup's list is a costly
-        // read, a thousand of them at a stop). pasta, in the cgroup too, ends with release().
+        // read, a thousand of them at a stop). slirp4netns, in the cgroup too, ends with release().
         members: async (ptyPid, ptyOurs) =>
           ptyOurs ? shellTree(ptyPid) : new Set(cgroup?.members() ?? []),
         // `--unshare-pid`: the namespace's init is bwrap's child, under the PTY's process.
         contained: true,
         describeExit: sandboxedExit,
         started: async (ptyPid) => {
-          if (settings.pasta === null) return;
+          if (settings.egress === null) return;
           if (spare !== null) {
             spare.joinCgroups(cgroup?.procFiles ?? []);
             return;
           }
           try {
-            network = await attachNetwork(settings.pasta, ptyPid, cgroup?.procFiles ?? []);
+            network = await attachNetwork(settings.egress, ptyPid, cgroup?.procFiles ?? []);
           } catch (error) {
             // A shell that ended while its network was being attached needs none.
             if (!existsSync(`/proc/${ptyPid}`)) return;
@@ -252,6 +251,10 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
               `jumpseat: a shell's network could not be attached: ${(error as Error).message}\n`,
             );
           }
+        },
+        settled: () => {
+          spares?.shellSettled();
+          settings.quota?.shellSettled();
         },
         yieldCpu: () => cgroup?.yieldCpu(),
         release: () => {
@@ -262,8 +265,8 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
     },
     sweepLeftovers: async () => {
       const ended = await sweepLeftovers(settings.cgroups, [
-        // Without a cgroup to hold them, a killed run's pastas (and spares) go by their tag.
-        ...(settings.pasta === null
+        // Without a cgroup to hold them, a killed run's slirp4netns (and spares) go by their tag.
+        ...(settings.egress === null
           ? []
           : [{ variable: NETWORK_TAG_VARIABLE, matches: (value: string) => value === runKey }]),
       ]);

@@ -11,6 +11,7 @@ import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { bwrapLauncher, isolationArgs } from './bwrap-launcher.ts';
 import { Cgroups } from './cgroups.ts';
 import { directLauncher } from './direct-launcher.ts';
+import { egressSubnet } from './egress-subnet.ts';
 import type { SandboxMode, ShellLauncher } from './launcher.ts';
 import type { SpareTools } from './network-spares.ts';
 import type { NetworkMode } from './sandbox-network.ts';
@@ -21,9 +22,9 @@ import { WorkspaceQuota } from './workspace-quota.ts';
 
 /** A sandbox that has not run `true` by then does not work here. */
 const PROBE_TIMEOUT_MS = 10_000;
-/** pasta's side of the namespace is a tap device: without this node it cannot start. */
+/** slirp4netns's side of the namespace is a tap device: without this node it cannot start. */
 const TUN_DEVICE = '/dev/net/tun';
-/** Hex digits of the data dir's hash that name this server's shells, cgroups and pastas. */
+/** Hex digits of the data dir's hash that name this server's shells, cgroups and networks. */
 const RUN_KEY_DIGITS = 16;
 
 export interface LauncherSettings extends ShellResources {
@@ -79,24 +80,28 @@ function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
 }
 
 /**
- * pasta for `--network on` (and, for a server that is not root, `unshare` to make the
+ * slirp4netns for `--network on` (and, for a server that is not root, `unshare` to make the
  * namespace it can enter: see sandbox-network.ts), or why there is none.
  */
-function findPasta(
+function findSlirp(
   env: NodeJS.ProcessEnv,
-): { pasta: string; unshare: string | null } | { why: string } {
-  const pasta = findOnPath('pasta', env);
-  if (pasta === null) return { why: 'pasta is not installed (Debian package passt)' };
-  if (!existsSync(TUN_DEVICE)) return { why: `${TUN_DEVICE} is missing, which pasta needs` };
-  if (process.getuid?.() === 0) return { pasta, unshare: null };
-  const unshare = findOnPath('unshare', env);
+): { slirp: string; setpriv: string; unshare: string | null } | { why: string } {
+  const slirp = findOnPath('slirp4netns', env);
+  if (slirp === null) return { why: 'slirp4netns is not installed (Debian package slirp4netns)' };
+  if (!existsSync(TUN_DEVICE)) return { why: `${TUN_DEVICE} is missing, which slirp4netns needs` };
+  // A root server's PATH may be short: util-linux's usual places are looked in too.
+  const search = { PATH: `${env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin` };
+  const setpriv = findOnPath('setpriv', search);
+  if (setpriv === null) return { why: 'setpriv is not installed (Debian package util-linux)' };
+  if (process.getuid?.() === 0) return { slirp, setpriv, unshare: null };
+  const unshare = findOnPath('unshare', search);
   if (unshare === null) return { why: 'unshare is not installed (Debian package util-linux)' };
-  return { pasta, unshare };
+  return { slirp, setpriv, unshare };
 }
 
 /**
  * util-linux's unshare, nsenter and setpriv, which spare networks need (network-spares.ts);
- * null without them (each shell then waits for its own pasta).
+ * null without them (each shell then waits for its own slirp4netns).
  */
 function findSpareTools(env: NodeJS.ProcessEnv): SpareTools | null {
   // A root server's PATH may be short: util-linux's usual places are looked in too.
@@ -125,7 +130,7 @@ export function probeBwrap(bwrap: string, network: NetworkMode): string | null {
   );
 }
 
-/** What names a server's shells, cgroups, pastas and spares: a hash of its data dir. */
+/** What names a server's shells, cgroups, networks and spares: a hash of its data dir. */
 export function runKeyOf(dataDir: string): string {
   return createHash('sha256').update(dataDir).digest('hex').slice(0, RUN_KEY_DIGITS);
 }
@@ -190,18 +195,24 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
     );
   }
   const pathDirs = (settings.shellEnv.PATH ?? '').split(delimiter).filter((dir) => isAbsolute(dir));
-  const found = settings.network === 'on' ? findPasta(process.env) : null;
-  const pasta =
-    found !== null && 'pasta' in found
-      ? { pasta: found.pasta, unshare: found.unshare, runKey }
+  const found = settings.network === 'on' ? findSlirp(process.env) : null;
+  const egress =
+    found !== null && 'slirp' in found
+      ? {
+          slirp: found.slirp,
+          setpriv: found.setpriv,
+          subnet: egressSubnet(),
+          unshare: found.unshare,
+          runKey,
+        }
       : null;
   const network: NetworkMode =
-    settings.network === 'on' && pasta === null ? 'off' : settings.network;
+    settings.network === 'on' && egress === null ? 'off' : settings.network;
   const launcher = bwrapLauncher({
     bwrap,
     network,
-    pasta,
-    spareTools: pasta === null ? null : findSpareTools(process.env),
+    egress,
+    spareTools: egress === null ? null : findSpareTools(process.env),
     tmpSizeBytes: settings.tmpSizeBytes,
     ...limits,
     cgroups,

@@ -71,6 +71,7 @@ export function directLauncher(settings: DirectSettings): ShellLauncher {
         describeExit: (exit) => exit,
         // A process that forks as the tree is read escapes a kill of what was read: watched.
         contained: false,
+        settled: () => settings.quota?.shellSettled(),
         yieldCpu: () => cgroup?.yieldCpu(),
         release: () => cgroup?.remove(),
       };

@@ -22,6 +22,7 @@
  * such file or directory` (CI, ended-shells.test.ts). Here a mount gone meanwhile is simply
  * not there to detach.
  */
+import { PERL_STEP_END } from './perl-steps.ts';
 import { MOUNT_SYSCALL, UMOUNT2_SYSCALL, UNSHARE_SYSCALL } from './syscall-numbers.ts';
 
 const CLONE_NEWNS = 0x20000;
@@ -57,7 +58,7 @@ const STEP = [
   '}',
   'close $table;',
   'syscall($umount2 + 0, $_, $detach + 0) for reverse @gone;',
-  'exec { $ARGV[0] } @ARGV or fail("cannot run $ARGV[0]: $!");',
+  PERL_STEP_END,
 ].join('\n');
 
 /**

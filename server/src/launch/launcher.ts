@@ -56,6 +56,12 @@ export interface Placement {
    * shell's first call waits for it. Never rejects: what fails is reported by the launcher.
    */
   started?(ptyPid: number): Promise<void>;
+  /**
+   * The shell is up and has answered its first call: what the launcher keeps ready for new
+   * shells, and this one took, is made again now, not while this shell was still starting
+   * (on a small machine that doubled the time to its first result).
+   */
+  settled?(): void;
   /** How the shell itself ended, from how the PTY's process ended. */
   describeExit(exit: PtyExit): PtyExit;
   /** Frees what the placement holds (a cgroup); called once the shell's processes are gone. */

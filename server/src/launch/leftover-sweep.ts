@@ -1,7 +1,7 @@
 /**
  * The start-up sweep: what an earlier run of this server (on this data dir) left when it was
  * killed without a shutdown: the members of its cgroups and the processes carrying its tags
- * (unsandboxed shells' daemons, sandboxes' pastas). Only this data dir's: the cgroups and tags
+ * (unsandboxed shells' daemons, sandboxes' slirp4netns). Only this data dir's: the cgroups and tags
  * carry its run key, so a neighbour on another data dir, alive or dead, is never touched.
  */
 import type { Cgroups } from './cgroups.ts';

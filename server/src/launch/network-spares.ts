@@ -1,25 +1,27 @@
 /**
- * Spare sandbox networks for `--network on`: namespaces made, and pasta attached to them,
- * before any shell asks, so that a new shell's first call does not wait out pasta's start-up
- * (about 150 ms, most of it pasta zeroing its own buffers). A sandbox placed while a spare is
- * ready enters that namespace (nsenter) instead of making one; otherwise the shell gets its
- * namespace and pasta as before (sandbox-network.ts, attachNetwork).
+ * Spare sandbox networks for `--network on`: namespaces made, and slirp4netns attached to
+ * them, before any shell asks, so that a new shell's first call does not wait for either. A
+ * sandbox placed while a spare is ready enters that namespace (nsenter) instead of making one;
+ * otherwise the shell gets its namespace and slirp4netns as before (sandbox-network.ts,
+ * attachNetwork).
  *
  * Each spare is a holder process, `sleep` in the new namespace with no capabilities, that
- * keeps the namespace for pasta to watch: pasta ends when the holder does. The holder gets
+ * keeps the namespace until a sandbox enters it; slirp4netns is ended with it. The holder gets
  * SIGKILL when the server dies (parent-death signal) and carries the run's tag, so a killed
  * server leaves neither behind (leftover-sweep.ts). A spare is used by one sandbox only, and
- * never shared: nothing but its holder and pasta was ever in that namespace.
+ * never shared: nothing but its holder (and slirp4netns, for a moment) was ever in that namespace.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { PERL_STEP_END } from './perl-steps.ts';
 import { hostPrelude } from './prelude.ts';
 import {
   attachTo,
+  type EgressOptions,
   NETWORK_TAG_VARIABLE,
   type NetworkAttachment,
-  type PastaOptions,
 } from './sandbox-network.ts';
+import { SETNS_SYSCALL } from './syscall-numbers.ts';
 
 /** util-linux's programs a spare is made and entered with. */
 export interface SpareTools {
@@ -35,21 +37,37 @@ const HOLDER_WAIT_MS = 5000;
 const HOLDER_POLL_MS = 2;
 /** After a spare failed to be made, the next try waits this long (no busy loop). */
 const RETRY_AFTER_FAILURE_MS = 5000;
+/**
+ * A spare taken is replaced once the shell that took it has answered its first call
+ * (shellSettled): making one would otherwise compete, on a small machine, with that very
+ * shell's start. At the latest this long after the take (a shell that never got so far).
+ */
+const REFILL_AFTER_TAKE_MS = 2000;
 
-/** A namespace with pasta attached, taken by one sandbox. */
+/** Enters the network namespace named by a path (CLONE_NEWNET), then the next step. */
+const ENTER_STEP = [
+  'my ($setns, $path) = splice(@ARGV, 0, 2); shift @ARGV;',
+  'open(my $ns, "<", $path) or do { print STDERR "jumpseat: cannot open $path: $!\\n"; exit 125 };',
+  'syscall($setns + 0, fileno($ns), 0x40000000) == 0',
+  '  or do { print STDERR "jumpseat: cannot enter $path: $!\\n"; exit 125 };',
+  'close $ns;',
+  PERL_STEP_END,
+].join('\n');
+
+/** A namespace with slirp4netns attached, taken by one sandbox. */
 export interface SpareNetwork {
   /** `command` run inside the spare's namespace (and its user namespace, when not root). */
   enter(command: readonly string[]): string[];
-  /** Ends pasta and the holder: the sandbox's release, or a sandbox that never started. */
+  /** Ends slirp4netns and the holder: the sandbox's release, or a sandbox that never started. */
   readonly attachment: NetworkAttachment;
-  /** Moves pasta and the holder into the shell's cgroups (best effort). */
+  /** Moves slirp4netns and the holder into the shell's cgroups (best effort). */
   joinCgroups(cgroupProcFiles: readonly string[]): void;
 }
 
 interface Ready {
   readonly holder: ChildProcess;
   readonly pid: number;
-  readonly pasta: NetworkAttachment;
+  readonly egress: NetworkAttachment;
 }
 
 export class NetworkSpares {
@@ -57,11 +75,13 @@ export class NetworkSpares {
   private making = false;
   private armed = false;
   private closed = false;
-  private retryTimer: NodeJS.Timeout | null = null;
+  private refillTimer: NodeJS.Timeout | null = null;
+  /** The timer waits for a shell to come up, not out a failure. */
+  private waitingForShell = false;
   private readonly asRoot = process.getuid?.() === 0;
 
   constructor(
-    private readonly options: PastaOptions,
+    private readonly options: EgressOptions,
     private readonly tools: SpareTools,
   ) {}
 
@@ -84,26 +104,36 @@ export class NetworkSpares {
     let spare = this.ready.shift();
     // A holder that died is dropped at its exit; one whose exit is not yet seen is skipped.
     while (spare !== undefined && !alive(spare)) {
-      spare.pasta.stop();
+      spare.egress.stop();
       spare = this.ready.shift();
     }
-    this.fill();
+    this.fillLater(REFILL_AFTER_TAKE_MS);
+    this.waitingForShell ||= this.refillTimer !== null;
     return spare === undefined ? null : this.handOver(spare);
+  }
+
+  /** A shell answered its first call: spares taken are made again now (REFILL_AFTER_TAKE_MS). */
+  shellSettled(): void {
+    if (!this.waitingForShell || this.refillTimer === null) return;
+    clearTimeout(this.refillTimer);
+    this.refillTimer = null;
+    this.waitingForShell = false;
+    this.fill();
   }
 
   /** Ends every spare and makes no more (the server stops). */
   close(): void {
     this.closed = true;
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    if (this.refillTimer !== null) clearTimeout(this.refillTimer);
     for (const spare of this.ready.splice(0)) endSpare(spare);
   }
 
   private handOver(spare: Ready): SpareNetwork {
-    const { pid, pasta } = spare;
+    const { pid, egress } = spare;
     return {
       enter: (command) =>
         this.asRoot
-          ? [this.tools.nsenter, `--net=/proc/${pid}/ns/net`, '--', ...command]
+          ? enterAsRoot(this.tools.nsenter, `/proc/${pid}/ns/net`, command)
           : [
               this.tools.nsenter,
               `--user=/proc/${pid}/ns/user`,
@@ -112,10 +142,10 @@ export class NetworkSpares {
               '--',
               ...command,
             ],
-      attachment: { pid: pasta.pid, stop: () => endSpare(spare) },
+      attachment: { pid: egress.pid, stop: () => endSpare(spare) },
       joinCgroups: (cgroupProcFiles) => {
         for (const file of cgroupProcFiles) {
-          for (const member of [pasta.pid, pid]) {
+          for (const member of [egress.pid, pid]) {
             try {
               writeFileSync(file, String(member));
             } catch {
@@ -128,7 +158,7 @@ export class NetworkSpares {
   }
 
   private fill(): void {
-    if (!this.armed || this.closed || this.making || this.retryTimer !== null) return;
+    if (!this.armed || this.closed || this.making || this.refillTimer !== null) return;
     if (this.ready.length >= SPARES) return;
     this.making = true;
     this.makeOne().then(
@@ -139,24 +169,30 @@ export class NetworkSpares {
           return;
         }
         this.ready.push(spare);
-        // A holder that dies while parked (the operator killed it) takes its pasta along.
+        // A holder that dies while parked (the operator killed it) takes its slirp4netns along.
         spare.holder.once('exit', () => {
           const at = this.ready.indexOf(spare);
           if (at !== -1) this.ready.splice(at, 1);
-          spare.pasta.stop();
+          spare.egress.stop();
         });
         this.fill();
       },
       () => {
         this.making = false;
         // The slow way still works for every shell; try again later, not in a loop.
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = null;
-          this.fill();
-        }, RETRY_AFTER_FAILURE_MS);
-        this.retryTimer.unref();
+        this.fillLater(RETRY_AFTER_FAILURE_MS);
       },
     );
+  }
+
+  private fillLater(ms: number): void {
+    if (this.refillTimer !== null || this.closed) return;
+    this.refillTimer = setTimeout(() => {
+      this.refillTimer = null;
+      this.waitingForShell = false;
+      this.fill();
+    }, ms);
+    this.refillTimer.unref();
   }
 
   private async makeOne(): Promise<Ready> {
@@ -169,8 +205,7 @@ export class NetworkSpares {
       setpriv,
       '--pdeathsig',
       'KILL',
-      // As root, no capabilities: pasta may then open the namespace of a process that is
-      // not more privileged than itself.
+      // As root, no capabilities: nothing in the namespace is worth more than its network.
       ...(this.asRoot ? ['--inh-caps=-all', '--bounding-set=-all'] : []),
       '--',
       'sleep',
@@ -189,8 +224,8 @@ export class NetworkSpares {
     try {
       if (pid === undefined) throw new Error('the namespace holder did not start');
       await holderInPlace(holder, pid);
-      const pasta = await attachTo(this.options, pid, []);
-      return { holder, pid, pasta };
+      const egress = await attachTo(this.options, pid, []);
+      return { holder, pid, egress };
     } catch (error) {
       holder.kill('SIGKILL');
       throw error;
@@ -198,12 +233,21 @@ export class NetworkSpares {
   }
 }
 
+/**
+ * Root's way in: a perl step (which runs in the process of the perl step before it, the
+ * mount privacy's: perl-steps.ts) where this machine's setns number is known, else nsenter.
+ */
+function enterAsRoot(nsenter: string, namespace: string, command: readonly string[]): string[] {
+  if (SETNS_SYSCALL === undefined) return [nsenter, `--net=${namespace}`, '--', ...command];
+  return ['perl', '-e', ENTER_STEP, String(SETNS_SYSCALL), namespace, '--', ...command];
+}
+
 function alive(spare: Ready): boolean {
   return spare.holder.exitCode === null && spare.holder.signalCode === null;
 }
 
 function endSpare(spare: Ready): void {
-  spare.pasta.stop();
+  spare.egress.stop();
   spare.holder.kill('SIGKILL');
 }
 

@@ -9,32 +9,64 @@
  * guarantee either, and this prelude works for every launcher.
  */
 
+import { PERL_STEP_END } from './perl-steps.ts';
+import { PRIVILEGE_DROP_SYSCALLS } from './syscall-numbers.ts';
+
 /** The name the preludes run under (their `$0`), as `ps` shows them for a moment. */
+
 const PRELUDE_NAME = 'jumpseat-launch';
 
-const HOST_PRELUDE = [
-  // No redirection around the loop: bash would keep the saved stderr in a descriptor the
-  // loop then closes. The glob's own directory descriptor is closed again when it runs.
-  'for fd in /proc/$$/fd/*; do fd=${fd##*/}; case $fd in 0|1|2) ;; *) [ -e "/proc/$$/fd/$fd" ] && exec {fd}>&- ;; esac; done',
-  // Each argument up to `--` is a cgroup.procs file to join: the shell is counted and limited
-  // from its first fork on. 125 (as `env` uses) says the set-up failed, not the shell.
-  'while [ "$1" != -- ]; do echo $$ >"$1" || exit 125; shift; done',
-  'shift',
-  'exec "$@"',
-].join('\n');
+/** The argument bwrap's `--seccomp` is given: the descriptor the host prelude opens. */
+export const SECCOMP_FD = 3;
 
-/** Wraps `command` so it starts with only fds 0-2, inside the given cgroups. */
+/** What the host prelude does besides closing descriptors and joining cgroups. */
+export interface HostPreludeOptions {
+  /** Descriptors above 2 the spawn gives the command on purpose, kept open. */
+  readonly kept?: readonly number[];
+  /**
+   * A file opened read-only on SECCOMP_FD once the others are closed: bwrap's `--seccomp`
+   * program, which the steps between (quota, privacy, network) pass on untouched. Opened here,
+   * it costs no process of its own.
+   */
+  readonly seccompFile?: string | null;
+}
+
+/** The host prelude's script, keeping descriptors 0-2 and `kept`. */
+function hostPreludeScript(kept: readonly number[], opensSeccomp: boolean): string {
+  return [
+    // No redirection around the loop: bash would keep the saved stderr in a descriptor the
+    // loop then closes. The glob's own directory descriptor is closed again when it runs.
+    `for fd in /proc/$$/fd/*; do fd=\${fd##*/}; case $fd in ${[0, 1, 2, ...kept].join('|')}) ;; *) [ -e "/proc/$$/fd/$fd" ] && exec {fd}>&- ;; esac; done`,
+    // The first argument, then, is the file to open. 125 (as `env` uses) says the set-up
+    // failed, not the shell.
+    ...(opensSeccomp ? [`exec ${SECCOMP_FD}<"$1" || exit 125; shift`] : []),
+    // Each argument up to `--` is a cgroup.procs file to join: the shell is counted and limited
+    // from its first fork on.
+    'while [ "$1" != -- ]; do echo $$ >"$1" || exit 125; shift; done',
+    'shift',
+    'exec "$@"',
+  ].join('\n');
+}
+
+const HOST_PRELUDE = hostPreludeScript([], false);
+
+/** Wraps `command` so it starts with only fds 0-2 (and `options`'), inside the given cgroups. */
 export function hostPrelude(
   cgroupProcFiles: readonly string[],
   command: readonly string[],
+  options: HostPreludeOptions = {},
 ): string[] {
+  const kept = options.kept ?? [];
+  const seccompFile = options.seccompFile ?? null;
+  const plain = kept.length === 0 && seccompFile === null;
   return [
     'bash',
     '--noprofile',
     '--norc',
     '-c',
-    HOST_PRELUDE,
+    plain ? HOST_PRELUDE : hostPreludeScript(kept, seccompFile !== null),
     PRELUDE_NAME,
+    ...(seccompFile === null ? [] : [seccompFile]),
     ...cgroupProcFiles,
     '--',
     ...command,
@@ -94,27 +126,6 @@ export function rlimitPrelude(limits: RlimitSettings, command: readonly string[]
   ];
 }
 
-/**
- * Opens `file` as descriptor 3 and runs `command` (bwrap with `--seccomp 3`): node-pty passes
- * no descriptor beyond the terminal, so the filter reaches bwrap this way. The file lies in
- * the data dir, which no shell can see; bwrap reads it before the sandbox starts.
- */
-export function seccompPrelude(file: string, command: readonly string[]): string[] {
-  return [
-    'bash',
-    '--noprofile',
-    '--norc',
-    '-c',
-    'exec 3<"$1" || exit 125; shift; exec "$@"',
-    PRELUDE_NAME,
-    file,
-    ...command,
-  ];
-}
-
-/** The argument bwrap's `--seccomp` is given: the descriptor seccompPrelude opens. */
-export const SECCOMP_FD = 3;
-
 const DROP_PRELUDE = [
   // (The sandbox's /tmp and /dev/shm are made 1777 by bwrap's --perms: no chmod to fork.)
   'uid=$1 gid=$2 setpriv=$3; shift 3',
@@ -125,12 +136,57 @@ const DROP_PRELUDE = [
 ].join('\n');
 
 /**
+ * The same in one perl process, where this machine's syscall numbers are known: setpriv's
+ * drop done by its own syscalls (every capability out of the bounding set, the ambient set
+ * cleared, no supplementary groups, real, effective and saved ids changed, the inheritable set
+ * emptied, no_new_privs), then checked against the kernel's own account in /proc/self/status:
+ * a step that left anything of root fails the start (125) rather than run the shell. The next
+ * step (the exit waiter) then runs in this process (perl-steps.ts): three programs fewer in
+ * every sandboxed shell's start than bash, chown and setpriv.
+ */
+const DROP_STEP = [
+  'my ($uid, $gid, $prctl, $capset, $setgroups, $setresuid, $setresgid) = splice(@ARGV, 0, 7);',
+  'sub fail { print STDERR "jumpseat: dropping root: @_\n"; exit 125 }',
+  'while (@ARGV && $ARGV[0] ne "--") {',
+  '  my $dir = shift @ARGV; chown($uid + 0, $gid + 0, $dir) == 1 or fail("cannot give $dir: $!");',
+  '}',
+  'shift @ARGV;',
+  // PR_CAPBSET_DROP for each capability; the kernel says EINVAL past its last one.
+  'for my $cap (0 .. 63) {',
+  '  next if syscall($prctl + 0, 24, $cap + 0, 0, 0, 0) == 0;',
+  '  last if $!{EINVAL}; fail("cannot drop capability $cap from the bounding set: $!");',
+  '}',
+  // PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL.
+  'syscall($prctl + 0, 47, 4, 0, 0, 0) == 0 or fail("cannot clear the ambient set: $!");',
+  'syscall($setgroups + 0, 0, 0) == 0 or fail("cannot clear the groups: $!");',
+  'syscall($setresgid + 0, $gid + 0, $gid + 0, $gid + 0) == 0 or fail("cannot change group: $!");',
+  'syscall($setresuid + 0, $uid + 0, $uid + 0, $uid + 0) == 0 or fail("cannot change user: $!");',
+  // capset, version 3 (two 32-bit halves of effective, permitted, inheritable), all empty.
+  'my ($header, $sets) = (pack("LL", 0x20080522, 0), pack("L6", (0) x 6));',
+  'syscall($capset + 0, $header, $sets) == 0 or fail("cannot empty the capability sets: $!");',
+  // PR_SET_NO_NEW_PRIVS.
+  'syscall($prctl + 0, 38, 1, 0, 0, 0) == 0 or fail("cannot set no_new_privs: $!");',
+  'open(my $status, "<", "/proc/self/status") or fail("cannot read /proc/self/status: $!");',
+  'my %is; while (my $line = <$status>) { chomp $line; my ($k, $v) = split(/:\\s*/, $line, 2); $is{$k} = $v // ""; }',
+  'close $status;',
+  '$is{Uid} eq join("\\t", ($uid) x 4) or fail("uids are still $is{Uid}");',
+  '$is{Gid} eq join("\\t", ($gid) x 4) or fail("gids are still $is{Gid}");',
+  '$is{Groups} =~ /^\\s*$/ or fail("groups are still $is{Groups}");',
+  'for my $set (qw(CapInh CapPrm CapEff CapBnd CapAmb)) {',
+  '  ($is{$set} // "") =~ /^0+$/ or fail("$set is still $is{$set}");',
+  '}',
+  '($is{NoNewPrivs} // "") eq "1" or fail("no_new_privs is not set");',
+  PERL_STEP_END,
+].join('\n');
+
+/**
  * Runs first inside a sandbox started by root (without a user namespace: see
  * bwrap-launcher.ts): gives `uid` the sandbox's own directories it must own, then becomes
  * `uid:gid` for good, with no supplementary groups, no capabilities in any set and
  * no_new_privs (a setuid program cannot give any back). Needs CAP_SETUID, CAP_SETGID,
  * CAP_SETPCAP (the bounding set) and CAP_CHOWN, which bwrap keeps for this step only (with
- * CAP_DAC_READ_SEARCH, for its own --chdir).
+ * CAP_DAC_READ_SEARCH, for its own --chdir). In perl where the syscall numbers are known
+ * (DROP_STEP), else bash and setpriv.
  */
 export function dropPrelude(
   user: { readonly uid: number; readonly gid: number },
@@ -138,6 +194,19 @@ export function dropPrelude(
   ownedDirs: readonly string[],
   command: readonly string[],
 ): string[] {
+  const calls = PRIVILEGE_DROP_SYSCALLS;
+  if (calls !== undefined) {
+    const numbers = [calls.prctl, calls.capset, calls.setgroups, calls.setresuid, calls.setresgid];
+    return [
+      'perl',
+      '-e',
+      DROP_STEP,
+      ...[user.uid, user.gid, ...numbers].map(String),
+      ...ownedDirs,
+      '--',
+      ...command,
+    ];
+  }
   return [
     'bash',
     '--noprofile',

@@ -30,6 +30,13 @@ const SPARES = 2;
 const KEEPER_NICENESS = '10';
 /** After a spare failed to be made, the next try waits this long (no busy loop). */
 const RETRY_AFTER_FAILURE_MS = 5000;
+/**
+ * A spare taken is replaced once the shell that took it has answered its first call
+ * (shellSettled): the copy and mount would otherwise compete, on a small machine, with that
+ * very shell's start (each step of a sandbox's start took twice as long). At the latest this
+ * long after the take.
+ */
+const REFILL_AFTER_TAKE_MS = 2000;
 /** The keeper's name in `ps`. */
 const KEEPER_NAME = 'jumpseat-spares';
 
@@ -119,6 +126,8 @@ export class QuotaKeeper {
   private making = false;
   private closed = false;
   private refillTimer: NodeJS.Timeout | null = null;
+  /** The timer waits for a shell to come up, not out a failure. */
+  private waitingForShell = false;
   private exited: Promise<void> = Promise.resolve();
 
   constructor(private readonly settings: SpareSettings) {}
@@ -171,8 +180,18 @@ export class QuotaKeeper {
   take(): Spare | null {
     if (this.keeper === null) this.arm();
     const spare = this.ready.shift() ?? null;
-    this.fill();
+    this.refillLater(REFILL_AFTER_TAKE_MS);
+    this.waitingForShell ||= this.refillTimer !== null;
     return spare;
+  }
+
+  /** A shell answered its first call: spares taken are made again now (REFILL_AFTER_TAKE_MS). */
+  shellSettled(): void {
+    if (!this.waitingForShell || this.refillTimer === null) return;
+    clearTimeout(this.refillTimer);
+    this.refillTimer = null;
+    this.waitingForShell = false;
+    this.fill();
   }
 
   /**
@@ -219,6 +238,7 @@ export class QuotaKeeper {
     if (this.refillTimer !== null || this.closed) return;
     this.refillTimer = setTimeout(() => {
       this.refillTimer = null;
+      this.waitingForShell = false;
       this.fill();
     }, ms);
     this.refillTimer.unref();

@@ -1,6 +1,6 @@
 /**
  * Finding processes by a variable in their environment: how an unsandboxed shell's daemons,
- * and the pasta of a sandbox whose server was killed, are found again (a process keeps the
+ * and the slirp4netns of a sandbox whose server was killed, are found again (a process keeps the
  * environment it was started with unless it scrubs it).
  */
 import { readdir, readFile } from 'node:fs/promises';

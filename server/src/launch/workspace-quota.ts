@@ -25,6 +25,7 @@ import { join, relative } from 'node:path';
 import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { withoutForeignMounts } from './foreign-mounts.ts';
 import { isMountPoint, mounts } from './mount-table.ts';
+import { PERL_STEP_END } from './perl-steps.ts';
 import { QuotaKeeper, SPARE_MOUNT_DIR, type Spare } from './quota-keeper.ts';
 import { MOUNT_SYSCALL } from './syscall-numbers.ts';
 import { unmountMany } from './unmount.ts';
@@ -125,7 +126,7 @@ const SPARE_STEP = [
   '  rmdir $at;',
   '}',
   'close $lock;',
-  'exec { $ARGV[0] } @ARGV or fail("cannot run $ARGV[0]: $!");',
+  PERL_STEP_END,
 ].join('\n');
 
 export class WorkspaceQuota {
@@ -200,6 +201,11 @@ export class WorkspaceQuota {
   /** Starts keeping spare file systems for new workspaces (after the start-up sweep). */
   armSpares(): void {
     this.keeper.arm();
+  }
+
+  /** A shell answered its first call: a spare it took is replaced now (QuotaKeeper). */
+  shellSettled(): void {
+    this.keeper.shellSettled();
   }
 
   /**

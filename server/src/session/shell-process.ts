@@ -37,6 +37,8 @@ export class ShellProcess {
   private readonly started: Promise<void>;
   /** When the PTY's process started: its pid names it only while this still matches. */
   private readonly ptyStartTime: string | null;
+  /** Whether the launcher was told the shell settled. */
+  private settledTold = false;
 
   /** Throws with the launcher's or node-pty's reason when the shell cannot start. */
   constructor(launcher: ShellLauncher, request: PlacementRequest) {
@@ -114,6 +116,13 @@ export class ShellProcess {
     this.heldStat?.close();
     this.heldStat = new HeldStat(this.shellPid);
     return { tty: tty ?? '' };
+  }
+
+  /** The shell has answered a call: the first time, the launcher hears it (Placement.settled). */
+  answered(): void {
+    if (this.settledTold) return;
+    this.settledTold = true;
+    this.placement.settled?.();
   }
 
   /** The shell's terminal (`ttyPath`, as located), opened while it is still this shell's. */

@@ -245,6 +245,7 @@ export class Shell {
 
   /** A call's record with its exact result text: announced to the live stream and the store. */
   recordCall(call: CallInfo): void {
+    this.pty.answered();
     this.onCallFinished.fire(call);
   }
 
