@@ -15,6 +15,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { PERL_STEP_END } from './perl-steps.ts';
 import { hostPrelude } from './prelude.ts';
+import { RefillSchedule } from './refill-schedule.ts';
 import {
   attachTo,
   type EgressOptions,
@@ -37,12 +38,6 @@ const HOLDER_WAIT_MS = 5000;
 const HOLDER_POLL_MS = 2;
 /** After a spare failed to be made, the next try waits this long (no busy loop). */
 const RETRY_AFTER_FAILURE_MS = 5000;
-/**
- * A spare taken is replaced once the shell that took it has answered its first call
- * (shellSettled): making one would otherwise compete, on a small machine, with that very
- * shell's start. At the latest this long after the take (a shell that never got so far).
- */
-const REFILL_AFTER_TAKE_MS = 2000;
 
 /** Enters the network namespace named by a path (CLONE_NEWNET), then the next step. */
 const ENTER_STEP = [
@@ -75,9 +70,7 @@ export class NetworkSpares {
   private making = false;
   private armed = false;
   private closed = false;
-  private refillTimer: NodeJS.Timeout | null = null;
-  /** The timer waits for a shell to come up, not out a failure. */
-  private waitingForShell = false;
+  private readonly refill = new RefillSchedule(() => this.fill());
   private readonly asRoot = process.getuid?.() === 0;
 
   constructor(
@@ -107,24 +100,19 @@ export class NetworkSpares {
       spare.egress.stop();
       spare = this.ready.shift();
     }
-    this.fillLater(REFILL_AFTER_TAKE_MS);
-    this.waitingForShell ||= this.refillTimer !== null;
+    this.refill.afterTake();
     return spare === undefined ? null : this.handOver(spare);
   }
 
-  /** A shell answered its first call: spares taken are made again now (REFILL_AFTER_TAKE_MS). */
+  /** A shell answered its first call: spares taken are made again now (refill-schedule.ts). */
   shellSettled(): void {
-    if (!this.waitingForShell || this.refillTimer === null) return;
-    clearTimeout(this.refillTimer);
-    this.refillTimer = null;
-    this.waitingForShell = false;
-    this.fill();
+    this.refill.shellSettled();
   }
 
   /** Ends every spare and makes no more (the server stops). */
   close(): void {
     this.closed = true;
-    if (this.refillTimer !== null) clearTimeout(this.refillTimer);
+    this.refill.close();
     for (const spare of this.ready.splice(0)) endSpare(spare);
   }
 
@@ -158,7 +146,7 @@ export class NetworkSpares {
   }
 
   private fill(): void {
-    if (!this.armed || this.closed || this.making || this.refillTimer !== null) return;
+    if (!this.armed || this.closed || this.making || this.refill.pending) return;
     if (this.ready.length >= SPARES) return;
     this.making = true;
     this.makeOne().then(
@@ -180,19 +168,9 @@ export class NetworkSpares {
       () => {
         this.making = false;
         // The slow way still works for every shell; try again later, not in a loop.
-        this.fillLater(RETRY_AFTER_FAILURE_MS);
+        this.refill.later(RETRY_AFTER_FAILURE_MS);
       },
     );
-  }
-
-  private fillLater(ms: number): void {
-    if (this.refillTimer !== null || this.closed) return;
-    this.refillTimer = setTimeout(() => {
-      this.refillTimer = null;
-      this.waitingForShell = false;
-      this.fill();
-    }, ms);
-    this.refillTimer.unref();
   }
 
   private async makeOne(): Promise<Ready> {

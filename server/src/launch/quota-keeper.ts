@@ -23,6 +23,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
+import { RefillSchedule } from './refill-schedule.ts';
 
 /** Spares kept ready: a new agent's first shell, and the next one's a moment later. */
 const SPARES = 2;
@@ -30,13 +31,6 @@ const SPARES = 2;
 const KEEPER_NICENESS = '10';
 /** After a spare failed to be made, the next try waits this long (no busy loop). */
 const RETRY_AFTER_FAILURE_MS = 5000;
-/**
- * A spare taken is replaced once the shell that took it has answered its first call
- * (shellSettled): the copy and mount would otherwise compete, on a small machine, with that
- * very shell's start (each step of a sandbox's start took twice as long). At the latest this
- * long after the take.
- */
-const REFILL_AFTER_TAKE_MS = 2000;
 /** The keeper's name in `ps`. */
 const KEEPER_NAME = 'jumpseat-spares';
 
@@ -125,9 +119,7 @@ export class QuotaKeeper {
   private keeper: ChildProcess | null = null;
   private making = false;
   private closed = false;
-  private refillTimer: NodeJS.Timeout | null = null;
-  /** The timer waits for a shell to come up, not out a failure. */
-  private waitingForShell = false;
+  private readonly refill = new RefillSchedule(() => this.fill());
   private exited: Promise<void> = Promise.resolve();
 
   constructor(private readonly settings: SpareSettings) {}
@@ -180,18 +172,13 @@ export class QuotaKeeper {
   take(): Spare | null {
     if (this.keeper === null) this.arm();
     const spare = this.ready.shift() ?? null;
-    this.refillLater(REFILL_AFTER_TAKE_MS);
-    this.waitingForShell ||= this.refillTimer !== null;
+    this.refill.afterTake();
     return spare;
   }
 
-  /** A shell answered its first call: spares taken are made again now (REFILL_AFTER_TAKE_MS). */
+  /** A shell answered its first call: spares taken are made again now (refill-schedule.ts). */
   shellSettled(): void {
-    if (!this.waitingForShell || this.refillTimer === null) return;
-    clearTimeout(this.refillTimer);
-    this.refillTimer = null;
-    this.waitingForShell = false;
-    this.fill();
+    this.refill.shellSettled();
   }
 
   /**
@@ -211,7 +198,7 @@ export class QuotaKeeper {
    */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.refillTimer !== null) clearTimeout(this.refillTimer);
+    this.refill.close();
     const keeper = this.keeper;
     if (keeper === null) return;
     // Waited for: held referenced again, or a process with nothing else left to do would end
@@ -230,22 +217,12 @@ export class QuotaKeeper {
       this.fill();
     } else {
       // Shells still get their file systems the slow way; try again later, not in a loop.
-      this.refillLater(RETRY_AFTER_FAILURE_MS);
+      this.refill.later(RETRY_AFTER_FAILURE_MS);
     }
   }
 
-  private refillLater(ms: number): void {
-    if (this.refillTimer !== null || this.closed) return;
-    this.refillTimer = setTimeout(() => {
-      this.refillTimer = null;
-      this.waitingForShell = false;
-      this.fill();
-    }, ms);
-    this.refillTimer.unref();
-  }
-
   private fill(): void {
-    if (this.closed || this.making || this.refillTimer !== null) return;
+    if (this.closed || this.making || this.refill.pending) return;
     if (this.ready.length >= SPARES || this.keeper?.stdin?.writable !== true) return;
     this.making = true;
     this.keeper.stdin.write('make\n');
