@@ -197,6 +197,16 @@ describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only',
     expect(Number(devices)).toBeGreaterThanOrEqual(1);
   });
 
+  it("leaves the host's mounts alone: a named network namespace stays", async () => {
+    // slirp4netns's own sandbox detached its copy of every shared mount, which reached the
+    // host's: `ip netns`'s mount of a namespace went, and the namespace with it where no
+    // process held it (a shell host's machine, before its host process started).
+    await call('alice', 'true');
+    await call('erin', 'true');
+    const mounted = readFileSync('/proc/self/mountinfo', 'utf8');
+    expect(mounted).toContain(` /run/netns/${machine.namespace} `);
+  });
+
   it('reaches a host outside', async () => {
     expect(
       await call(

@@ -85,7 +85,7 @@ function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
  */
 function findSlirp(
   env: NodeJS.ProcessEnv,
-): { slirp: string; setpriv: string; unshare: string | null } | { why: string } {
+): { slirp: string; setpriv: string; unshare: string } | { why: string } {
   const slirp = findOnPath('slirp4netns', env);
   if (slirp === null) return { why: 'slirp4netns is not installed (Debian package slirp4netns)' };
   if (!existsSync(TUN_DEVICE)) return { why: `${TUN_DEVICE} is missing, which slirp4netns needs` };
@@ -93,7 +93,6 @@ function findSlirp(
   const search = { PATH: `${env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin` };
   const setpriv = findOnPath('setpriv', search);
   if (setpriv === null) return { why: 'setpriv is not installed (Debian package util-linux)' };
-  if (process.getuid?.() === 0) return { slirp, setpriv, unshare: null };
   const unshare = findOnPath('unshare', search);
   if (unshare === null) return { why: 'unshare is not installed (Debian package util-linux)' };
   return { slirp, setpriv, unshare };

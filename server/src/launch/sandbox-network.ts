@@ -67,14 +67,14 @@ export interface EgressOptions {
   /** The sandbox's side's IPv4 subnet, one no route of the host's uses (egress-subnet.ts). */
   readonly subnet: string;
   /**
-   * For a server that is not root: `unshare`, which makes the sandbox's network namespace
-   * (and a user namespace that owns it) before bubblewrap starts, so that slirp4netns can
-   * enter it. Made by bwrap itself, the namespace belongs to the first of the two user
-   * namespaces bwrap makes for `--dev`, which no process stays in: slirp4netns, without
-   * privileges on the host, could not enter it and the shell would have no egress. null for
-   * root, who may enter any namespace.
+   * util-linux's unshare. For a server that is not root it makes the sandbox's network
+   * namespace (and a user namespace that owns it) before bubblewrap starts, so that
+   * slirp4netns can enter it: made by bwrap itself, the namespace belongs to the first of the
+   * two user namespaces bwrap makes for `--dev`, which no process stays in, and slirp4netns,
+   * without privileges on the host, could not enter it (root may enter any namespace). For
+   * root it gives slirp4netns a private mount namespace first (see startSlirp).
    */
-  readonly unshare: string | null;
+  readonly unshare: string;
   readonly runKey: string;
 }
 
@@ -164,12 +164,13 @@ function startSlirp(
   target: number,
   cgroupProcFiles: readonly string[],
 ): Promise<NetworkAttachment> {
+  const root = process.getuid?.() === 0;
   const args = [
     ...SLIRP_OPTIONS,
     `--cidr=${options.subnet}`,
     // Its own mount namespace on an empty root, without capabilities, once the tap device is
     // open: only root may make it (an unprivileged slirp4netns fails with "setegid(0)").
-    ...(process.getuid?.() === 0 ? ['--enable-sandbox'] : []),
+    ...(root ? ['--enable-sandbox'] : []),
     `--ready-fd=${READY_FD}`,
     // A sandbox root starts for the shell user has no user namespace of its own (see
     // bwrap-launcher.ts): there is none to join, and setns into one's own fails.
@@ -179,8 +180,17 @@ function startSlirp(
     TAP_DEVICE,
   ];
   // SIGKILL when the server's process ends, however it ends (a SIGKILL included): no
-  // descriptor of the server's is spent on it.
-  const command = [options.setpriv, '--pdeathsig', 'KILL', '--', options.slirp, ...args];
+  // descriptor of the server's is spent on it. As root, in a mount namespace of its own whose
+  // mounts are all private: slirp4netns 1.2's --enable-sandbox makes only `/` private before
+  // it detaches the old root, and the detach of every shared mount then reached the host's
+  // (the nsfs mounts of `ip netns` went, and with them a namespace nothing else held).
+  const command = [
+    options.setpriv,
+    ...['--pdeathsig', 'KILL', '--'],
+    ...(root ? [options.unshare, '--mount', '--propagation', 'private', '--'] : []),
+    options.slirp,
+    ...args,
+  ];
   const [file, ...rest] = hostPrelude(cgroupProcFiles, command, { kept: [READY_FD] });
   return new Promise((resolve, reject) => {
     const child = spawn(file as string, rest, {
