@@ -89,8 +89,7 @@ function findSlirp(
   const slirp = findOnPath('slirp4netns', env);
   if (slirp === null) return { why: 'slirp4netns is not installed (Debian package slirp4netns)' };
   if (!existsSync(TUN_DEVICE)) return { why: `${TUN_DEVICE} is missing, which slirp4netns needs` };
-  // A root server's PATH may be short: util-linux's usual places are looked in too.
-  const search = { PATH: `${env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin` };
+  const search = utilLinuxSearch(env);
   const setpriv = findOnPath('setpriv', search);
   if (setpriv === null) return { why: 'setpriv is not installed (Debian package util-linux)' };
   const unshare = findOnPath('unshare', search);
@@ -103,14 +102,18 @@ function findSlirp(
  * null without them (each shell then waits for its own slirp4netns).
  */
 function findSpareTools(env: NodeJS.ProcessEnv): SpareTools | null {
-  // A root server's PATH may be short: util-linux's usual places are looked in too.
-  const search = { PATH: `${env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin` };
+  const search = utilLinuxSearch(env);
   const unshare = findOnPath('unshare', search);
   const nsenter = findOnPath('nsenter', search);
   const setpriv = findOnPath('setpriv', search);
   return unshare === null || nsenter === null || setpriv === null
     ? null
     : { unshare, nsenter, setpriv };
+}
+
+/** Where util-linux's programs are looked for: a root server's PATH may be short. */
+function utilLinuxSearch(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { PATH: `${env.PATH ?? ''}${delimiter}/usr/bin${delimiter}/bin` };
 }
 
 /** Runs `true` in a sandbox built like a shell's; null when it works, else why not. */

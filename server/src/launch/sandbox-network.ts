@@ -112,7 +112,9 @@ export async function attachTo(
     try {
       return await startSlirp(options, target, cgroupProcFiles);
     } catch (error) {
-      if (attempt >= ATTACH_ATTEMPTS || !existsSync(`/proc/${target}`)) throw error;
+      // One that hung is not tried again: twenty of those would hold the first call for minutes.
+      const retry = !(error instanceof SlirpHung) && attempt < ATTACH_ATTEMPTS;
+      if (!retry || !existsSync(`/proc/${target}`)) throw error;
       await new Promise((resolve) => setTimeout(resolve, ATTACH_RETRY_MS));
     }
   }
@@ -203,22 +205,21 @@ function startSlirp(
       said += text;
     });
     let settled = false;
-    const fail = (reason: string): void => {
+    const fail = (error: Error): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       child.kill('SIGKILL');
       for (const stream of [stderr, readySocket]) stream?.destroy();
-      reject(new Error(reason));
+      reject(error);
     };
-    const timer = setTimeout(
-      () => fail(`slirp4netns was not ready within ${SLIRP_START_TIMEOUT_MS} ms`),
-      SLIRP_START_TIMEOUT_MS,
-    );
-    child.on('error', (error) => fail(error.message));
+    const timer = setTimeout(() => fail(new SlirpHung()), SLIRP_START_TIMEOUT_MS);
+    child.on('error', fail);
     child.on('exit', (code, signal) => {
       // Its messages may still be on their way: read what is there on the next turn.
-      setImmediate(() => fail(firstRealLine(said) ?? `slirp4netns exited with ${code ?? signal}`));
+      setImmediate(() =>
+        fail(new Error(firstRealLine(said) ?? `slirp4netns exited with ${code ?? signal}`)),
+      );
     });
     readySocket?.once('data', () => {
       if (settled) return;
@@ -232,6 +233,13 @@ function startSlirp(
       resolve(attachment(child));
     });
   });
+}
+
+/** slirp4netns neither ready nor ended by SLIRP_START_TIMEOUT_MS. */
+class SlirpHung extends Error {
+  constructor() {
+    super(`slirp4netns was not ready within ${SLIRP_START_TIMEOUT_MS} ms`);
+  }
 }
 
 function attachment(child: ChildProcess): NetworkAttachment {
