@@ -205,6 +205,11 @@ describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only',
     await call('erin', 'true');
     const mounted = readFileSync('/proc/self/mountinfo', 'utf8');
     expect(mounted).toContain(` /run/netns/${machine.namespace} `);
+    // Nor does a sandbox hold a copy of that handle: one the host removed while bwrap
+    // remounted its copies refused the shell ("remount /newroot/run/netns/…: Invalid argument").
+    expect(await call('alice', 'cat /proc/self/mountinfo')).not.toContain(
+      `/run/netns/${machine.namespace}`,
+    );
   });
 
   it('reaches a host outside', async () => {

@@ -12,7 +12,8 @@
  * every mount that is not this shell's to see: the mounts below the workspace root but the
  * shell's own workspace, the spares waiting below SPARE_MOUNT_DIR, and any other server's
  * workspaces (an ext4 on a loop device beside a `.quota` dir, as workspace-quota.ts lays them
- * out). bwrap's namespace is then a copy of that one. One perl process (perl-base is essential
+ * out), and every namespace handle (nsfs, as `ip netns` keeps them in /run/netns). bwrap's
+ * namespace is then a copy of that one. One perl process (perl-base is essential
  * on Debian; the unmounter needs it too), a few milliseconds of a shell's start.
  *
  * It also ends a race that refused shells under load: bwrap remounts, one by one, every mount
@@ -54,7 +55,10 @@ const STEP = [
   '  next if $point eq $keep;',
   '  my $up = $point =~ s{/[^/]*$}{}r; my $upper = $up =~ s{/[^/]*$}{}r;',
   '  push @gone, $point if index($point, "$root/") == 0 || index($point, "$spares/") == 0',
-  '    || ($type eq "ext4" && $source =~ m{^/dev/loop} && (-d "$up/.quota" || -d "$upper/.quota"));',
+  '    || ($type eq "ext4" && $source =~ m{^/dev/loop} && (-d "$up/.quota" || -d "$upper/.quota"))',
+  // A namespace's handle (`ip netns`'s /run/netns/NAME): nothing a shell may enter, and
+  // removed on the host at any moment (bwrap's remount of its copy then refused the shell).
+  '    || $type eq "nsfs";',
   '}',
   'close $table;',
   'syscall($umount2 + 0, $_, $detach + 0) for reverse @gone;',
