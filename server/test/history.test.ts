@@ -28,8 +28,9 @@ async function start(flags: string[] = []): Promise<TestServer> {
 
 async function call(server: TestServer, agent: string, command: string): Promise<string> {
   const response = await server.post(`/api/agents/${agent}/bash`, { command });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { output: string }).output;
+  const body = await response.text();
+  expect(response.status, body).toBe(200);
+  return (JSON.parse(body) as { output: string }).output;
 }
 
 async function getJson<T>(server: TestServer, path: string, token = server.adminToken): Promise<T> {

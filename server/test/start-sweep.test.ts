@@ -20,6 +20,9 @@ const DAEMON_OF = { dead: '4271', live: '4272' } as const;
 /** Four server starts from source, each a few seconds on a busy machine. */
 const TEST_TIMEOUT_MS = 180_000;
 const SWEPT_LINE = /^ended (\d+) processes an earlier run's shells left running$/m;
+/** Waits for a banner line, a daemon's start or its end: seconds on a CI box running suites
+ *  side by side (vitest's default of one second failed there). */
+const POLL = { timeout: 20_000, interval: 50 };
 
 let scratch: string;
 const running: Serving[] = [];
@@ -68,7 +71,7 @@ async function leaveDaemon(serving: Serving, name: string, sleep: string): Promi
     body: JSON.stringify({ command: `setsid -f sleep ${sleep}; true` }),
   });
   expect(response.status).toBe(200);
-  await expect.poll(() => processesRunning('sleep', sleep).length).toBe(1);
+  await expect.poll(() => processesRunning('sleep', sleep).length, POLL).toBe(1);
 }
 
 async function stop(serving: Serving): Promise<void> {
@@ -107,16 +110,16 @@ describe('the start-up sweep: only a server’s own leftovers, found by its data
       expect(processesRunning('sleep', DAEMON_OF.dead)).toHaveLength(1);
 
       const stranger = await start('stranger');
-      await expect.poll(() => stranger.stdout()).toMatch(/^workspace quota/m);
+      await expect.poll(() => stranger.stdout(), POLL).toMatch(/^workspace quota/m);
       expect(stranger.stdout()).not.toMatch(SWEPT_LINE);
       expect(processesRunning('sleep', DAEMON_OF.dead)).toHaveLength(1);
       expect(cgroupsOf(dataDirOf('dead'))).toEqual(deadGroups);
 
       const restarted = await start('dead');
-      await expect.poll(() => restarted.stdout()).toMatch(SWEPT_LINE);
+      await expect.poll(() => restarted.stdout(), POLL).toMatch(SWEPT_LINE);
       // The daemon, the only process the killed run left, and nothing of the neighbour's.
       expect(SWEPT_LINE.exec(restarted.stdout())?.[1]).toBe('1');
-      await expect.poll(() => processesRunning('sleep', DAEMON_OF.dead).length).toBe(0);
+      await expect.poll(() => processesRunning('sleep', DAEMON_OF.dead).length, POLL).toBe(0);
       expect(cgroupsOf(dataDirOf('dead')).filter((dir) => deadGroups.includes(dir))).toEqual([]);
       expect(processesRunning('sleep', DAEMON_OF.live)).toHaveLength(1);
       expect(cgroupsOf(dataDirOf('live'))).toEqual(liveGroups);

@@ -8,9 +8,9 @@ import { parseArgs } from 'node:util';
 import { JumpseatApiError, type SessionInfo } from '../../../client/src/index.ts';
 import { DIALECTS, type Dialect } from '../../../shared/src/vocabulary.ts';
 import { parseFlagError } from '../config/parse-flag-error.ts';
+import { terminalSafe, terminalSafeJson } from '../ops/terminal-safe.ts';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFrom, UsageError } from './connection.ts';
 import { endingOf, exitStatusOf } from './exit-status.ts';
-import { terminalSafe, terminalSafeJson } from './terminal-safe.ts';
 
 const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;

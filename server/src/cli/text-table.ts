@@ -3,8 +3,9 @@
  * made terminal-safe first (it may hold what an agent or a person wrote), then measured in
  * terminal columns, so wide names keep the columns straight.
  */
+
+import { terminalSafe } from '../ops/terminal-safe.ts';
 import { displayWidth, padToWidth } from './display-width.ts';
-import { terminalSafe } from './terminal-safe.ts';
 
 export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const all = [header, ...rows].map((row) => row.map((cell) => terminalSafe(cell)));

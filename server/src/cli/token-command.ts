@@ -5,8 +5,8 @@
 import type { JumpseatClient } from '../../../client/src/index.ts';
 import { parseLabel } from '../../../shared/src/labels.ts';
 import { ROLES, type RoleName } from '../../../shared/src/vocabulary.ts';
+import { terminalSafeJson } from '../ops/terminal-safe.ts';
 import { CONNECTION_HELP, UsageError } from './connection.ts';
-import { terminalSafeJson } from './terminal-safe.ts';
 import { textTable } from './text-table.ts';
 
 export const TOKEN_HELP = `Usage: jumpseat token create --role ROLE [--agent AGENT] [--name NAME] [--label KEY=VALUE...]

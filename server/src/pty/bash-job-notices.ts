@@ -47,6 +47,10 @@ export function jobNoticesBeforeEnd(T: string): string {
   if [[ \${${T}_j@P} != 0 ]]; then
     builtin jobs -rp >|"\${${T}_t}J" 2>/dev/null || ${T}_y=
     while IFS= builtin read -r ${T}_jp; do
+      # Whether it is a copy of this shell, asked first: a copy that dies once status was read
+      # has no executable to compare any more, and its blocked signal must still count.
+      ${T}_jc=
+      [[ ! /proc/$${T}_jp/exe -ef /proc/$$/exe ]] || ${T}_jc=1
       ${T}_v=
       IFS= builtin read -r -d '' ${T}_v <"/proc/$${T}_jp/status" 2>/dev/null || ${T}_y=
       [[ -n $${T}_v ]] || continue
@@ -62,7 +66,7 @@ export function jobNoticesBeforeEnd(T: string): string {
       # A stopped job never dies of what is pending until it is continued: not waited for.
       [[ $${T}_js != T* ]] || continue
       # A copy of this shell still inside its fork unblocks what it blocks there at once.
-      [[ ! /proc/$${T}_jp/exe -ef /proc/$$/exe ]] || ${T}_j3=0
+      [[ -z $${T}_jc ]] || ${T}_j3=0
       if [[ $${T}_js == Z* ]] || (( (\${${T}_sa[6]:-0} & ${PF_EXITING}) != 0 )) || (( ((16#\${${T}_j1:-0} | 16#\${${T}_j2:-0}) & ~16#\${${T}_j3:-0} & ~16#\${${T}_j4:-0} & ~16#\${${T}_j5:-0} & ${FATAL_SIGNALS_MASK}) != 0 )); then
         builtin wait -- "$${T}_jp" 2>/dev/tty || ${T}_y=
       fi

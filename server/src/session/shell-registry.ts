@@ -65,6 +65,8 @@ export class ShellRegistry {
   readonly onShellAdded = new Emitter<Shell>();
   /** A shell is no longer listed (forgotten after failing to start, or evicted). */
   readonly onShellRemoved = new Emitter<Shell>();
+  /** A shell could not start: why (its error), before the call or the person is told. */
+  readonly onStartFailed = new Emitter<{ readonly shell: Shell; readonly error: unknown }>();
   private readonly live = new Map<string, Shell>();
   private readonly known = new Map<string, Shell>();
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -128,7 +130,10 @@ export class ShellRegistry {
     this.onShellAdded.fire(shell);
     this.evictExited();
     try {
-      await shell.whenReady();
+      await shell.whenReady().catch((error: unknown) => {
+        this.onStartFailed.fire({ shell, error });
+        throw error;
+      });
       // Bounded by the dialect's call timeout, as any call is.
       await shell.execute(personalPromptCommand(dialect), new AbortController().signal);
     } catch (error) {
@@ -217,6 +222,7 @@ export class ShellRegistry {
         ready = await shell.readyBy(deadlineAt);
       } catch (error) {
         this.forget(key, shell);
+        this.onStartFailed.fire({ shell, error });
         throw error;
       }
       try {

@@ -10,6 +10,7 @@ import type { Config, DialectSettings } from '../config/config.ts';
 import { JUMPSEAT_ERR_CANCELLED, JUMPSEAT_ERR_NOT_FOUND, JumpseatError } from '../errors.ts';
 import { type ChosenLauncher, chooseLauncher } from '../launch/choose-launcher.ts';
 import { readDescriptorLimit, shellCapacity } from '../ops/descriptor-limit.ts';
+import { terminalSafe } from '../ops/terminal-safe.ts';
 import { bashDialect } from '../pty/bash-dialect.ts';
 import type { ShellDialect } from '../pty/dialect.ts';
 import { Emitter } from '../pty/disposable.ts';
@@ -39,6 +40,8 @@ export interface ToolServiceOptions {
   readonly baseEnv?: NodeJS.ProcessEnv;
   /** Live shells at most; defaults to what this process's open-file limit allows. */
   readonly maxShells?: number;
+  /** Where a shell that could not start is said (one line); defaults to stderr. */
+  readonly warn?: (line: string) => void;
 }
 
 /** The tool service plus the registry behind it, for the live hub and in-process tests. */
@@ -126,6 +129,14 @@ export function createToolService(
         ),
     };
   }, maxShells);
+  // The caller is told too (503), but the operator learns it only here. The reason quotes what
+  // the shell printed: its control and format characters reach no log as themselves.
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  registry.onStartFailed.on(({ shell, error }) => {
+    const whose = shell.agent === null ? 'a person' : `agent "${terminalSafe(shell.agent)}"`;
+    const reason = error instanceof Error ? error.message : String(error);
+    warn(`jumpseat: warning: a shell of ${whose} could not start: ${terminalSafe(reason)}`);
+  });
   const finished = new Emitter<FinishedCall>();
   const available = (): Dialect[] => (Object.keys(engines) as Dialect[]).sort();
 

@@ -26,6 +26,8 @@ export interface TestEngineOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The dialect `call` uses when none is given (bash). */
   readonly dialect?: Dialect;
+  /** Where the engine says a shell could not start (stderr by default). */
+  readonly warn?: (line: string) => void;
 }
 
 export function startEngine(options: TestEngineOptions = {}): TestEngine {
@@ -37,7 +39,10 @@ export function startEngine(options: TestEngineOptions = {}): TestEngine {
     ['--data-dir', dataDir, '--workspace', workspace, ...(options.flags ?? [])],
     {},
   );
-  const tools = createToolService(config, { baseEnv: options.env ?? process.env });
+  const tools = createToolService(config, {
+    baseEnv: options.env ?? process.env,
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
+  });
   return {
     tools,
     config,

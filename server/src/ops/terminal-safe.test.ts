@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { textTable } from '../cli/text-table.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-safe.ts';
-import { textTable } from './text-table.ts';
 
 describe('terminal-safe CLI output', () => {
   it('shows ESC, OSC 52, C1, DEL and bidi or zero-width characters as escapes', () => {
