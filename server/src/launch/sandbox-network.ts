@@ -27,8 +27,9 @@ export type NetworkMode = (typeof NETWORK_MODES)[number];
 
 /** Set in slirp4netns's environment, `<run key>`: how the next start finds one a killed run left. */
 export const NETWORK_TAG_VARIABLE = 'JUMPSEAT_SANDBOX_NETWORK';
-/** The sandbox's namespace exists within milliseconds of bwrap starting; past this it failed. */
-const NAMESPACE_WAIT_MS = 5000;
+/** The sandbox's namespace is set up within milliseconds of bwrap starting (seconds on a box
+ *  that is very busy); past this it failed. */
+const NAMESPACE_WAIT_MS = 10_000;
 /** How often the sandbox's first process is looked for while bwrap sets up. */
 const NAMESPACE_POLL_MS = 2;
 /** slirp4netns configures the namespace in tens of ms; past this it hangs. */
@@ -120,7 +121,7 @@ export async function attachTo(
   }
 }
 
-/** The first process below `ptyPid` in a network namespace other than the server's. */
+/** The first process below `ptyPid` in the sandbox's network namespace, once bwrap set it up. */
 async function sandboxProcess(ptyPid: number): Promise<number> {
   const own = readlinkSync('/proc/self/ns/net');
   const deadline = Date.now() + NAMESPACE_WAIT_MS;
@@ -132,6 +133,14 @@ async function sandboxProcess(ptyPid: number): Promise<number> {
   }
 }
 
+/**
+ * The first process below `root` in a network namespace other than `own`, once it has a child
+ * in that namespace too; null until then. Not at once: where bwrap makes the namespace, its
+ * child then sets up the loopback (RTM_NEWADDR of 127.0.0.1, exclusive), and slirp4netns sets
+ * `lo` up as it configures, which gives `lo` that address first: bwrap then failed the start
+ * (`bwrap: loopback: Failed RTM_NEWADDR`, in CI). bwrap's child forks the command only once
+ * its loopback is set up. Where unshare made the namespace, bwrap's child is that child.
+ */
 function findInOtherNamespace(root: number, own: string): number | null {
   let level = [root];
   for (let depth = 0; depth <= MAX_SANDBOX_DEPTH && level.length > 0; depth++) {
@@ -139,7 +148,12 @@ function findInOtherNamespace(root: number, own: string): number | null {
     for (const pid of level) {
       const ns = safeReadlink(`/proc/${pid}/ns/net`);
       // A namespace made by unshare is entered once its user namespace maps the server's uid.
-      if (ns !== null && ns !== own && hasUidMap(pid)) return pid;
+      if (ns !== null && ns !== own && hasUidMap(pid)) {
+        const settled = childrenOf(pid).some(
+          (child) => safeReadlink(`/proc/${child}/ns/net`) === ns,
+        );
+        return settled ? pid : null;
+      }
       next.push(...childrenOf(pid));
     }
     level = next;

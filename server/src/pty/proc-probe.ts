@@ -126,6 +126,34 @@ function childrenOf(pid: number): number[] {
   return children;
 }
 
+/** At most this many processes named by `treeSummary`. */
+const SUMMARY_MAX_PROCESSES = 12;
+
+/**
+ * `rootPid` and its descendants as `name (state, where it waits)`, breadth first, for a start
+ * that hangs: `bash (S, do_wait), bwrap (S, do_wait), perl (D, lock_mount)`. The kernel's
+ * wait channel is left out where it says nothing (`0`, or not readable); '' when it is gone.
+ */
+export function treeSummary(rootPid: number): string {
+  const named: string[] = [];
+  for (const pid of descendants(rootPid).slice(0, SUMMARY_MAX_PROCESSES)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const { state } = parseStat(pid, stat);
+    let wchan = '';
+    try {
+      wchan = readFileSync(`/proc/${pid}/wchan`, 'latin1').trim();
+    } catch {}
+    named.push(`${name} (${wchan === '' || wchan === '0' ? state : `${state}, ${wchan}`})`);
+  }
+  return named.join(', ');
+}
+
 /**
  * The host's pid of the process that calls itself `nsPid` in its own PID namespace, among
  * `rootPid` and its descendants (a sandboxed shell is a grandchild of the PTY's process);

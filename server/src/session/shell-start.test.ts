@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ShellStartUp } from './shell-start.ts';
 
 const INSTALL = ` . '/data/shells/1-2/abc/integration.bash'`;
@@ -53,5 +53,43 @@ describe('a shell that exits during start-up', () => {
     start.heard(Buffer.from('later words\n'));
     start.exited('bash', { code: 1, signal: null });
     expect(await refusal(start)).toBe('ready');
+  });
+});
+
+describe('a shell that hangs during start-up', () => {
+  it('is refused after 15 s and reset, saying what its processes were doing', async () => {
+    vi.useFakeTimers();
+    try {
+      const resets: string[] = [];
+      const hung = new ShellStartUp();
+      const installing = hung.install({
+        name: 'bash',
+        prepare: () => Promise.resolve(INSTALL),
+        prepared: () => undefined,
+        reset: () => resets.push('reset'),
+        stillRunning: () => 'bash (S, do_wait), bwrap (S, do_wait), perl (D, lock_mount)',
+      });
+      await installing;
+      await vi.advanceTimersByTimeAsync(14_999);
+      expect(resets).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await refusal(hung)).toBe(
+        'bash did not become ready within 15 s (its processes: bash (S, do_wait), bwrap (S, do_wait), perl (D, lock_mount))',
+      );
+      expect(resets).toEqual(['reset']);
+      // Nothing known (the processes are gone): the message is the plain one.
+      const gone = new ShellStartUp();
+      await gone.install({
+        name: 'pwsh',
+        prepare: () => Promise.resolve(INSTALL),
+        prepared: () => undefined,
+        reset: () => undefined,
+        stillRunning: () => '',
+      });
+      await vi.advanceTimersByTimeAsync(15_000);
+      expect(await refusal(gone)).toBe('pwsh did not become ready within 15 s');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

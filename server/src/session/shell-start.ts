@@ -20,6 +20,8 @@ export interface Installation {
   prepared(line: string): void;
   /** Ends the shell that did not start. */
   reset(): void;
+  /** What the shell's processes are doing now ('' if nothing is known), said when it hangs. */
+  stillRunning?(): string;
 }
 
 export class ShellStartUp {
@@ -89,10 +91,12 @@ export class ShellStartUp {
   /** Installs the integration; a shell not ready within START_TIMEOUT_MS is reset. */
   async install(installation: Installation): Promise<void> {
     const timer = setTimeout(() => {
+      // Where it hangs, for the operator's log: a start-up step, the sandbox or the shell.
+      const running = installation.stillRunning?.() ?? '';
       this.failStart(
         new JumpseatError(
           JUMPSEAT_ERR_SHELL_UNAVAILABLE,
-          `${installation.name} did not become ready within ${START_TIMEOUT_MS / 1000} s`,
+          `${installation.name} did not become ready within ${START_TIMEOUT_MS / 1000} s${running === '' ? '' : ` (its processes: ${running})`}`,
         ),
       );
       installation.reset();

@@ -13,6 +13,7 @@ import type {
 import type { ShellDialect } from '../pty/dialect.ts';
 import { DisposableStore, Emitter } from '../pty/disposable.ts';
 import { type Mark, markNonce } from '../pty/marks.ts';
+import { treeSummary } from '../pty/proc-probe.ts';
 import type { PtyExit } from '../pty/pty-process.ts';
 import type { ScreenSnapshot } from '../screen/screen-model.ts';
 import { type AgentCallHost, AgentCalls } from './agent-calls.ts';
@@ -145,6 +146,7 @@ export class Shell {
         if (!launched.integrated) this.pty.write(line);
       },
       reset: () => void this.reset(),
+      stillRunning: () => treeSummary(this.pty.pid),
     });
   }
 
