@@ -7,7 +7,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JumpseatError } from '../src/errors.ts';
 import { startEngine, type TestEngine } from './support/engine.ts';
 
@@ -49,5 +49,27 @@ describe('a shell that cannot start', () => {
     // bash is unaffected, and a start that works says nothing.
     expect(await engine.call('echo fine', 'broken-agent')).toBe('fine');
     expect(warnings).toHaveLength(1);
+  });
+
+  it('ended on purpose while it starts (the server stops) is refused as such, and not said', async () => {
+    // A "pwsh" that would take 30 s to fail: the engine is closed while it starts.
+    const slow = join(scratch, 'slow-pwsh');
+    writeFileSync(slow, '#!/bin/sh\nsleep 30\nexit 3\n');
+    chmodSync(slow, 0o755);
+    const said: string[] = [];
+    const closing = startEngine({
+      flags: ['--sandbox', 'off', '--pwsh', slow],
+      warn: (line) => said.push(line),
+    });
+    const call = closing.call('echo hi', 'leaving-agent', undefined, 'pwsh').then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const shell = await vi.waitUntil(() => closing.tools.registry.shells()[0], { timeout: 10_000 });
+    expect(shell.state).toBe('starting');
+    await closing.close();
+    const refused = await call;
+    expect(refused).toBeInstanceOf(Error);
+    expect(said).toEqual([]);
   });
 });

@@ -65,7 +65,8 @@ export class ShellRegistry {
   readonly onShellAdded = new Emitter<Shell>();
   /** A shell is no longer listed (forgotten after failing to start, or evicted). */
   readonly onShellRemoved = new Emitter<Shell>();
-  /** A shell could not start: why (its error), before the call or the person is told. */
+  /** A shell could not start: why (its error), before the call or the person is told. Not
+   *  one ended on purpose (reset, closed) while it started. */
   readonly onStartFailed = new Emitter<{ readonly shell: Shell; readonly error: unknown }>();
   private readonly live = new Map<string, Shell>();
   private readonly known = new Map<string, Shell>();
@@ -131,7 +132,7 @@ export class ShellRegistry {
     this.evictExited();
     try {
       await shell.whenReady().catch((error: unknown) => {
-        this.onStartFailed.fire({ shell, error });
+        if (!shell.startAbandoned) this.onStartFailed.fire({ shell, error });
         throw error;
       });
       // Bounded by the dialect's call timeout, as any call is.
@@ -222,7 +223,7 @@ export class ShellRegistry {
         ready = await shell.readyBy(deadlineAt);
       } catch (error) {
         this.forget(key, shell);
-        this.onStartFailed.fire({ shell, error });
+        if (!shell.startAbandoned) this.onStartFailed.fire({ shell, error });
         throw error;
       }
       try {

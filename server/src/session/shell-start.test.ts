@@ -92,4 +92,34 @@ describe('a shell that hangs during start-up', () => {
       vi.useRealTimers();
     }
   });
+
+  it('ended on purpose while it starts is refused as such, and its time limit stops', async () => {
+    vi.useFakeTimers();
+    try {
+      const resets: string[] = [];
+      const ended = new ShellStartUp();
+      await ended.install({
+        name: 'bash',
+        prepare: () => Promise.resolve(INSTALL),
+        prepared: () => undefined,
+        reset: () => resets.push('reset'),
+      });
+      ended.abandon();
+      expect(await refusal(ended)).toBe('the shell was ended during start-up');
+      expect(ended.wasAbandoned).toBe(true);
+      // Its exit, which the end brings, changes nothing; the 15 s pass without a reset.
+      ended.exited('bash', { code: null, signal: 'SIGHUP' });
+      await vi.advanceTimersByTimeAsync(15_000);
+      expect(resets).toEqual([]);
+      expect(await refusal(ended)).toBe('the shell was ended during start-up');
+      // A start that had failed already is not marked abandoned by an end after it.
+      const failed = new ShellStartUp();
+      failed.exited('bash', { code: 1, signal: null });
+      failed.abandon();
+      expect(failed.wasAbandoned).toBe(false);
+      expect(await refusal(failed)).toBe('bash exited during start-up (code 1)');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

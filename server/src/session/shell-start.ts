@@ -30,6 +30,8 @@ export class ShellStartUp {
   private markReady!: () => void;
   private failStart!: (error: Error) => void;
   private becameReady = false;
+  private failed = false;
+  private abandoned = false;
   private output: Buffer = Buffer.alloc(0);
 
   constructor() {
@@ -38,6 +40,23 @@ export class ShellStartUp {
       this.failStart = reject;
     });
     this.ready.catch(() => undefined);
+  }
+
+  /** Whether the start was ended on purpose (a reset or a close meanwhile): no failure. */
+  get wasAbandoned(): boolean {
+    return this.abandoned;
+  }
+
+  /**
+   * The shell is being ended before it was ready (a reset, a close): its start is refused
+   * now, and its time limit no longer runs (a no-op once it is ready or has failed).
+   */
+  abandon(): void {
+    if (this.becameReady || this.failed) return;
+    this.abandoned = true;
+    this.fail(
+      new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, 'the shell was ended during start-up'),
+    );
   }
 
   /** The shell is ready. */
@@ -64,7 +83,7 @@ export class ShellStartUp {
    */
   exited(name: string, exit: PtyExit, typed = ''): void {
     const said = lastLine(this.output.toString('utf8'), typed.trim());
-    this.failStart(
+    this.fail(
       new JumpseatError(
         JUMPSEAT_ERR_SHELL_UNAVAILABLE,
         `${name} exited during start-up (${describeExit(exit)})${said === '' ? '' : `: ${said}`}`,
@@ -93,7 +112,7 @@ export class ShellStartUp {
     const timer = setTimeout(() => {
       // Where it hangs, for the operator's log: a start-up step, the sandbox or the shell.
       const running = installation.stillRunning?.() ?? '';
-      this.failStart(
+      this.fail(
         new JumpseatError(
           JUMPSEAT_ERR_SHELL_UNAVAILABLE,
           `${installation.name} did not become ready within ${START_TIMEOUT_MS / 1000} s${running === '' ? '' : ` (its processes: ${running})`}`,
@@ -105,11 +124,17 @@ export class ShellStartUp {
     try {
       installation.prepared(await installation.prepare());
     } catch (error) {
-      this.failStart(
+      this.fail(
         new JumpseatError(JUMPSEAT_ERR_SHELL_UNAVAILABLE, `shell set-up failed: ${String(error)}`),
       );
       installation.reset();
     }
+  }
+
+  private fail(error: Error): void {
+    if (this.becameReady || this.failed) return;
+    this.failed = true;
+    this.failStart(error);
   }
 }
 

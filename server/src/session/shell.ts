@@ -180,6 +180,11 @@ export class Shell {
   }
 
   /** Resolves when the integration is installed and the first prompt is up. */
+  /** The shell was ended (reset, closed) before it was ready: its start did not fail. */
+  get startAbandoned(): boolean {
+    return this.start.wasAbandoned;
+  }
+
   whenReady(): Promise<void> {
     return this.start.ready;
   }
@@ -220,6 +225,8 @@ export class Shell {
 
   /** Ends the whole process tree; the shell is then `exited`. */
   async reset(cause: Extract<SessionEndingKind, 'reset' | 'closed'> = 'reset'): Promise<void> {
+    // Ended on purpose while starting: its start is refused as such, not as a failure.
+    this.start.abandon();
     this.ending.endedBy(cause);
     await this.pty.endTree({ stopping: this.stopping });
     this.status.set('exited');
