@@ -2,8 +2,9 @@
  * What the CLI prints, and what the server logs of an agent's, is safe for the terminal it
  * reaches (issue 13): agents, their commands, what their shells print and people's names are
  * untrusted text, and a raw ESC, OSC 52 or U+202E would act on the user's terminal (write
- * their clipboard, retitle it, reverse the line) instead of showing. Every table cell and message goes through here: control characters (C0, DEL,
- * C1) and invisible format characters (bidi, zero-width) become visible escapes.
+ * their clipboard, retitle it, reverse the line) instead of showing. Every table cell and
+ * message goes through here: control characters (C0, DEL, C1) and invisible format characters
+ * (bidi, zero-width) become visible escapes.
  */
 
 /** C0 (but the kept ones), DEL, C1; Unicode format characters and line/paragraph separators. */
