@@ -10,6 +10,7 @@ import type { ProcStat } from '../pty/proc-probe.ts';
 import { jobHoldsTerminal } from '../pty/terminal-holder.ts';
 import { interruptForeground } from '../pty/terminal-mode.ts';
 import { interruptCommand } from './call-interrupt.ts';
+import { CallLineRepair } from './call-line-repair.ts';
 import type { CallRun } from './call-run.ts';
 import { EndDoubt, lookAgainAfterEnd } from './end-doubt.ts';
 import { ReadingWatch } from './reading-watch.ts';
@@ -18,12 +19,8 @@ import { commandEcho } from './typing.ts';
 
 /** Status reported when an interrupted call's prompt mark carries no number (128 + SIGINT). */
 const INTERRUPTED_STATUS = 130;
-/** Spacing of the looks at a shell whose call line may have run without starting. */
-const CALL_LINE_CHECK_MS = 20;
 /** Spacing of the looks for a shell at a prompt that printed no mark (see watchForPrompt). */
 const PROMPT_WATCH_MS = 40;
-/** Re-installations of the integration tried for one call before the shell is reset. */
-const MAX_REPAIRS = 1;
 /** What a shell shows running after a forged end mark (see confirmEnd). */
 const FORGED_END_COMMAND = 'a program still in the foreground after its call ended';
 
@@ -83,12 +80,24 @@ export class CallLine {
    * start mark means the shell had read the command already, and it runs after all.
    */
   private cancelledNonce: string | null = null;
-  /** Times the integration was re-installed for the call being started. */
-  private repairs = 0;
-  /** Looks at whether a call line ran without starting (see checkCallLine). */
-  private readonly lineCheck = this.readingWatch(CALL_LINE_CHECK_MS);
+  /** A call line that ran without starting (see promptComes). */
+  private readonly repair = new CallLineRepair({
+    stat: () => this.host.stat(),
+    ttyPath: () => this.status.ttyPath,
+    commandUnread: () => this.host.commandUnread(),
+    retype: () => {
+      this.prompt = 'due';
+      this.host.write(this.installLine);
+      this.host.write(this.callLine);
+    },
+    broken: () => this.host.run?.shellBroken(),
+  });
   /** Looks for a prompt that printed no mark (see watchForPrompt). */
-  private readonly promptWatch = this.readingWatch(PROMPT_WATCH_MS);
+  private readonly promptWatch = new ReadingWatch(
+    () => this.host.stat(),
+    () => this.status.ttyPath,
+    PROMPT_WATCH_MS,
+  );
   /** An end mark that came while a job held the terminal. */
   private readonly endDoubt = new EndDoubt(
     () => jobHoldsTerminal(this.host.stat()),
@@ -255,7 +264,7 @@ export class CallLine {
   /** Stops the pending looks at the shell. */
   dispose(): void {
     this.endDoubt.clear();
-    this.lineCheck.stop();
+    this.repair.stop();
     this.promptWatch.stop();
   }
 
@@ -269,7 +278,7 @@ export class CallLine {
     // The cancelled command (nothing) is what runs: the interrupt has nothing to stop.
     if (this.cancelledNonce !== null) this.interruptDue = false;
     this.awaitingStart = false;
-    this.repairs = 0;
+    this.repair.started();
     this.prompt = 'none';
     this.host.display(commandEcho(this.foregroundValue.command));
     this.host.run?.start();
@@ -282,7 +291,7 @@ export class CallLine {
   /**
    * A prompt is about to be drawn. After a call's end mark that is expected. Otherwise, with
    * a command in the foreground: if it started, the line was cut short or post was broken,
-   * and the prompt's data says how the command ended; if it did not start, see checkCallLine.
+   * and the prompt's data says how the command ended; if it did not start, see CallLineRepair.
    */
   private promptComes(data: string): void {
     const expected = this.prompt === 'due';
@@ -291,7 +300,9 @@ export class CallLine {
       // Either the line ran and failed, or the prompt answers input left over from a
       // program (the Enter after `q` in less) and our line is still to be read. Only the
       // shell back at reading the terminal, the line still not started, tells the two apart.
-      this.checkCallLine();
+      this.repair.check(
+        () => this.awaitingStart && this.foregroundValue !== null && this.status.alive,
+      );
       return;
     }
     this.confirmEnd();
@@ -329,38 +340,6 @@ export class CallLine {
       () => this.lineDue && this.status.alive && this.prompt !== 'shown',
       () => this.promptShown(),
     );
-  }
-
-  private readingWatch(intervalMs: number): ReadingWatch {
-    return new ReadingWatch(
-      () => this.host.stat(),
-      () => this.status.ttyPath,
-      intervalMs,
-    );
-  }
-
-  /** Looks, until the call starts, for the shell reading the terminal with the line unstarted. */
-  private checkCallLine(): void {
-    this.lineCheck.start(
-      () => this.awaitingStart && this.foregroundValue !== null && this.status.alive,
-      () => this.callLineFailed(),
-    );
-  }
-
-  /**
-   * The call line ran but the call never started: a command removed part of the integration.
-   * If the command file is still unread the command did not run, so re-install and retype
-   * once; otherwise (it ran, its marks were lost) or on a second failure, reset the shell.
-   */
-  private callLineFailed(): void {
-    if (this.host.commandUnread() && this.repairs < MAX_REPAIRS) {
-      this.repairs++;
-      this.prompt = 'due';
-      this.host.write(this.installLine);
-      this.host.write(this.callLine);
-      return;
-    }
-    this.host.run?.shellBroken();
   }
 
   /** As for an end mark: a prompt drawn while a command's job holds the terminal is its. */

@@ -24,6 +24,7 @@ import { type ControlsHost, ShellControls } from './shell-controls.ts';
 import { type DisplayChunk, ShellDisplay } from './shell-display.ts';
 import { EXIT_MARK, ShellEndingRecord } from './shell-ending.ts';
 import type { ShellFiles } from './shell-files.ts';
+import { shellInfo } from './shell-info.ts';
 import { dialectContext, launchShell } from './shell-launch.ts';
 import type { CallStart, ShellCallResult, ShellOptions, ShellOwner } from './shell-options.ts';
 import type { ShellProcess } from './shell-process.ts';
@@ -179,12 +180,12 @@ export class Shell {
     return this.status.alive;
   }
 
-  /** Resolves when the integration is installed and the first prompt is up. */
   /** The shell was ended (reset, closed) before it was ready: its start did not fail. */
   get startAbandoned(): boolean {
     return this.start.wasAbandoned;
   }
 
+  /** Resolves when the integration is installed and the first prompt is up. */
   whenReady(): Promise<void> {
     return this.start.ready;
   }
@@ -336,27 +337,14 @@ export class Shell {
   }
 
   info(): SessionInfo {
-    const foreground = this.calls.foreground;
-    return {
-      id: this.id,
-      agent: this.agentId,
-      owner: this.owner?.name ?? null,
-      ...(this.owner === null ? {} : { ownerId: this.owner.tokenId }),
-      dialect: this.options.dialect.name,
-      state: this.human.controller && this.alive ? 'human_control' : this.status.state,
-      command: foreground?.command ?? null,
-      since: foreground?.since.toISOString() ?? null,
-      stateSince: this.status.since.toISOString(),
-      lastExitCode: this.status.lastExitCode,
-      pid: this.alive ? this.pid : null,
-      cols: this.controls.size.cols,
-      rows: this.controls.size.rows,
+    return shellInfo(this, {
+      status: this.status,
+      foreground: this.calls.foreground,
       controller: this.human.controller?.name ?? null,
+      size: this.controls.size,
       viewers: this.viewerCount,
-      startedAt: this.startedAt.toISOString(),
-      endedAt: this.status.endedAt?.toISOString() ?? null,
       ending: this.ending.ending,
-    };
+    });
   }
 
   /** Frees everything; ends the process tree if it still runs. At a stop the private dir is
@@ -367,9 +355,8 @@ export class Shell {
     this.disposables.dispose();
     this.output.dispose();
     const { onChange, onCallStarted, onCallFinished, onResize, human } = this;
-    for (const emitter of [onChange, onCallStarted, onCallFinished, onResize, human.onControl])
-      (emitter as Emitter<unknown>).clear();
-    for (const emitter of [human.onInterrupt, human.onInput]) (emitter as Emitter<unknown>).clear();
+    const emitters = [onChange, onCallStarted, onCallFinished, onResize, human.onControl];
+    for (const emitter of [...emitters, human.onInterrupt, human.onInput]) emitter.clear();
     if (this.stopping) this.files.close();
     else await this.files.remove();
   }
