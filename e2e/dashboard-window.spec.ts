@@ -117,9 +117,23 @@ test('400 shells: a bounded number of rows drawn, the last one reached by scroll
   await expect(rows.first()).toHaveAttribute('data-agent', names[0] as string);
   rmSync(stop);
 
-  // Tab walks on through the rows past the first drawn: the list follows the focus.
+  // Tab walks on through the rows past the first drawn: the list follows the focus. Frames are
+  // held back meanwhile (as a loaded machine may): the focus is followed at once, not a frame
+  // later, else a Tab on the last row drawn would walk off the list to the page's start.
   await rows.first().locator('a.agent').focus();
+  await page.evaluate(() => {
+    const held: FrameRequestCallback[] = [];
+    const real = window.requestAnimationFrame;
+    window.requestAnimationFrame = (callback) => held.push(callback);
+    Object.assign(window, {
+      releaseFrames: () => {
+        window.requestAnimationFrame = real;
+        for (const callback of held) real(callback);
+      },
+    });
+  });
   for (let i = 0; i < MAX_ROWS + 20; i++) await page.keyboard.press('Tab');
+  await page.evaluate(() => (window as unknown as { releaseFrames: () => void }).releaseFrames());
   const focused = await page.evaluate(
     () =>
       (document.activeElement?.closest('[data-testid="session-row"]') as HTMLElement | null)

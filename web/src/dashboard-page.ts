@@ -459,6 +459,16 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
     heights.clear();
     scheduleRows();
   });
+  // The keyboard's focus moves ahead of the frames: each Tab waits for no redraw, so one that
+  // lands on the last row drawn, before a slow frame drew the rows after it, would walk off
+  // the list to the page's start. The window follows a focused row at once.
+  body.addEventListener('focusin', (event) => {
+    if (items.length <= WINDOW_ABOVE || itemsStale || !(event.target instanceof Element)) return;
+    const row = event.target.closest('tr');
+    if (row === null || row.parentElement !== body) return;
+    row.scrollIntoView({ block: 'nearest' });
+    placeRows();
+  });
 
   const replaceAll = (list: readonly SessionInfo[]): void => {
     sessions.clear();
