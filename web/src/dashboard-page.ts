@@ -463,11 +463,13 @@ export async function showDashboard(root: HTMLElement): Promise<void> {
   // lands on the last row drawn, before a slow frame drew the rows after it, would walk off
   // the list to the page's start. The window follows a focused row at once.
   body.addEventListener('focusin', (event) => {
-    if (items.length <= WINDOW_ABOVE || itemsStale || !(event.target instanceof Element)) return;
+    if (items.length <= WINDOW_ABOVE || !(event.target instanceof Element)) return;
     const row = event.target.closest('tr');
     if (row === null || row.parentElement !== body) return;
     row.scrollIntoView({ block: 'nearest' });
-    placeRows();
+    // Updates not yet arranged (busy shells) are arranged now too, not skipped.
+    if (itemsStale) render();
+    else placeRows();
   });
 
   const replaceAll = (list: readonly SessionInfo[]): void => {
