@@ -47,7 +47,9 @@ test('Control+C stops what the shell runs, typed as a person', async ({ shell })
   await shell.type('sleep 600; echo not-interrupted\n');
   await expect(shell).toShowText('sleep 600; echo not-interrupted');
   await shell.press('Control+C');
-  await expect(shell).toShowText(/\^C\n.*[#$]$/);
+  // The prompt is back under the line, mostly with the `^C` the terminal or the line editor
+  // echoed; a key that comes just as bash leaves its line editor is echoed by neither.
+  await expect(shell).toShowText(/echo not-interrupted(\^C)?\n(\^C\n)?[#$]$/);
   await shell.type('echo after-$((40+2))\n');
   // The line typed after the interrupt is echoed as at a terminal, then its output.
   await expect(shell).toShowText(/[#$] echo after-\$\(\(40\+2\)\)\nafter-42$/m);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveShellOf, startEngine, type TestEngine } from './support/engine.ts';
+import { shellAtPrompt } from './support/host-processes.ts';
 
 /** Rounds per test; each interrupts a little later in the call's start (0–5 ms). */
 const ROUNDS = 12;
@@ -47,4 +48,54 @@ describe('an interrupt as a call starts', () => {
     expect(new Set(runs).size).toBe(runs.length);
     expect(await engine.call('jobs; pgrep -x sleep || echo none', agent)).toBe('none');
   });
+});
+
+describe("a person's Ctrl-C typed as the line's job starts", () => {
+  /**
+   * Rounds, each a Ctrl-C typed a little later after the line shows (0–7 ms). Through the controls
+   * the key waits for a look at the terminal's mode first, so the job has mostly started by
+   * then: the bare race is typed-interrupt.test.ts's; this one holds the path end to end.
+   */
+  const TYPED_ROUNDS = 24;
+  /** A lost interrupt shows as no prompt for this long (the prompt comes in milliseconds). */
+  const PROMPT_LIMIT_MS = 5000;
+  const typist = { id: 'typist-1', name: 'Tia', role: 'operator' };
+
+  async function until(done: () => boolean, limitMs: number): Promise<boolean> {
+    const deadline = Date.now() + limitMs;
+    while (!done()) {
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    return true;
+  }
+
+  it('stops the job every time, and nothing after it runs', async () => {
+    const agent = 'typed-interrupt';
+    expect(await engine.call('echo ready', agent)).toBe('ready');
+    const shell = liveShellOf(engine, agent);
+    await shell.human.take(typist);
+    const ranOn: number[] = [];
+    for (let round = 0; round < TYPED_ROUNDS; round++) {
+      shell.human.input(typist.id, `sleep 300; echo not-interrupted-${round}\r`);
+      // As a test author's `press` does: Ctrl-C once the line shows, at once or a little later.
+      for (const line = `not-interrupted-${round}`; !(await shell.screenText()).includes(line); ) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      const delayMs = round % 8;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      shell.human.input(typist.id, '\x03');
+      const back = () => shellAtPrompt(shell.pid, 'sleep');
+      if (!(await until(back, PROMPT_LIMIT_MS))) {
+        ranOn.push(round);
+        shell.human.input(typist.id, '\x03'); // as a person would press it again
+        expect(await until(back, PROMPT_LIMIT_MS)).toBe(true);
+      }
+    }
+    expect(ranOn).toEqual([]);
+    await shell.human.release(typist.id);
+    expect(await engine.call('jobs; pgrep -x sleep || echo none', agent)).toMatch(/\nnone$/);
+    const screen = await shell.screenText();
+    expect(screen).not.toMatch(/^not-interrupted-\d+$/m);
+  }, 120_000);
 });

@@ -105,8 +105,8 @@ export function descendants(rootPid: number): number[] {
   return found;
 }
 
-/** The children of every thread of `pid` (none when it is gone). */
-function childrenOf(pid: number): number[] {
+/** The children of every thread of `pid` (none when it is gone), read at once. */
+export function childrenOf(pid: number): number[] {
   const children: number[] = [];
   let tasks: string[];
   try {
@@ -265,6 +265,29 @@ async function syscallReadsTerminal(
     }
   }
   return false;
+}
+
+/**
+ * The process is blocked reading input now (in a read, select, poll or epoll wait), read at
+ * once: a shell doing so sits at its prompt, and is not running or starting a command. False
+ * when it runs, waits for something else (its job), or cannot be read.
+ */
+export function waitsForInputNow(pid: number): boolean {
+  const table = SYSCALLS[process.arch];
+  if (!table) return false;
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/syscall`, 'latin1');
+  } catch {
+    return false;
+  }
+  const nr = Number(text.trim().split(' ')[0]);
+  return (
+    table.read.includes(nr) ||
+    table.select.includes(nr) ||
+    table.poll.includes(nr) ||
+    table.epoll.includes(nr)
+  );
 }
 
 /** /dev/tty's device number (5, 0): whatever terminal it stands for, it is the caller's. */

@@ -7,24 +7,16 @@
  * (`ShellFiles.cancelCommand`), so it never runs. After the start, two more moments lose a SIGINT,
  * and `interruptCommand` covers both.
  */
-import { readlink } from 'node:fs/promises';
-import { descendants, readStat } from '../pty/proc-probe.ts';
+import { readStat } from '../pty/proc-probe.ts';
 import { interruptShellFirst } from './shell-first-interrupt.ts';
+import { jobLookPause, signalGroup, signalJob } from './starting-jobs.ts';
 
-/** Spacing of the looks at who holds the terminal, and at a job that is still starting. */
-const LOOK_STEP_MS = 5;
 /**
  * How long a shell interrupted while its command was starting is watched for the job that
  * takes the terminal: bash forks and hands the terminal over within milliseconds, so a
  * second is ample even on a loaded machine; past it the call runs on as at a terminal.
  */
 const FOLLOW_LIMIT_MS = 1000;
-/**
- * How long a job still starting (forked from the shell, not yet its program) is waited for
- * before it is signalled anyway: a subshell or a function in a pipeline never becomes
- * another program, and then this is the only delay the interrupt has.
- */
-const EXEC_WAIT_LIMIT_MS = 250;
 
 /**
  * SIGINT to the terminal's foreground process group, for the call in flight, at moments
@@ -60,45 +52,12 @@ export async function interruptCommand(
 async function followUp(shellPid: number, shellGroup: number, callRuns: () => boolean) {
   const until = Date.now() + FOLLOW_LIMIT_MS;
   while (callRuns() && Date.now() < until) {
-    await pause();
+    await jobLookPause();
     const stat = await readStat(shellPid);
     if (!stat) return;
     if (stat.tpgid > 0 && stat.tpgid !== shellGroup && callRuns()) {
       await signalJob(shellPid, stat.tpgid);
       return;
     }
-  }
-}
-
-/** Signals the job's group once none of its processes is a copy of the shell still starting. */
-async function signalJob(shellPid: number, group: number): Promise<boolean> {
-  const until = Date.now() + EXEC_WAIT_LIMIT_MS;
-  while (Date.now() < until && (await startingFromShell(shellPid, group))) await pause();
-  return signalGroup(group);
-}
-
-/** A process of `group` is the shell's child and still runs the shell's program. */
-async function startingFromShell(shellPid: number, group: number): Promise<boolean> {
-  const shellImage = await readlink(`/proc/${shellPid}/exe`).catch(() => null);
-  if (shellImage === null) return false;
-  for (const pid of descendants(shellPid)) {
-    if (pid === shellPid) continue;
-    const stat = await readStat(pid);
-    if (stat?.pgrp !== group || stat.ppid !== shellPid) continue;
-    if ((await readlink(`/proc/${pid}/exe`).catch(() => null)) === shellImage) return true;
-  }
-  return false;
-}
-
-function pause(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, LOOK_STEP_MS));
-}
-
-function signalGroup(group: number): boolean {
-  try {
-    process.kill(-group, 'SIGINT');
-    return true;
-  } catch {
-    return false;
   }
 }

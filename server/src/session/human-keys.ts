@@ -10,11 +10,14 @@ import { readLineMode } from '../pty/terminal-mode.ts';
 import { isHiddenInput } from './hidden-input.ts';
 import type { HumanUse } from './human-use.ts';
 import type { SecretWarning } from './secret-warning.ts';
+import { writeTypedInterrupt } from './typed-interrupt.ts';
 
 /** A terminal's answer to a cursor-position query (`ESC [ row ; col R`). */
 const CURSOR_REPORT = /\x1b\[\d+;\d+R/g;
 /** Ctrl-C: the interrupt key, never dropped and never queued behind other keys. */
 const INTERRUPT_KEY = '\x03';
+/** Keys that are Ctrl-C alone: no line typed after it that could start a job of its own. */
+const ONLY_INTERRUPTS = /^\x03+$/;
 
 /** What became of one frame of keys: written in turn, or dropped at once (and why). */
 export interface TypedKeys {
@@ -29,6 +32,8 @@ export interface TypedKeys {
 /** What the keys need of the shell's terminal. */
 export interface KeyedShell {
   readonly alive: boolean;
+  /** The shell process (a typed Ctrl-C is carried to the job it is starting). */
+  readonly pid: number;
   /** The shell's terminal, opened while it is still the shell's (for its mode). */
   openTerminal(): Promise<FileHandle | null>;
   /** The dialect's shell answers cursor queries itself (see ShellDialect). */
@@ -71,6 +76,8 @@ export class HumanKeys {
   private waitingBytes = 0;
   /** Bumped by Ctrl-C: batches accepted before it are dropped, not written. */
   private generation = 0;
+  /** Batches written to the terminal so far (a typed Ctrl-C asks whether more came since). */
+  private batchesWritten = 0;
 
   constructor(
     private readonly shell: KeyedShell,
@@ -162,11 +169,8 @@ export class HumanKeys {
   private async writeBatch(id: string, keys: string, generation: number): Promise<void> {
     const by = this.host.controller();
     if (by?.id !== id || !this.shell.alive) return;
-    const hidden = isHiddenInput(
-      await readLineMode(() => this.shell.openTerminal()),
-      await this.shell.cursorLineText(),
-      this.use.typedLine,
-    );
+    const mode = await readLineMode(() => this.shell.openTerminal());
+    const hidden = isHiddenInput(mode, await this.shell.cursorLineText(), this.use.typedLine);
     if (this.host.controller() !== by || generation !== this.generation) return;
     if (!(await this.secrets.clear(by, keys, hidden))) {
       // Not sent: what was typed after it goes too (a Ctrl-C's cancel dropped it already).
@@ -175,7 +179,16 @@ export class HumanKeys {
     }
     if (this.host.controller() !== by || generation !== this.generation) return;
     this.use.typed(keys, hidden);
-    this.shell.write(keys);
+    const batch = ++this.batchesWritten;
+    if (mode?.interrupts === true && keys.includes(INTERRUPT_KEY)) {
+      // Quiet while nothing is typed after the Ctrl-C, in these keys or in later ones.
+      const alone = ONLY_INTERRUPTS.test(keys);
+      writeTypedInterrupt(
+        this.shell.pid,
+        () => this.shell.write(keys),
+        () => alone && this.batchesWritten === batch,
+      );
+    } else this.shell.write(keys);
     this.host.typed({ by, keys, hidden });
   }
 }

@@ -4,6 +4,7 @@
  * command line (a test gives each of its sleepers a duration no other test uses).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { descendants, readStatNow, waitsForInputNow } from '../../src/pty/proc-probe.ts';
 
 function read(path: string): string {
   try {
@@ -26,4 +27,14 @@ export function processesRunning(...argv: string[]): number[] {
     found.push(Number(name));
   }
   return found;
+}
+
+/**
+ * The shell waits at its prompt (asleep reading input) and runs no `program` below it: told
+ * from the processes, not the screen, where a Ctrl-C that came as bash left its line editor
+ * shows no `^C`, and one the terminal took late can leave bash at a prompt it did not redraw.
+ */
+export function shellAtPrompt(shellPid: number, program: string): boolean {
+  if (readStatNow(shellPid)?.state !== 'S' || !waitsForInputNow(shellPid)) return false;
+  return descendants(shellPid).every((pid) => read(`/proc/${pid}/comm`).trim() !== program);
 }
