@@ -21,6 +21,12 @@ const EXEC_WAIT_LIMIT_MS = 250;
  * within milliseconds; this leaves room for a loaded machine.
  */
 const STARTING_AGE_LIMIT_MS = 500;
+/**
+ * The newest children looked at: a job starting is among the last few the shell forked (the
+ * kernel lists children oldest first), and an agent's shell with thousands of background
+ * jobs must not make each look read thousands of files while the server waits.
+ */
+const NEWEST_CHILDREN_LOOKED = 64;
 /** /proc/<pid>/stat counts start times in clock ticks: USER_HZ, 100 on every Linux port. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -86,7 +92,7 @@ export function startingCopiesNow(shellPid: number, also?: number): number[] {
   const now = ticksNow();
   if (look === null || now === null) return [];
   const oldestTicks = now - (STARTING_AGE_LIMIT_MS * CLOCK_TICKS_PER_SECOND) / 1000;
-  const pids = new Set(childrenOf(shellPid));
+  const pids = new Set(newestChildren(shellPid));
   if (also !== undefined) pids.add(also);
   const copies: number[] = [];
   for (const pid of pids) {
@@ -112,11 +118,15 @@ function ticksNow(): number | null {
 function startingFromShell(shellPid: number, group: number): boolean {
   const look = shellLookNow(shellPid);
   if (look === null) return false;
-  for (const pid of new Set([group, ...childrenOf(shellPid)])) {
+  for (const pid of new Set([group, ...newestChildren(shellPid)])) {
     const stat = readStatNow(pid);
     if (stat?.pgrp === group && isCopyNow(look, pid, stat)) return true;
   }
   return false;
+}
+
+function newestChildren(shellPid: number): number[] {
+  return childrenOf(shellPid).slice(-NEWEST_CHILDREN_LOOKED);
 }
 
 /** A /proc read that may find the process gone: null then. */
