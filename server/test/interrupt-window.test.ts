@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveShellOf, startEngine, type TestEngine } from './support/engine.ts';
 import { shellAtPrompt } from './support/host-processes.ts';
+import { until } from './support/until.ts';
 
 /** Rounds per test; each interrupts a little later in the call's start (0–5 ms). */
 const ROUNDS = 12;
@@ -52,23 +53,15 @@ describe('an interrupt as a call starts', () => {
 
 describe("a person's Ctrl-C typed as the line's job starts", () => {
   /**
-   * Rounds, each a Ctrl-C typed a little later after the line shows (0–7 ms). Through the controls
-   * the key waits for a look at the terminal's mode first, so the job has mostly started by
-   * then: the bare race is typed-interrupt.test.ts's; this one holds the path end to end.
+   * Rounds, each a Ctrl-C typed a little later after the line shows (0–7 ms). Through the
+   * controls the key waits for a look at the terminal's mode first, so the job has mostly
+   * started by then: the bare race is typed-interrupt.test.ts's; this one holds the path end
+   * to end.
    */
   const TYPED_ROUNDS = 24;
   /** A lost interrupt shows as no prompt for this long (the prompt comes in milliseconds). */
   const PROMPT_LIMIT_MS = 5000;
   const typist = { id: 'typist-1', name: 'Tia', role: 'operator' };
-
-  async function until(done: () => boolean, limitMs: number): Promise<boolean> {
-    const deadline = Date.now() + limitMs;
-    while (!done()) {
-      if (Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    return true;
-  }
 
   it('stops the job every time, and nothing after it runs', async () => {
     const agent = 'typed-interrupt';

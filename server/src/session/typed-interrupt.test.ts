@@ -5,6 +5,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { shellAtPrompt } from '../../test/support/host-processes.ts';
+import { until } from '../../test/support/until.ts';
 import { type PtyProcess, spawnPty } from '../pty/pty-process.ts';
 import { writeTypedInterrupt } from './typed-interrupt.ts';
 
@@ -50,15 +51,6 @@ function bash(): { pty: PtyProcess; since: () => string; mark: () => void } {
       output = '';
     },
   };
-}
-
-async function until(done: () => boolean, limitMs: number): Promise<boolean> {
-  const deadline = Date.now() + limitMs;
-  while (!done()) {
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return true;
 }
 
 it('a Ctrl-C typed as the line starts its job stops the job, every time', async () => {
