@@ -1,8 +1,9 @@
 /**
  * A shell that cannot start is refused to its caller with the reason, and said to the operator
  * in one warning line: what the shell printed is agent-controlled bytes, so a control or format
- * character in it (here C1's CSI and a bidi override) reaches no log or terminal as itself. The "pwsh" here is a
- * script that complains and exits, as a broken install or a sandbox that refuses would.
+ * character in it (here C1's CSI and a bidi override) reaches no caller, page, log or terminal
+ * as itself. The "pwsh" here is a script that complains and exits, as a broken install or a
+ * sandbox that refuses would.
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('a shell that cannot start', () => {
-  it('is refused with its reason, and the operator gets one line with the bytes escaped', async () => {
+  it('is refused with its reason, and the operator gets one line, the bytes escaped in both', async () => {
     const refused = await engine.call('echo hi', 'broken-agent', undefined, 'pwsh').then(
       () => null,
       (error: unknown) => error,
@@ -42,9 +43,11 @@ describe('a shell that cannot start', () => {
     expect(refused).toBeInstanceOf(JumpseatError);
     const { code, message } = refused as JumpseatError;
     expect(code).toBe('SHELL_UNAVAILABLE');
-    expect(message).toBe('pwsh exited during start-up (code 3): cannot start: \u009b2J \u202ered');
+    expect(message).toBe(
+      'pwsh exited during start-up (code 3): cannot start: \\u009b2J \\u202ered',
+    );
     expect(warnings).toEqual([
-      'jumpseat: warning: a shell of agent "broken-agent" could not start: pwsh exited during start-up (code 3): cannot start: \\x9b2J \\u202ered',
+      'jumpseat: warning: a shell of agent "broken-agent" could not start: pwsh exited during start-up (code 3): cannot start: \\u009b2J \\u202ered',
     ]);
     // bash is unaffected, and a start that works says nothing.
     expect(await engine.call('echo fine', 'broken-agent')).toBe('fine');

@@ -152,9 +152,16 @@ const ESCAPES =
   /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]/g;
 
 /**
+ * C1 controls and invisible format characters (bidi overrides, zero-width), line and paragraph
+ * separators: shown as `\uXXXX` in the quote. It goes to the caller in the refusal, and from
+ * there to pages and terminals, where a U+202E would reverse the line or a C1 CSI act.
+ */
+const INVISIBLE = /[\u0080-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/**
  * The last non-blank line of `output` other than `typed` and other than what is left of a
- * mark whose introducer the kept window cut off, escapes (the shell's marks) and control
- * characters dropped, bounded.
+ * mark whose introducer the kept window cut off, escapes (the shell's marks) and C0 controls
+ * dropped, C1 and format characters made visible, bounded.
  */
 function lastLine(output: string, typed: string): string {
   const lines = output
@@ -170,5 +177,9 @@ function lastLine(output: string, typed: string): string {
           (typed === '' || !line.includes(typed)),
       )
       .pop() ?? '';
-  return last.length > SAID_MAX_CHARS ? `${last.slice(0, SAID_MAX_CHARS)}…` : last;
+  const bounded = last.length > SAID_MAX_CHARS ? `${last.slice(0, SAID_MAX_CHARS)}…` : last;
+  return bounded.replace(
+    INVISIBLE,
+    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
 }
