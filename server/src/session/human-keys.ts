@@ -181,12 +181,13 @@ export class HumanKeys {
     this.use.typed(keys, hidden);
     const batch = ++this.batchesWritten;
     if (mode?.interrupts === true && keys.includes(INTERRUPT_KEY)) {
-      // Quiet while nothing is typed after the Ctrl-C, in these keys or in later ones.
+      // Quiet while nothing is typed after the Ctrl-C, in these keys or in later ones, and the
+      // one who typed it holds the controls (handed back, the agent's command starts jobs).
       const alone = ONLY_INTERRUPTS.test(keys);
       writeTypedInterrupt(
         this.shell.pid,
         () => this.shell.write(keys),
-        () => alone && this.batchesWritten === batch,
+        () => alone && this.batchesWritten === batch && this.host.controller() === by,
       );
     } else this.shell.write(keys);
     this.host.typed({ by, keys, hidden });
