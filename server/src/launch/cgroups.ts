@@ -165,8 +165,15 @@ export class Cgroups {
   /**
    * Cgroups left by runs of this server on this data dir that died without shutting down,
    * and their processes. Groups of other data dirs, and those of live runs, are not ours.
+   * `remove` removes the groups that are empty, and says whether all are gone; `membersLeft`
+   * whether a process is still in one.
    */
-  leftovers(): { members: Set<number>; groups: number; remove: () => void } {
+  leftovers(): {
+    members: Set<number>;
+    groups: number;
+    remove: () => boolean;
+    membersLeft: () => boolean;
+  } {
     const members = new Set<number>();
     const dirs: string[] = [];
     for (const hierarchy of new Set(this.hierarchies.values())) {
@@ -178,7 +185,16 @@ export class Cgroups {
         for (const pid of readMembers(join(dir, 'cgroup.procs'))) members.add(pid);
       }
     }
-    return { members, groups: dirs.length, remove: () => dirs.forEach(removeQuietly) };
+    return {
+      members,
+      groups: dirs.length,
+      // Whether every group is gone: one whose killed members have not all left yet stays.
+      remove: () => {
+        dirs.forEach(removeQuietly);
+        return !dirs.some((dir) => existsSync(dir));
+      },
+      membersLeft: () => dirs.some((dir) => readMembers(join(dir, 'cgroup.procs')).size > 0),
+    };
   }
 }
 
