@@ -53,6 +53,9 @@ chmod 1777 /tmp
 if touch /etc/.jumpseat-unit-check 2>/dev/null; then fail "/etc is still writable"; fi
 
 token="js_unit_check_$$"
+# Made here, not by the background job's redirection: under load the loop below reads it before
+# that job has opened it (sed then failed, and set -e ended this script with no word of why).
+: >"$state/serve.log"
 setpriv --no-new-privs -- env -i PATH="$run/prefix/bin:$run/node:/usr/local/bin:/usr/bin:/bin" \
   HOME=/root LANG=C.UTF-8 JUMPSEAT_TOKEN="$token" JUMPSEAT_DATA_DIR="$state/data" \
   JUMPSEAT_WORKSPACE="$state/workspaces" JUMPSEAT_SANDBOX=bwrap \
@@ -60,7 +63,7 @@ setpriv --no-new-privs -- env -i PATH="$run/prefix/bin:$run/node:/usr/local/bin:
 pid=$!
 url=""
 for _ in $(seq 1 $((START_TIMEOUT_S * 5))); do
-  url="$(sed -n 's/^jumpseat listening on //p' "$state/serve.log")"
+  url="$(sed -n 's/^jumpseat listening on //p' "$state/serve.log" 2>/dev/null || true)"
   [ -n "$url" ] && break
   kill -0 "$pid" 2>/dev/null || fail "the server exited before listening"
   sleep 0.2
