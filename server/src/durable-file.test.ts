@@ -38,7 +38,9 @@ describe('replaceFileDurably', () => {
       execFile(
         'strace',
         [
-          '-f',
+          // The main thread only (no -f): the file calls are synchronous, so they are all
+          // there, and no other thread's call splits a line into `<unfinished ...>` and
+          // `<... resumed>` (under two CPU hogs that hid the open of the file, ci68).
           '-qq',
           '-e',
           'trace=openat,fsync,fdatasync,rename,renameat,renameat2',
