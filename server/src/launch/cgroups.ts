@@ -165,14 +165,14 @@ export class Cgroups {
   /**
    * Cgroups left by runs of this server on this data dir that died without shutting down,
    * and their processes. Groups of other data dirs, and those of live runs, are not ours.
-   * `remove` removes the groups that are empty, and says whether all are gone; `membersLeft`
-   * whether a process is still in one.
+   * `remove` removes the groups that are empty, and says whether all are gone; `membersNow`
+   * reads who is in them now.
    */
   leftovers(): {
     members: Set<number>;
     groups: number;
     remove: () => boolean;
-    membersLeft: () => boolean;
+    membersNow: () => Set<number>;
   } {
     const members = new Set<number>();
     const dirs: string[] = [];
@@ -193,7 +193,12 @@ export class Cgroups {
         dirs.forEach(removeQuietly);
         return !dirs.some((dir) => existsSync(dir));
       },
-      membersLeft: () => dirs.some((dir) => readMembers(join(dir, 'cgroup.procs')).size > 0),
+      membersNow: () => {
+        const now = new Set<number>();
+        for (const dir of dirs)
+          for (const pid of readMembers(join(dir, 'cgroup.procs'))) now.add(pid);
+        return now;
+      },
     };
   }
 }

@@ -33,19 +33,35 @@ export async function sweepLeftovers(
   for (const tag of tags) {
     for (const pid of await taggedProcesses(tag.variable, tag.matches)) victims.add(pid);
   }
+  const signalled = new Set<number>();
+  let ended = killAll(victims, signalled);
+  const until = Date.now() + LEAVE_GROUP_LIMIT_MS;
+  // Until every group is gone, or none that stays has a member left to wait for. A member
+  // seen again is killed again: one forked between the first look and the kill (a process
+  // that forks without end) would otherwise outlive its dead server.
+  while (!left.remove() && Date.now() < until) {
+    const now = left.membersNow();
+    if (now.size === 0) break;
+    ended += killAll(now, signalled);
+    await new Promise((resolve) => setTimeout(resolve, LEAVE_GROUP_STEP_MS));
+  }
+  return ended;
+}
+
+/**
+ * SIGKILL to each; returns how many were still there to get it and had not had it before
+ * (a killed process stays a member until it has exited: counted once).
+ */
+function killAll(pids: Iterable<number>, signalled: Set<number>): number {
   let ended = 0;
-  for (const pid of victims) {
+  for (const pid of pids) {
     try {
       process.kill(pid, 'SIGKILL');
-      ended++;
+      if (!signalled.has(pid)) ended++;
+      signalled.add(pid);
     } catch {
       // Gone already.
     }
-  }
-  const until = Date.now() + LEAVE_GROUP_LIMIT_MS;
-  // Until every group is gone, or none that stays has a member left to wait for.
-  while (!left.remove() && left.membersLeft() && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, LEAVE_GROUP_STEP_MS));
   }
   return ended;
 }
