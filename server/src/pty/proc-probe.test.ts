@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { treeSummary } from './proc-probe.ts';
+import { readCallsNow, treeSummary } from './proc-probe.ts';
 
 /** Process groups started here, ended whole (the sleep with its sh). */
 const groups: number[] = [];
@@ -32,5 +32,29 @@ describe('treeSummary', () => {
     process.kill(-pid, 'SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     expect(treeSummary(pid)).toBe('');
+  });
+});
+
+describe('readCallsNow', () => {
+  it('counts a blocked read once it returns with input, and nothing for a process gone', async () => {
+    const cat = spawn('cat', [], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    const pid = cat.pid as number;
+    groups.push(pid);
+    const echoed = () => new Promise((resolve) => cat.stdout.once('data', resolve));
+    let seen = echoed();
+    cat.stdin.write('first\n');
+    await seen;
+    // cat is back in its read on the pipe, or about to be: the count stays until input comes.
+    const blocked = readCallsNow(pid);
+    expect(blocked).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readCallsNow(pid)).toBe(blocked);
+    seen = echoed();
+    cat.stdin.write('second\n');
+    await seen;
+    expect(readCallsNow(pid)).toBeGreaterThan(blocked as number);
+    cat.stdin.end();
+    await new Promise((resolve) => cat.once('exit', resolve));
+    expect(readCallsNow(pid)).toBeNull();
   });
 });

@@ -91,6 +91,20 @@ export function readStatNow(pid: number): ProcStat | null {
 }
 
 /**
+ * How many read calls the process has made (`syscr` in `/proc/<pid>/io`, all its threads),
+ * read at once; null when it is gone or cannot be read. A read blocked on the terminal is
+ * counted when it returns, so a change after input was typed says the input was taken.
+ */
+export function readCallsNow(pid: number): number | null {
+  try {
+    const match = /^syscr:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'latin1'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The shell and every descendant still alive, found through the children lists: read at once
  * (a level after a level of asynchronous reads waited behind every other shell's at a stop of
  * many; these files are small and never wait on the process).

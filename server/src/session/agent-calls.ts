@@ -6,7 +6,7 @@
 
 import { commandFileContent, type ShellDialect } from '../pty/dialect.ts';
 import { callNonce } from '../pty/marks.ts';
-import { findWaitingReader } from '../pty/proc-probe.ts';
+import { findWaitingReader, readCallsNow } from '../pty/proc-probe.ts';
 import type { CallLine } from './call-line.ts';
 import { CallRun } from './call-run.ts';
 import type { CallResult, CaptureFactory } from './capture.ts';
@@ -104,6 +104,7 @@ export class AgentCalls {
       reset: () => (human.controller ? Promise.resolve() : host.reset()),
       quiet: () => pty.quiet(),
       endRecorded: () => files.commandEndRecorded(),
+      readCalls: readCallsNow,
     });
     this.runValue = run;
     const onAbort = () => void run.cancel();
@@ -148,6 +149,7 @@ export class AgentCalls {
         !isControlKey(command),
     );
     this.parts.status.set('running');
+    run.typedTo(this.waitingPid);
     run.start();
     this.parts.pty.write(keystrokesFor(command));
   }

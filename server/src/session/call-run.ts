@@ -12,6 +12,13 @@ const PROBE_INTERVAL_MS = 30;
 /** After this long, long-running commands are probed less often. */
 const PROBE_SLOWDOWN_AFTER_MS = 3000;
 const SLOW_PROBE_INTERVAL_MS = 100;
+/**
+ * Input typed to a waiting program reaches its read through the kernel's own worker, late on
+ * a busy machine: until this long after typing, that program seen still in the same read has
+ * not yet taken it (see `typedTo`). Past it, the input was not for a read (a key whose signal
+ * the program ignores, or too few bytes for its read) and the program waits for more.
+ */
+const INPUT_DELIVERY_BOUND_MS = 2000;
 /** Output set aside after a doubted end mark (see holdOutput) beyond which it is the command's. */
 const MAX_HELD_BYTES = 64 * 1024;
 
@@ -33,6 +40,8 @@ export interface CallRunOptions {
   readonly quiet: () => Promise<void>;
   /** The shell itself recorded that this call's command ended (its end mark is on its way). */
   readonly endRecorded: () => boolean;
+  /** How many read calls the process has made so far; null when that cannot be read. */
+  readonly readCalls: (pid: number) => number | null;
 }
 
 export class CallRun {
@@ -64,6 +73,8 @@ export class CallRun {
    */
   private held: Uint8Array[] | null = null;
   private heldBytes = 0;
+  /** The program input was typed to and its read calls then, until it is seen to take it. */
+  private typed: { readonly pid: number; readonly reads: number } | null = null;
 
   constructor(private readonly options: CallRunOptions) {
     this.result = new Promise((resolve) => {
@@ -111,6 +122,17 @@ export class CallRun {
     this.started = true;
     this.startedAt = Date.now();
     if (this.pausedLeftMs === null) this.scheduleProbe(FIRST_PROBE_MS);
+  }
+
+  /**
+   * The call's input is about to be typed to `pid`, blocked reading the terminal: until it
+   * makes another read call (the blocked one returned with the input), it is not seen as
+   * waiting again. Without this, two probes taken before the kernel handed the input over
+   * saw the program still in its read and ended the call as waiting for input.
+   */
+  typedTo(pid: number): void {
+    const reads = this.options.readCalls(pid);
+    this.typed = reads === null ? null : { pid, reads };
   }
 
   /**
@@ -198,6 +220,11 @@ export class CallRun {
     const waiting = await this.options.probe().catch(() => null);
     // Paused (and maybe resumed, which started a new round) while /proc was read.
     if (this.settling || round !== this.probeRound) return;
+    if (waiting && !this.inputTaken(waiting.pid)) {
+      this.lastWaiting = null;
+      this.scheduleProbe(PROBE_INTERVAL_MS);
+      return;
+    }
     // Two sightings in a row: the first may be the shell already back at its prompt with
     // the end mark still in flight to us; by the second it would have arrived. On a busy
     // machine it may not have: a shell that recorded this call's end is at its prompt, and
@@ -209,6 +236,20 @@ export class CallRun {
     this.lastWaiting = waiting;
     const ran = Date.now() - this.startedAt;
     this.scheduleProbe(ran > PROBE_SLOWDOWN_AFTER_MS ? SLOW_PROBE_INTERVAL_MS : PROBE_INTERVAL_MS);
+  }
+
+  /** `pid` is not the program input was typed to, or it has taken that input (see `typedTo`). */
+  private inputTaken(pid: number): boolean {
+    const typed = this.typed;
+    if (typed === null || typed.pid !== pid) return true;
+    if (
+      Date.now() - this.startedAt < INPUT_DELIVERY_BOUND_MS &&
+      this.options.readCalls(pid) === typed.reads
+    ) {
+      return false;
+    }
+    this.typed = null;
+    return true;
   }
 
   private async settle(ending: CallEnding, before?: () => Promise<void>): Promise<void> {
