@@ -4,9 +4,11 @@
  * the call line), it used to hit bash at its prompt, and the command ran anyway. Each round
  * interrupts at a different moment of the start, through the same path as the page's button.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { treeSummary, waitsForInputNow } from '../src/pty/proc-probe.ts';
 import { liveShellOf, startEngine, type TestEngine } from './support/engine.ts';
 import { shellAtPrompt } from './support/host-processes.ts';
 import { until } from './support/until.ts';
@@ -73,11 +75,21 @@ describe("a person's Ctrl-C typed as the line's job starts", () => {
     await shell.human.take(typist);
     const ranOn: number[] = [];
     for (let round = 0; round < TYPED_ROUNDS; round++) {
-      shell.human.input(typist.id, `sleep 300; echo not-interrupted-${round}\r`);
+      const line = `not-interrupted-${round}`;
+      shell.human.input(typist.id, `sleep 300; echo ${line}\r`);
       // As a test author's `press` does: Ctrl-C once the line shows, at once or a little later.
-      for (const line = `not-interrupted-${round}`; !(await shell.screenText()).includes(line); ) {
+      const shownBy = Date.now() + PROMPT_LIMIT_MS;
+      let screen = await shell.screenText();
+      while (!screen.includes(line) && Date.now() < shownBy) {
         await new Promise((resolve) => setTimeout(resolve, 2));
+        screen = await shell.screenText();
       }
+      // What the shell was doing if it never showed (a switch of line editing that raced the
+      // person's keys ran them hidden, or held them as a secret: fixed, kept as a guard).
+      const doing = () =>
+        `${treeSummary(shell.pid)}; reading: ${waitsForInputNow(shell.pid)}; ` +
+        `asked about a secret: ${shell.human.secrets.asking !== null}; ${terminalFlags(shell.pid)}`;
+      if (!screen.includes(line)) expect.fail(`round ${round}: not shown (${doing()}):\n${screen}`);
       const delayMs = round % 8;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       shell.human.input(typist.id, '\x03');
@@ -95,3 +107,16 @@ describe("a person's Ctrl-C typed as the line's job starts", () => {
     expect(screen).not.toMatch(/^not-interrupted-\d+$/m);
   }, 120_000);
 });
+
+/** The shell's terminal's line flags (diagnostics): echo, icanon, isig, with - when off. */
+function terminalFlags(shellPid: number): string {
+  try {
+    const all = execFileSync('stty', ['-a', '-F', `/proc/${shellPid}/fd/0`], { encoding: 'utf8' });
+    return all
+      .split(/\s+/)
+      .filter((flag) => /^-?(echo|icanon|isig)$/.test(flag))
+      .join(' ');
+  } catch (error) {
+    return String(error);
+  }
+}

@@ -69,6 +69,8 @@ export class CallLine {
   /** A line of our own runs: what it displays, up to its prompt's end, is hidden. */
   private hideUntilPrompt = false;
   private promptWaiters: (() => void)[] = [];
+  /** Waiting for the prompt on its way after a command's end (see promptUp). */
+  private promptUpWaiters: (() => void)[] = [];
   /** A call line is to be typed as soon as the prompt is shown. */
   private lineDue = false;
   /** A call line was typed and its start mark has not arrived yet. */
@@ -156,6 +158,31 @@ export class CallLine {
     const shown = new Promise<void>((resolve) => this.promptWaiters.push(resolve));
     this.host.write(line);
     return shown;
+  }
+
+  /**
+   * A line of our own whose prompt never came (a Ctrl-C flushed it from the terminal's input
+   * before the shell read it): what the shell prints is shown again. If it was only slow, its
+   * prompt, when it comes, is taken as any other.
+   */
+  ownLineLost(): void {
+    this.hideUntilPrompt = false;
+    this.promptWaiters.splice(0);
+  }
+
+  /**
+   * Resolves once the prompt on its way after a command's end is up, or after `limitMs`; at
+   * once when it is up already or a command runs.
+   */
+  promptUp(limitMs: number): Promise<void> {
+    if (this.prompt !== 'due' && this.prompt !== 'drawing') return Promise.resolve();
+    return new Promise((resolve) => {
+      const limit = setTimeout(resolve, limitMs);
+      this.promptUpWaiters.push(() => {
+        clearTimeout(limit);
+        resolve();
+      });
+    });
   }
 
   /** The call `nonce` (its command file written) runs `command`: its line is typed. */
@@ -318,6 +345,7 @@ export class CallLine {
   /** The prompt is up: a human may type, and a call line that waits for it goes. */
   private promptShown(): void {
     this.prompt = 'shown';
+    for (const resolve of this.promptUpWaiters.splice(0)) resolve();
     if (this.hideUntilPrompt) {
       this.hideUntilPrompt = false;
       for (const resolve of this.promptWaiters.splice(0)) resolve();

@@ -46,6 +46,8 @@ export interface ControlledShell {
   cursorLineText(): Promise<string>;
   /** Line editing on or off, as `controlled` calls for, when the shell is at its prompt. */
   switchEditing(): Promise<void>;
+  /** Resolves once no switch of line editing is under way. */
+  editingSwitched(): Promise<void>;
   write(keys: string): void;
   /** Written keys the terminal has not taken yet (its program does not read). */
   unwrittenBytes(): number;

@@ -36,6 +36,8 @@ export interface KeyedShell {
   readonly pid: number;
   /** The shell's terminal, opened while it is still the shell's (for its mode). */
   openTerminal(): Promise<FileHandle | null>;
+  /** Resolves once no line of the engine's own (a switch of line editing) is under way. */
+  editingSwitched(): Promise<void>;
   /** The dialect's shell answers cursor queries itself (see ShellDialect). */
   readonly answersCursorQueries: boolean;
   /** The text on the cursor's line, once every displayed byte is on the screen. */
@@ -167,6 +169,9 @@ export class HumanKeys {
 
   /** Writes one batch, hidden or not as the terminal's mode says just before. */
   private async writeBatch(id: string, keys: string, generation: number): Promise<void> {
+    // Never mixed with the line that switches line editing: read before it, the keys would
+    // run hidden from the screen; a Ctrl-C would flush it from the terminal's input.
+    await this.shell.editingSwitched();
     const by = this.host.controller();
     if (by?.id !== id || !this.shell.alive) return;
     const mode = await readLineMode(() => this.shell.openTerminal());

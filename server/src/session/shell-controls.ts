@@ -48,6 +48,8 @@ export interface ControlsHost {
 export class ShellControls implements ControlledShell {
   /** The dialect's line editing is switched on for a human (see `switchEditing`). */
   private humanEditing = false;
+  /** The switches of line editing, one after another (see `switchEditing`). */
+  private switching: Promise<void> = Promise.resolve();
   private sizeValue: TerminalSize;
 
   constructor(
@@ -129,23 +131,47 @@ export class ShellControls implements ControlledShell {
 
   /**
    * Switches the dialect's line editing to what the controls call for (on for a human, off
-   * for the agent) when the shell is at its prompt; resolves once the new prompt is up.
+   * for the agent) when the shell is at its prompt; resolves once the new prompt is up. One
+   * switch at a time: a take's and the one of the prompt it waited for are one line, not two.
    */
-  async switchEditing(): Promise<void> {
+  switchEditing(): Promise<void> {
+    const switched = this.switching.then(() => this.switchEditingNow());
+    this.switching = switched.catch(() => undefined);
+    return switched;
+  }
+
+  /**
+   * Resolves once no switch of line editing is under way: keys typed meanwhile would reach
+   * the shell mixed with its line, read before it, or (a Ctrl-C) flush it.
+   */
+  editingSwitched(): Promise<void> {
+    return this.switching;
+  }
+
+  private async switchEditingNow(): Promise<void> {
     const lines = this.parts.dialect.humanEditing;
+    if (!lines || !this.alive) return;
+    // Taken right after a call ended, the shell's prompt is still on its way: the switch
+    // waits for it, so the person's first key finds their line editing on.
+    await this.parts.calls.promptUp(EDITING_SWITCH_LIMIT_MS);
     // A person's own shell keeps its line editing, with or without someone at the controls.
     const wanted = this.host.human.controller !== null || this.host.personal;
-    if (!lines || wanted === this.humanEditing || !this.parts.calls.atPrompt) return;
+    if (wanted === this.humanEditing || !this.parts.calls.atPrompt) return;
     this.humanEditing = wanted;
     const shown = this.parts.calls.runOwnLine(wanted ? lines.on : lines.off);
     let limit: NodeJS.Timeout | undefined;
-    await Promise.race([
-      shown,
-      new Promise((resolve) => {
-        limit = setTimeout(resolve, EDITING_SWITCH_LIMIT_MS);
+    const lost = await Promise.race([
+      shown.then(() => false),
+      new Promise<boolean>((resolve) => {
+        limit = setTimeout(() => resolve(true), EDITING_SWITCH_LIMIT_MS);
       }),
     ]);
     clearTimeout(limit);
+    if (lost) {
+      // Not switched as far as anyone knows: the next prompt under the controls tries again.
+      this.humanEditing = !wanted;
+      this.parts.calls.ownLineLost();
+    }
   }
 
   /**
