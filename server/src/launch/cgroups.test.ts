@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startTimeOf } from '../pty/proc-probe.ts';
 import { Cgroups } from './cgroups.ts';
 
 const cgroups = Cgroups.detect('0123456789abcdef');
@@ -51,5 +53,42 @@ describe.runIf(cgroups.holds('cpu'))('a shell cgroup', () => {
     }
     // Gone with the group: a yield after the removal changes nothing and throws nothing.
     expect(() => group.yieldCpu()).not.toThrow();
+  });
+});
+
+describe.runIf(cgroups.holds('cpu'))('the leftovers of a dead run', () => {
+  it("are told by the run's pid and start time: a pid another process now has is still dead", async () => {
+    // Another process, alive, standing for one that was given a dead server's pid.
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    await new Promise((resolve) => other.once('spawn', resolve));
+    const pid = other.pid as number;
+    const started = startTimeOf(pid) as string;
+    const group = cgroups.create({
+      maxProcesses: 64,
+      maxMemoryBytes: undefined,
+      cpuWeight: 100,
+      cpuMax: undefined,
+    });
+    expect(group).not.toBeNull();
+    if (group === null) return;
+    const parent = dirname(dirname(group.procFiles[0] as string));
+    const named = {
+      reused: join(parent, `jumpseat-0123456789abcdef-${pid}.${Number(started) + 1}-aaaaaa`),
+      alive: join(parent, `jumpseat-0123456789abcdef-${pid}.${started}-bbbbbb`),
+      older: join(parent, `jumpseat-0123456789abcdef-${pid}-cccccc`),
+    };
+    for (const dir of Object.values(named)) mkdirSync(dir);
+    try {
+      const left = cgroups.leftovers();
+      // The reused pid's group only: this server's own is alive, the one named for the other
+      // process as it is is alive, and an older name (no start time) is told by the pid alone.
+      expect(left.groups).toBe(1);
+      expect(left.remove()).toBe(true);
+      expect(() => rmdirSync(named.reused)).toThrow(/ENOENT/);
+    } finally {
+      for (const dir of [named.alive, named.older]) rmdirSync(dir);
+      group.remove();
+      other.kill('SIGKILL');
+    }
   });
 });

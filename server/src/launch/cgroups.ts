@@ -16,14 +16,21 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { startTimeOf } from '../pty/proc-probe.ts';
 
 /**
- * Our cgroups are named `jumpseat-<run key>-<server pid>-<random>`. The run key is a hash of
- * the data dir, so a server sweeps only what an earlier run on its own data dir left (never a
- * live or dead neighbour's on another data dir); the pid tells a live run's from a dead one's.
+ * Our cgroups are named `jumpseat-<run key>-<server pid>.<its start time>-<random>`. The run
+ * key is a hash of the data dir, so a server sweeps only what an earlier run on its own data
+ * dir left (never a live or dead neighbour's on another data dir); the pid with its start time
+ * tells a live run's from a dead one's. The pid alone did not: with 32,768 pids a busy host
+ * gives a dead server's pid to another process within seconds, and its groups then looked
+ * alive and stayed (CI beside two CPU hogs). Names without the start time (older runs) are
+ * told by the pid alone.
  */
 const GROUP_PREFIX = 'jumpseat-';
-const GROUP_NAME = /^jumpseat-([0-9a-f]+)-(\d+)-[0-9a-f]+$/;
+const GROUP_NAME = /^jumpseat-([0-9a-f]+)-(\d+)(?:\.(\d+))?-[0-9a-f]+$/;
+/** This server, as its groups name it: its pid, and when it started where that is known. */
+const OWN_RUN = ownRun();
 
 type Controller = 'pids' | 'memory' | 'cpu';
 const CONTROLLERS: readonly Controller[] = ['pids', 'memory', 'cpu'];
@@ -112,7 +119,7 @@ export class Cgroups {
   create(limits: CgroupLimits): ShellCgroup | null {
     const pids = this.hierarchies.get('pids');
     if (!pids) return null;
-    const name = `${GROUP_PREFIX}${this.runKey}-${process.pid}-${randomBytes(6).toString('hex')}`;
+    const name = `${GROUP_PREFIX}${this.runKey}-${OWN_RUN}-${randomBytes(6).toString('hex')}`;
     const dirs = new Set<string>();
     const make = (hierarchy: Hierarchy): string => {
       const dir = join(hierarchy.base, name);
@@ -179,7 +186,7 @@ export class Cgroups {
     for (const hierarchy of new Set(this.hierarchies.values())) {
       for (const entry of safeReaddir(hierarchy.base)) {
         const match = GROUP_NAME.exec(entry);
-        if (!match || match[1] !== this.runKey || processAlive(Number(match[2]))) continue;
+        if (!match || match[1] !== this.runKey || runAlive(Number(match[2]), match[3])) continue;
         const dir = join(hierarchy.base, entry);
         dirs.push(dir);
         for (const pid of readMembers(join(dir, 'cgroup.procs'))) members.add(pid);
@@ -293,6 +300,17 @@ function readMembers(procs: string): Set<number> {
   const pids = new Set<number>();
   for (const line of safeRead(procs).split('\n')) if (/^\d+$/.test(line)) pids.add(Number(line));
   return pids;
+}
+
+function ownRun(): string {
+  const started = startTimeOf(process.pid);
+  return started === null ? String(process.pid) : `${process.pid}.${started}`;
+}
+
+/** The run that made a group is alive: its pid is, and it is the same process (`started`). */
+function runAlive(pid: number, started: string | undefined): boolean {
+  if (started === undefined) return processAlive(pid);
+  return startTimeOf(pid) === started;
 }
 
 function processAlive(pid: number): boolean {
