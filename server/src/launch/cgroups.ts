@@ -307,10 +307,13 @@ function ownRun(): string {
   return started === null ? String(process.pid) : `${process.pid}.${started}`;
 }
 
-/** The run that made a group is alive: its pid is, and it is the same process (`started`). */
+/**
+ * The run that made a group is alive: its pid is, and it is the same process (`started`). A
+ * process whose start cannot be read (another user's, under `hidepid`) counts as alive.
+ */
 function runAlive(pid: number, started: string | undefined): boolean {
-  if (started === undefined) return processAlive(pid);
-  return startTimeOf(pid) === started;
+  const now = started === undefined ? null : startTimeOf(pid);
+  return now === null ? processAlive(pid) : now === started;
 }
 
 function processAlive(pid: number): boolean {
