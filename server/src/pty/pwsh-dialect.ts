@@ -69,7 +69,8 @@ function removeOwnBreakpoints(script: string): string {
  *   as the text of the prompt and puts the marked one back;
  * - the call's nonce is the command file's first line; pre writes it to the taken file once
  *   read (as for bash, so the engine knows whether a failed call line ran the command) and the prompt
- *   forgets the script block, so a broken call line can never run a command twice;
+ *   forgets the script block, so a broken call line can never run a command twice; the prompt
+ *   adds the status there before it prints the end mark (see bash's post);
  * - the command can reach every name of the integration (issue 22.4). \`Set-PSDebug -Trace\`
  *   would print the wrapper's source, a breakpoint on one of its functions would stop in the
  *   debugger with it on screen: every function of it is \`DebuggerHidden\` (no trace line, no
@@ -187,6 +188,9 @@ function global:prompt {
     $s = if ($j.posted) { $j.status }
       elseif ($n -and $n -cne 'System.Management.Automation.PipelineStoppedException') { 1 }
       else { 130 }
+    # Recorded before the mark, as bash's post does: pwsh seen reading its terminal from here
+    # on is at its prompt with the end mark on its way, never a command waiting for input.
+    try { [IO.File]::WriteAllText($j.taken, "$($j.call);$s") } catch { }
     ${mark('E', '$($j.call);$s')}
   }
   ${mark('A', '')}
