@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startTimeOf } from '../pty/proc-probe.ts';
-import { Cgroups } from './cgroups.ts';
+import { Cgroups, type ShellCgroup } from './cgroups.ts';
 
 const cgroups = Cgroups.detect('0123456789abcdef');
 const CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -28,16 +28,21 @@ function shareOf(procFiles: readonly string[]): { file: string; value: number } 
   throw new Error('the shell has no cpu group');
 }
 
+/** A shell's group with CPU weight `cpuWeight` and no memory limit. */
+function groupWithWeight(cpuWeight: number): ShellCgroup {
+  const group = cgroups.create({
+    maxProcesses: 64,
+    maxMemoryBytes: undefined,
+    cpuWeight,
+    cpuMax: undefined,
+  });
+  if (group === null) throw new Error('no shell cgroup could be made');
+  return group;
+}
+
 describe.runIf(cgroups.holds('cpu'))('a shell cgroup', () => {
   it('starts at the configured CPU share, yields the least one at a stop, and gets it back', () => {
-    const group = cgroups.create({
-      maxProcesses: 64,
-      maxMemoryBytes: undefined,
-      cpuWeight: 300,
-      cpuMax: undefined,
-    });
-    expect(group).not.toBeNull();
-    if (group === null) return;
+    const group = groupWithWeight(300);
     try {
       const before = shareOf(group.procFiles);
       // 300 as v2's weight, or v1's shares scaled from it (1024 per 100).
@@ -63,14 +68,7 @@ describe.runIf(cgroups.holds('cpu'))('the leftovers of a dead run', () => {
     await new Promise((resolve) => other.once('spawn', resolve));
     const pid = other.pid as number;
     const started = startTimeOf(pid) as string;
-    const group = cgroups.create({
-      maxProcesses: 64,
-      maxMemoryBytes: undefined,
-      cpuWeight: 100,
-      cpuMax: undefined,
-    });
-    expect(group).not.toBeNull();
-    if (group === null) return;
+    const group = groupWithWeight(100);
     const parent = dirname(dirname(group.procFiles[0] as string));
     const named = {
       reused: join(parent, `jumpseat-0123456789abcdef-${pid}.${Number(started) + 1}-aaaaaa`),
