@@ -4,11 +4,12 @@
  * the call line), it used to hit bash at its prompt, and the command ran anyway. Each round
  * interrupts at a different moment of the start, through the same path as the page's button.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { treeSummary, waitsForInputNow } from '../src/pty/proc-probe.ts';
+import { readLineMode } from '../src/pty/terminal-mode.ts';
 import { liveShellOf, startEngine, type TestEngine } from './support/engine.ts';
 import { shellAtPrompt } from './support/host-processes.ts';
 import { until } from './support/until.ts';
@@ -86,10 +87,13 @@ describe("a person's Ctrl-C typed as the line's job starts", () => {
       }
       // What the shell was doing if it never showed (a switch of line editing that raced the
       // person's keys ran them hidden, or held them as a secret: fixed, kept as a guard).
-      const doing = () =>
-        `${treeSummary(shell.pid)}; reading: ${waitsForInputNow(shell.pid)}; ` +
-        `asked about a secret: ${shell.human.secrets.asking !== null}; ${terminalFlags(shell.pid)}`;
-      if (!screen.includes(line)) expect.fail(`round ${round}: not shown (${doing()}):\n${screen}`);
+      if (!screen.includes(line)) {
+        const doing =
+          `${treeSummary(shell.pid)}; reading: ${waitsForInputNow(shell.pid)}; ` +
+          `asked about a secret: ${shell.human.secrets.asking !== null}; ` +
+          `terminal: ${await terminalMode(shell.pid)}`;
+        expect.fail(`round ${round}: not shown (${doing}):\n${screen}`);
+      }
       const delayMs = round % 8;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       shell.human.input(typist.id, '\x03');
@@ -108,15 +112,9 @@ describe("a person's Ctrl-C typed as the line's job starts", () => {
   }, 120_000);
 });
 
-/** The shell's terminal's line flags (diagnostics): echo, icanon, isig, with - when off. */
-function terminalFlags(shellPid: number): string {
-  try {
-    const all = execFileSync('stty', ['-a', '-F', `/proc/${shellPid}/fd/0`], { encoding: 'utf8' });
-    return all
-      .split(/\s+/)
-      .filter((flag) => /^-?(echo|icanon|isig)$/.test(flag))
-      .join(' ');
-  } catch (error) {
-    return String(error);
-  }
+/** The line mode of the shell's terminal (diagnostics), read as the engine reads it. */
+async function terminalMode(shellPid: number): Promise<string> {
+  const flags = constants.O_RDONLY | constants.O_NOCTTY | constants.O_NONBLOCK;
+  const mode = await readLineMode(() => open(`/proc/${shellPid}/fd/0`, flags).catch(() => null));
+  return JSON.stringify(mode ?? 'unreadable');
 }

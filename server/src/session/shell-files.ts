@@ -322,7 +322,7 @@ export class ShellFiles {
 
   /**
    * The shell recorded the end of the last command written (`<nonce>;<status>`, written by
-   * the integration just before its end mark: bash's post, pwsh's prompt): its end mark is on its way.
+   * bash's post or pwsh's prompt just before the end mark): its end mark is on its way.
    */
   commandEndRecorded(): boolean {
     const taken = this.takenMark();
