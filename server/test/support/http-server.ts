@@ -68,8 +68,15 @@ export async function openTestDatabase(url: string): Promise<PostgresDatabase> {
   return database;
 }
 
+/**
+ * Data dirs this helper made: a restart given one (`dataDir`, after `close({keepData: true})`)
+ * removes it at its own close, as the first server would have.
+ */
+const madeDataDirs = new Set<string>();
+
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? join(mkdtempSync(join(tmpdir(), 'jumpseat-http-')), 'data');
+  if (options.dataDir === undefined) madeDataDirs.add(dataDir);
   // Shells work under the test's own directory, not the user's default workspace.
   const workspace = join(dirname(dataDir), 'workspace');
   mkdirSync(workspace, { recursive: true });
@@ -151,7 +158,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     },
     async close({ keepData = false } = {}) {
       await app.close();
-      if (!keepData && options.dataDir === undefined) {
+      if (!keepData && madeDataDirs.delete(dataDir)) {
         rmSync(join(dataDir, '..'), { recursive: true, force: true });
       }
     },
