@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { JumpseatClient } from 'jumpseat/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cgroupsOf } from './support/cgroup-dirs.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 import { processesRunning } from './support/host-processes.ts';
 
@@ -142,6 +143,9 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
     expect(before.filter((s) => s.state !== 'exited')).toHaveLength(SHELLS);
     const pids = before.map((s) => s.pid ?? 0);
     expect(pids.every(running)).toBe(true);
+    // Where this server could make cgroups (as root), one or more per shell.
+    const groups = cgroupsOf(data);
+    if (process.getuid?.() === 0) expect(groups.length).toBeGreaterThanOrEqual(SHELLS);
 
     const stoppedAt = Date.now();
     server.process.kill('SIGTERM');
@@ -156,6 +160,8 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
     const exitedAt = Date.now();
     expect(server.stderr()).toBe('');
     expect(pids.filter(running)).toEqual([]);
+    // The stop removed its shells' groups as their killed processes left, not the next start.
+    expect(cgroupsOf(data)).toEqual([]);
 
     // The next run on the same data dir marks whatever the stop left unrecorded as
     // `server_stopped`: every shell must already be `closed`, ended at the stop.

@@ -5,16 +5,14 @@
  * one's data dir sweeps exactly its leftovers and says how many, and the live neighbour's
  * daemon and cgroups are never touched.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKeyOf } from '../src/launch/choose-launcher.ts';
+import { cgroupsOf } from './support/cgroup-dirs.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 import { processesRunning } from './support/host-processes.ts';
 
-/** Directory levels below /sys/fs/cgroup searched for our groups (mount, server's path). */
-const CGROUP_SEARCH_DEPTH = 4;
 /** The daemons' `sleep` arguments tell whose each is. */
 const DAEMON_OF = { dead: '4271', live: '4272' } as const;
 /** Four server starts from source, each a few seconds on a busy machine. */
@@ -30,29 +28,6 @@ const running: Serving[] = [];
 const dataDirOf = (name: string) => join(scratch, name);
 /** One workspace root for all, apart from the data dirs (agents are named like the servers). */
 const workspaces = () => join(scratch, 'workspaces');
-
-/** Our cgroup directories named for `dataDir` (every hierarchy), found by a bounded walk. */
-function cgroupsOf(dataDir: string): string[] {
-  const prefix = `jumpseat-${runKeyOf(dataDir)}-`;
-  const found: string[] = [];
-  const walk = (dir: string, depth: number): void => {
-    if (depth > CGROUP_SEARCH_DEPTH) return;
-    let entries: string[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory())
-        .map((entry) => entry.name);
-    } catch {
-      return;
-    }
-    for (const name of entries) {
-      if (name.startsWith(prefix)) found.push(join(dir, name));
-      else if (!name.startsWith('jumpseat-')) walk(join(dir, name), depth + 1);
-    }
-  };
-  walk('/sys/fs/cgroup', 0);
-  return found;
-}
 
 async function start(name: string): Promise<Serving> {
   const serving = await serve(

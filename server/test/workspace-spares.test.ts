@@ -17,6 +17,7 @@ import { runKeyOf } from '../src/launch/choose-launcher.ts';
 import { mounts, mountsUnder } from '../src/launch/mount-table.ts';
 import { SPARE_MOUNT_DIR } from '../src/launch/quota-keeper.ts';
 import { WorkspaceQuota } from '../src/launch/workspace-quota.ts';
+import { startTimeOf } from '../src/pty/proc-probe.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 
 const QUOTA = '20MiB';
@@ -70,16 +71,32 @@ async function call(serving: Serving, agent: string, command: string): Promise<s
   return body.output ?? '';
 }
 
+/** How the spares of the run key, or of one server's pid (`<pid>.<start>`), are named. */
+function sparePrefix(pid?: number): string {
+  return `.spare-${runKeyOf(dataDir)}-${pid === undefined ? '' : `${pid}.`}`;
+}
+
 /** The spare images (and their mount dirs) of the run key, or of one server's pid. */
 function spareFiles(pid?: number): string[] {
-  const prefix = `.spare-${runKeyOf(dataDir)}-${pid === undefined ? '' : `${pid}-`}`;
-  return readdirSync(quotaDir).filter((name) => name.startsWith(prefix));
+  return readdirSync(quotaDir).filter((name) => name.startsWith(sparePrefix(pid)));
 }
 
 function spareMounts(pid?: number): string[] {
-  return mountsUnder(
-    join(SPARE_MOUNT_DIR, `.spare-${runKeyOf(dataDir)}-${pid === undefined ? '' : `${pid}-`}`),
-  );
+  return mountsUnder(join(SPARE_MOUNT_DIR, sparePrefix(pid)));
+}
+
+/**
+ * A killed run's spare named `name`, mounted, as its keeper would have left it had it died too:
+ * its image and its mount dir.
+ */
+function leaveSpare(name: string): string[] {
+  const image = join(quotaDir, name);
+  const mount = join(SPARE_MOUNT_DIR, `${name}.d`);
+  execFileSync('truncate', ['-s', '8M', image]);
+  execFileSync('mkfs.ext4', ['-q', '-F', image]);
+  mkdirSync(mount);
+  execFileSync('mount', ['-o', 'loop', image, mount]);
+  return [image, mount];
 }
 
 /** The loop devices (MAJ:MIN) attached to a workspace's image. */
@@ -126,23 +143,24 @@ describe('spare workspace file systems', () => {
     'gives a new agent a spare as its workspace, and none is left after a kill or a stop',
     async () => {
       if (!quotaApplies()) return;
-      // A killed run's spare, mounted, as its keeper would have left it had it died too.
       mkdirSync(quotaDir, { recursive: true, mode: 0o700 });
       mkdirSync(SPARE_MOUNT_DIR, { recursive: true, mode: 0o700 });
-      const name = `.spare-${runKeyOf(dataDir)}-${deadPid()}-1.ext4`;
-      const leftover = join(quotaDir, name);
-      const leftoverMount = join(SPARE_MOUNT_DIR, `${name}.d`);
-      execFileSync('truncate', ['-s', '8M', leftover]);
-      execFileSync('mkfs.ext4', ['-q', '-F', leftover]);
-      mkdirSync(leftoverMount);
-      execFileSync('mount', ['-o', 'loop', leftover, leftoverMount]);
+      // Killed runs' spares: one named by an older run (its pid alone, now free), and one whose
+      // pid another process has been given since (its start time differs).
+      const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+      await new Promise((resolve) => other.once('spawn', resolve));
+      const otherStart = Number(startTimeOf(other.pid ?? 0));
+      const key = runKeyOf(dataDir);
+      const leftovers = [
+        leaveSpare(`.spare-${key}-${deadPid()}-1.ext4`),
+        leaveSpare(`.spare-${key}-${other.pid}.${otherStart + 1}-1.ext4`),
+      ].flat();
 
       const first = await start();
       const pid = first.process.pid ?? 0;
-      // The leftover is swept, and two spares of this server are made.
-      await expect
-        .poll(() => existsSync(leftover) || existsSync(`${leftover}.d`), POLL)
-        .toBe(false);
+      // The leftovers are swept, and two spares of this server are made.
+      await expect.poll(() => leftovers.filter((path) => existsSync(path)), POLL).toEqual([]);
+      other.kill('SIGKILL');
       await expect.poll(() => spareMounts(pid).length, POLL).toBe(2);
       expect(spareMounts().length).toBe(2);
       const before = spareMounts(pid);

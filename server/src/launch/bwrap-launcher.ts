@@ -275,9 +275,10 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
       settings.quota?.armSpares();
       return ended;
     },
-    close: () => {
+    close: async () => {
       spares?.close();
       settings.cgroups.restoreYielded();
+      await settings.cgroups.removeLingering();
     },
   };
 }

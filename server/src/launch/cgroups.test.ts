@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startTimeOf } from '../pty/proc-probe.ts';
@@ -87,6 +87,30 @@ describe.runIf(cgroups.holds('cpu'))('the leftovers of a dead run', () => {
       for (const dir of [named.alive, named.older]) rmdirSync(dir);
       group.remove();
       other.kill('SIGKILL');
+    }
+  });
+});
+
+describe.runIf(cgroups.holds('cpu'))('a group released while its processes still die', () => {
+  it('stays only until they have left: the stop removes it then, within its bound', async () => {
+    const member = spawn('sleep', ['30'], { stdio: 'ignore' });
+    await new Promise((resolve) => member.once('spawn', resolve));
+    const group = groupWithWeight(100);
+    for (const procs of group.procFiles) writeFileSync(procs, String(member.pid));
+    try {
+      // Released as a stop releases: the tree was signalled, nobody watched it die.
+      group.remove();
+      expect(group.procFiles.filter((procs) => existsSync(dirname(procs)))).toEqual(
+        group.procFiles,
+      );
+      // Still there while its member lives: the bound ends the wait, and says one is left.
+      expect(await cgroups.removeLingering(150)).toBeGreaterThan(0);
+      member.kill('SIGKILL');
+      expect(await cgroups.removeLingering(10_000)).toBe(0);
+      expect(group.procFiles.filter((procs) => existsSync(dirname(procs)))).toEqual([]);
+    } finally {
+      member.kill('SIGKILL');
+      group.remove();
     }
   });
 });

@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { startTimeOf } from '../pty/proc-probe.ts';
+import { runAlive, runOf } from './server-run.ts';
 
 /**
  * Our cgroups are named `jumpseat-<run key>-<server pid>.<its start time>-<random>`. The run
@@ -30,7 +30,7 @@ import { startTimeOf } from '../pty/proc-probe.ts';
 const GROUP_PREFIX = 'jumpseat-';
 const GROUP_NAME = /^jumpseat-([0-9a-f]+)-(\d+)(?:\.(\d+))?-[0-9a-f]+$/;
 /** This server, as its groups name it: its pid, and when it started where that is known. */
-const OWN_RUN = ownRun();
+const OWN_RUN = runOf(process.pid);
 
 type Controller = 'pids' | 'memory' | 'cpu';
 const CONTROLLERS: readonly Controller[] = ['pids', 'memory', 'cpu'];
@@ -45,6 +45,10 @@ const V1_MIN_SHARES = 2;
 const V1_MAX_SHARES = 262_144;
 /** The CFS period a CPU cap is expressed in (the kernel's default, 100 ms), in microseconds. */
 const CPU_PERIOD_US = 100_000;
+/** How often a stop looks again for groups whose killed members have left… */
+const LINGER_POLL_MS = 50;
+/** …and for how long at most (killed processes leave within milliseconds on a quiet host). */
+const LINGER_LIMIT_MS = 1000;
 
 interface Hierarchy {
   /** The cgroup directory this server runs in, in that hierarchy. */
@@ -80,6 +84,8 @@ export interface ShellCgroup {
 export class Cgroups {
   /** Groups that yielded the CPU (yieldCpu) and are not removed yet: how to give it back. */
   private readonly yielded = new Map<string, () => void>();
+  /** Directories a removal found still holding processes (a stop kills without watching). */
+  private readonly lingering = new Set<string>();
 
   private constructor(
     private readonly hierarchies: ReadonlyMap<Controller, Hierarchy>,
@@ -93,6 +99,24 @@ export class Cgroups {
   restoreYielded(): void {
     for (const restore of this.yielded.values()) restore();
     this.yielded.clear();
+  }
+
+  /**
+   * Removes the groups that still held processes when their shell was released, as those
+   * processes leave, for `limitMs` at most; says how many are left (the next start on this
+   * data dir sweeps them). At a stop the shells are killed without being watched, so without
+   * this every group of the run stayed behind until a restart.
+   */
+  async removeLingering(limitMs = LINGER_LIMIT_MS): Promise<number> {
+    const until = Date.now() + limitMs;
+    for (;;) {
+      for (const dir of this.lingering) {
+        removeQuietly(dir);
+        if (!existsSync(dir)) this.lingering.delete(dir);
+      }
+      if (this.lingering.size === 0 || Date.now() >= until) return this.lingering.size;
+      await new Promise((resolve) => setTimeout(resolve, LINGER_POLL_MS));
+    }
   }
 
   /**
@@ -144,8 +168,12 @@ export class Cgroups {
       procFiles: list.map((dir) => join(dir, 'cgroup.procs')),
       members: () => readMembers(join(list[0] as string, 'cgroup.procs')),
       remove: () => {
-        for (const dir of list) removeQuietly(dir);
-        // Still there while its members die (a stop): its share is given back after.
+        for (const dir of list) {
+          removeQuietly(dir);
+          // Still there while its members die (a stop): removed as they leave, and its share
+          // is given back meanwhile.
+          if (existsSync(dir)) this.lingering.add(dir);
+        }
         if (!list.some((dir) => existsSync(dir))) this.yielded.delete(name);
       },
       yieldCpu: () => {
@@ -302,29 +330,6 @@ function readMembers(procs: string): Set<number> {
   return pids;
 }
 
-function ownRun(): string {
-  const started = startTimeOf(process.pid);
-  return started === null ? String(process.pid) : `${process.pid}.${started}`;
-}
-
-/**
- * The run that made a group is alive: its pid is, and it is the same process (`started`). A
- * process whose start cannot be read (another user's, under `hidepid`) counts as alive.
- */
-function runAlive(pid: number, started: string | undefined): boolean {
-  const now = started === undefined ? null : startTimeOf(pid);
-  return now === null ? processAlive(pid) : now === started;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function safeRead(path: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -345,6 +350,7 @@ function removeQuietly(dir: string): void {
   try {
     rmdirSync(dir);
   } catch {
-    // Still has members (they are being killed) or already gone: retried at the next start.
+    // Still has members (they are being killed) or already gone: retried by removeLingering,
+    // and at the next start.
   }
 }

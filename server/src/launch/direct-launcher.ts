@@ -86,6 +86,9 @@ export function directLauncher(settings: DirectSettings): ShellLauncher {
       settings.quota?.armSpares();
       return ended;
     },
-    close: () => settings.cgroups.restoreYielded(),
+    close: async () => {
+      settings.cgroups.restoreYielded();
+      await settings.cgroups.removeLingering();
+    },
   };
 }

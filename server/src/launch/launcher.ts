@@ -78,7 +78,8 @@ export interface ShellLauncher {
   sweepLeftovers(): Promise<number>;
   /**
    * At the stop, once every shell was ended: ends what the launcher keeps ready for shells to
-   * come, and gives the CPU back to what of them is still dying.
+   * come, gives the CPU back to what of them is still dying, and removes their cgroups as they
+   * empty (for a moment at most).
    */
-  close?(): void;
+  close?(): Promise<void>;
 }

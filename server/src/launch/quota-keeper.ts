@@ -15,7 +15,8 @@
  * without a stop, it unmounts them, so a server killed and never started again leaves no
  * mounts behind (a stop unmounts them itself and tells the keeper so first).
  *
- * A spare is `<quota dir>/.spare-<run key>-<server pid>-<n>.ext4`, mounted at the same name
+ * A spare is `<quota dir>/.spare-<run key>-<server pid>.<its start time>-<n>.ext4` (the start
+ * time tells a live server from a process given a dead one's pid), mounted at the same name
  * with `.d` in SPARE_MOUNT_DIR (nosuid, nodev; without ext4's lost+found). The quota dir is the
  * server's alone (0700, hidden from every sandbox), and a name starting with a dot is no
  * workspace's image.
@@ -24,6 +25,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { RefillSchedule } from './refill-schedule.ts';
+import { runOf } from './server-run.ts';
 
 /** Spares kept ready: a new agent's first shell, and the next one's a moment later. */
 const SPARES = 2;
@@ -35,9 +37,9 @@ const RETRY_AFTER_FAILURE_MS = 5000;
 const KEEPER_NAME = 'jumpseat-spares';
 
 /**
- * The keeper. Its arguments: the quota dir, the run key, the server's pid, the template, its
- * size and mkfs.ext4. It ignores the terminal's signals (it is in a session of its own too):
- * only the end of its stdin ends it, after its clean-up.
+ * The keeper. Its arguments: the quota dir, the run key, the server's run (`<pid>.<start
+ * time>`, runOf), the template, its size and mkfs.ext4. It ignores the terminal's signals (it
+ * is in a session of its own too): only the end of its stdin ends it, after its clean-up.
  */
 const KEEPER = [
   'dir=$1 key=$2 server=$3 template=$4 bytes=$5 mkfs=$6 at=$7',
@@ -48,13 +50,23 @@ const KEEPER = [
   '  mountpoint -q "$at/$1.d" && umount -l "$at/$1.d"',
   '  rmdir "$at/$1.d" 2>/dev/null; rm -f "$dir/$1" "$dir/$1.new"',
   '}',
+  // $1: a run as a spare names it. Alive: its pid's process started when the run did (an
+  // older name, the pid alone: that pid is taken); a start that cannot be read counts as alive.
+  'alive() {',
+  '  local pid=${1%%.*} stat',
+  '  if [ "$pid" != "$1" ] && stat=$(cat "/proc/$pid/stat" 2>/dev/null); then',
+  '    read -ra stat <<< "${stat##*) }"',
+  '    [ "${stat[19]}" = "${1#*.}" ]; return',
+  '  fi',
+  '  kill -0 "$pid" 2>/dev/null',
+  '}',
   // A killed keeper's spares (its server dead): their images, and their mounts.
   'for left in "$dir/.spare-$key-"* "$at/.spare-$key-"*; do',
   '  [ -e "$left" ] || continue',
   '  name=${left##*/}; name=${name%.d}; name=${name%.new}',
-  '  pid=${name#".spare-$key-"}; pid=${pid%%-*}',
-  '  [ "$pid" = "$server" ] && continue',
-  '  kill -0 "$pid" 2>/dev/null && continue',
+  '  run=${name#".spare-$key-"}; run=${run%%-*}',
+  '  [ "$run" = "$server" ] && continue',
+  '  alive "$run" && continue',
   '  clean "$name"',
   'done',
   'make() {',
@@ -140,7 +152,7 @@ export class QuotaKeeper {
         KEEPER_NAME,
         this.settings.dir,
         this.settings.runKey,
-        String(process.pid),
+        runOf(process.pid),
         this.settings.template,
         String(this.settings.bytes),
         this.settings.mkfs,

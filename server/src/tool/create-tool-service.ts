@@ -194,9 +194,9 @@ export function createToolService(
     beginClose: () => registry.beginClose(),
     close: async () => {
       await registry.close();
-      placement.launcher.close?.();
-      // Every shell is gone: their private dirs and their workspaces' file systems can go too.
+      // Every shell is gone: their cgroups, private dirs and workspaces' file systems can go too.
       await Promise.all([
+        placement.launcher.close?.(),
         privateDirs.removeRun(),
         'unmountAll' in placement.quota ? placement.quota.unmountAll() : undefined,
       ]);
