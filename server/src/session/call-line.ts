@@ -6,19 +6,19 @@
  * and a forged end mark. The shell lends it the few operations this needs (`CallLineHost`).
  */
 import type { Mark } from '../pty/marks.ts';
-import type { ProcStat } from '../pty/proc-probe.ts';
 import { jobHoldsTerminal } from '../pty/terminal-holder.ts';
 import { interruptForeground } from '../pty/terminal-mode.ts';
 import { interruptCommand } from './call-interrupt.ts';
+import type { CallLineHost, ForegroundCommand } from './call-line-host.ts';
 import { CallLineRepair } from './call-line-repair.ts';
-import type { CallRun } from './call-run.ts';
 import { EndDoubt, lookAgainAfterEnd } from './end-doubt.ts';
+import { endMarkOf, INTERRUPTED_STATUS, promptStatusOf } from './mark-status.ts';
 import { ReadingWatch } from './reading-watch.ts';
 import type { ShellStatus } from './shell-status.ts';
 import { commandEcho } from './typing.ts';
 
-/** Status reported when an interrupted call's prompt mark carries no number (128 + SIGINT). */
-const INTERRUPTED_STATUS = 130;
+export type { CallLineHost, ForegroundCommand } from './call-line-host.ts';
+
 /** Spacing of the looks for a shell at a prompt that printed no mark (see watchForPrompt). */
 const PROMPT_WATCH_MS = 40;
 /** What a shell shows running after a forged end mark (see confirmEnd). */
@@ -30,37 +30,6 @@ const FORGED_END_COMMAND = 'a program still in the foreground after its call end
  * next command started.
  */
 type PromptPhase = 'due' | 'drawing' | 'shown' | 'none';
-
-/** The command that holds the terminal: what `info()` reports as current, and since when. */
-export interface ForegroundCommand {
-  readonly nonce: string;
-  readonly command: string;
-  readonly since: Date;
-}
-
-/** What the call line needs from its shell. */
-export interface CallLineHost {
-  /** The shell process itself, as the host numbers it. */
-  readonly pid: number;
-  /** The shell process's stat now, read at once; null once it is gone. */
-  stat(): ProcStat | null;
-  /** The agent's call in flight, if any. */
-  readonly run: CallRun | null;
-  /** A person holds the controls. */
-  readonly humanControlled: boolean;
-  /** How an interrupt reaches a command in the shell's own group (see ShellDialect). */
-  readonly ownGroupInterrupt: 'group' | 'shell-first';
-  write(data: string): void;
-  display(data: Buffer): void;
-  /** The prompt is up after a line that was not ours (a human may type again). */
-  backAtPrompt(): void;
-  /** The integration has not marked the command file taken yet (see the dialects). */
-  commandUnread(): boolean;
-  /** Replaces the command file's command by nothing; returns the new nonce. */
-  cancelCommand(): string;
-  /** The foreground command ended with `exitCode`. */
-  commandEnded(exitCode: number): void;
-}
 
 export class CallLine {
   private foregroundValue: ForegroundCommand | null = null;
@@ -272,17 +241,17 @@ export class CallLine {
         this.commandStarted(mark.data);
         break;
       case 'E': {
-        const [nonce, status] = mark.data.split(';');
+        const { nonce, status } = endMarkOf(mark.data, this.host.run?.interrupted === true);
         if (nonce !== this.foregroundValue?.nonce) break;
         // A job holds the terminal: the command printed the mark, or the job came after it.
         if (jobHoldsTerminal(this.host.stat())) {
           this.host.run?.holdOutput();
-          this.endDoubt.doubt(Number(status));
+          this.endDoubt.doubt(status);
           break;
         }
         // An end mark in doubt before this one was the command's: so was what followed it.
         this.host.run?.keepHeldOutput();
-        this.endAt(Number(status));
+        this.endAt(status);
         break;
       }
     }
@@ -333,13 +302,7 @@ export class CallLine {
       return;
     }
     this.confirmEnd();
-    const [nonce, status, last] = data.split(';');
-    if (nonce === this.foregroundValue.nonce && status !== undefined && /^\d+$/.test(status)) {
-      this.commandEnded(Number(status));
-      return;
-    }
-    const lastStatus = Number(last);
-    this.commandEnded(lastStatus > 0 ? lastStatus : INTERRUPTED_STATUS);
+    this.commandEnded(promptStatusOf(data, this.foregroundValue.nonce));
   }
 
   /** The prompt is up: a human may type, and a call line that waits for it goes. */

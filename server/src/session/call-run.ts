@@ -144,6 +144,11 @@ export class CallRun {
     this.shellSignalled = true;
   }
 
+  /** The shell itself was sent a SIGINT for this call. */
+  get interrupted(): boolean {
+    return this.shellSignalled;
+  }
+
   write(chunk: Uint8Array): void {
     if (this.shellSignalled && isLineBreaksOnly(chunk)) return;
     if (this.started && (!this.settling || (this.draining && !this.lateEnding))) {

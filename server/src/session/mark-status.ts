@@ -1,0 +1,33 @@
+/**
+ * The exit status a call's marks say: the end mark ('E'), and the prompt's first mark when no
+ * end mark came (the line cut short, or post broken). One reason to change: what the shells'
+ * integrations write into those marks.
+ */
+
+/** 128 + SIGINT: the status of an interrupted command. */
+export const INTERRUPTED_STATUS = 130;
+
+/**
+ * An end mark's data: `<nonce>;<status>`, then `;x` where pwsh's pipeline did not finish (its
+ * post never ran). Such a pipeline, in a call whose shell the engine interrupted, was stopped,
+ * whatever error the stop made pwsh record on its way (pwsh-dialect.ts).
+ */
+export function endMarkOf(
+  data: string,
+  interrupted: boolean,
+): { nonce: string | undefined; status: number } {
+  const [nonce, said, unfinished] = data.split(';');
+  return { nonce, status: unfinished === 'x' && interrupted ? INTERRUPTED_STATUS : Number(said) };
+}
+
+/**
+ * The status a prompt's mark (`<nonce>;<status>;<$?>`) says of the command `nonce` whose end
+ * mark never came: its own when the mark carries it; else the shell's last status, or an
+ * interrupt's where that is 0 (a line cut short).
+ */
+export function promptStatusOf(data: string, nonce: string): number {
+  const [said, status, last] = data.split(';');
+  if (said === nonce && status !== undefined && /^\d+$/.test(status)) return Number(status);
+  const lastStatus = Number(last);
+  return lastStatus > 0 ? lastStatus : INTERRUPTED_STATUS;
+}
