@@ -57,7 +57,7 @@ function removeOwnBreakpoints(script: string): string {
  *   When post never ran, an error recorded in `$Error` since the start means a terminating
  *   error (status 1); no error, or the stop's own `PipelineStoppedException` (recorded when
  *   the stop lands in the integration's steps), means the pipeline was stopped, by Ctrl-C
- *   (status 130). The end mark then says `x` after the status: a stop can also record some
+ *   (status 130). The end mark then says `U` after the status: a stop can also record some
  *   other error (one that lands while pwsh loads the module of the command's first cmdlet
  *   records a `CommandNotFoundException`), so the engine, which knows whether it interrupted
  *   the call, has the last word (CallLine);
@@ -192,7 +192,7 @@ function global:prompt {
       elseif ($n -and $n -cne 'System.Management.Automation.PipelineStoppedException') { 1 }
       else { 130 }
     # The pipeline did not finish (post never ran): stopped or failed, as far as pwsh can tell.
-    $s = if ($j.posted) { "$s" } else { "$s;x" }
+    $s = if ($j.posted) { "$s" } else { "$s;U" }
     # Recorded before the mark, as bash's post does: pwsh seen reading its terminal from here
     # on is at its prompt with the end mark on its way, never a command waiting for input.
     try { [IO.File]::WriteAllText($j.taken, "$($j.call);$s") } catch { }

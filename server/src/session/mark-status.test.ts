@@ -9,9 +9,9 @@ describe('the status an end mark says', () => {
 
   it('is 130 for an unfinished pwsh pipeline whose shell the engine interrupted', () => {
     // The stop landed where pwsh recorded another error (a module load cut short).
-    expect(endMarkOf('n1;1;x', true)).toEqual({ nonce: 'n1', status: 130 });
+    expect(endMarkOf('N1;1;U', true)).toEqual({ nonce: 'N1', status: 130 });
     // Not interrupted: a terminating error is the command's own.
-    expect(endMarkOf('n1;1;x', false)).toEqual({ nonce: 'n1', status: 1 });
+    expect(endMarkOf('N1;1;U', false)).toEqual({ nonce: 'N1', status: 1 });
   });
 });
 

@@ -8,7 +8,7 @@
 export const INTERRUPTED_STATUS = 130;
 
 /**
- * An end mark's data: `<nonce>;<status>`, then `;x` where pwsh's pipeline did not finish (its
+ * An end mark's data: `<nonce>;<status>`, then `;U` where pwsh's pipeline did not finish (its
  * post never ran). Such a pipeline, in a call whose shell the engine interrupted, was stopped,
  * whatever error the stop made pwsh record on its way (pwsh-dialect.ts).
  */
@@ -17,7 +17,8 @@ export function endMarkOf(
   interrupted: boolean,
 ): { nonce: string | undefined; status: number } {
   const [nonce, said, unfinished] = data.split(';');
-  return { nonce, status: unfinished === 'x' && interrupted ? INTERRUPTED_STATUS : Number(said) };
+  // (Upper case: a mark's data is digits, upper-case letters and a few signs, marks.ts.)
+  return { nonce, status: unfinished === 'U' && interrupted ? INTERRUPTED_STATUS : Number(said) };
 }
 
 /**
