@@ -213,3 +213,25 @@ export async function sameOffset(a: LiveClient, b: LiveClient, what: string): Pr
     throw error instanceof AggregateError ? error.errors[0] : error;
   }
 }
+
+/** How many times `sameScreens` reads again when output came while it read. */
+const SCREEN_READ_TRIES = 50;
+
+/**
+ * Both clients' screens, read at one display offset that neither moved from while they were
+ * read: the shell may still print (its prompt, after a call's end) between two reads, and the
+ * second screen then showed more than the first (live.test's stalled viewer, beside two CPU
+ * hogs).
+ */
+export async function sameScreens(
+  a: LiveClient,
+  b: LiveClient,
+  what: string,
+): Promise<[string, string]> {
+  for (let tries = 1; ; tries++) {
+    await sameOffset(a, b, what);
+    const at = a.position;
+    const screens: [string, string] = [await a.screenText(), await b.screenText()];
+    if ((a.position === at && b.position === at) || tries === SCREEN_READ_TRIES) return screens;
+  }
+}
