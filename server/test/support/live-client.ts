@@ -4,6 +4,7 @@
  * screen in its own headless xterm as a browser would.
  */
 import headless from '@xterm/headless';
+import { expect } from 'vitest';
 import WebSocket from 'ws';
 import {
   type ClientMessage,
@@ -214,24 +215,23 @@ export async function sameOffset(a: LiveClient, b: LiveClient, what: string): Pr
   }
 }
 
-/** How many times `sameScreens` reads again when output came while it read. */
+/** How many times `sameScreen` reads again when output came while it read. */
 const SCREEN_READ_TRIES = 50;
 
 /**
- * Both clients' screens, read at one display offset that neither moved from while they were
- * read: the shell may still print (its prompt, after a call's end) between two reads, and the
- * second screen then showed more than the first (live.test's stalled viewer, beside two CPU
- * hogs).
+ * Asserts that both clients show the same screen, read at one display offset that neither
+ * moved from while they were read, and returns it: the shell may still print (its prompt,
+ * after a call's end) between two reads, and the second screen then showed more than the
+ * first (live.test's stalled viewer, beside two CPU hogs).
  */
-export async function sameScreens(
-  a: LiveClient,
-  b: LiveClient,
-  what: string,
-): Promise<[string, string]> {
+export async function sameScreen(a: LiveClient, b: LiveClient, what: string): Promise<string> {
   for (let tries = 1; ; tries++) {
     await sameOffset(a, b, what);
     const at = a.position;
-    const screens: [string, string] = [await a.screenText(), await b.screenText()];
-    if ((a.position === at && b.position === at) || tries === SCREEN_READ_TRIES) return screens;
+    const [screenA, screenB] = [await a.screenText(), await b.screenText()];
+    if ((a.position === at && b.position === at) || tries === SCREEN_READ_TRIES) {
+      expect(screenA, what).toBe(screenB);
+      return screenB;
+    }
   }
 }
