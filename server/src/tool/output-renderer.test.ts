@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cutAtCodePoint,
   LONG_LINE_COMMIT_CHARS,
+  type OutputClipMode,
   OutputRenderer,
   type RenderedOutput,
   type SpillTarget,
@@ -241,6 +242,63 @@ describe('OutputRenderer: decoding and chunk splits', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('renders plain lines split anywhere as the general path renders them whole (property)', async () => {
+    // A chunk of plain ASCII lines takes the fast path (plain-lines.ts); one that begins with
+    // an SGR reset, which changes no text, takes the general one. Both must agree, spill too.
+    const token = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.string({ unit: fc.constantFrom('a', 'Z', '7', ' ', '~'), maxLength: 9 }),
+      },
+      { weight: 4, arbitrary: fc.constantFrom('\r\n', '\n', '\t', '\r') },
+      { weight: 1, arbitrary: fc.constantFrom('é', '😀', '\x1b[K', '\x1b[31m', '\x7f', '\x00') },
+    );
+    const options = fc.constantFrom<[number, OutputClipMode]>(
+      [BIG, 'head'],
+      [11, 'head'],
+      [11, 'head-tail'],
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(token, { maxLength: 40 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        options,
+        async (tokens, cuts, [max, clip]) => {
+          const bytes = encoder.encode(tokens.join(''));
+          const general = new MemorySpill();
+          const whole = new OutputRenderer({ maxOutputChars: max, spill: general, clip });
+          whole.push(encoder.encode(`\x1b[m${tokens.join('')}`));
+          const fast = new MemorySpill();
+          const split = new OutputRenderer({ maxOutputChars: max, spill: fast, clip });
+          let from = 0;
+          for (const p of [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort(
+            (a, b) => a - b,
+          )) {
+            split.push(bytes.subarray(from, p));
+            from = p;
+          }
+          split.push(bytes.subarray(from));
+          expect(await split.finish()).toEqual(await whole.finish());
+          expect(fast.files.map((f) => f.text)).toEqual(general.files.map((f) => f.text));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps a CR that ends a chunk, and a character split before plain lines, for the general path', async () => {
+    expect((await renderChunks(['ab\r', '\ncd\r\n'])).text).toBe('ab\ncd');
+    expect((await renderChunks(['abc\r', 'X\r\n'])).text).toBe('Xbc');
+    expect((await renderChunks([new Uint8Array([0x61, 0xc3]), 'x\r\n'])).text).toBe('a\ufffdx');
+    expect(
+      (await renderChunks([new Uint8Array([0x61, 0xc3]), new Uint8Array([0xa9]), 'x\r\n'])).text,
+    ).toBe('aéx');
+    expect((await renderChunks(['\x1b[', '31mred\r\n'])).text).toBe('red');
+    expect(
+      (await renderChunks(['\x1b[?1049h', 'hidden\r\n', '\x1b[?1049l', 'shown\r\n'])).text,
+    ).toBe('shown');
   });
 
   it('renders printable text with CR LF line ends back to the text (property)', async () => {

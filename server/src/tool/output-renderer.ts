@@ -10,6 +10,7 @@ import {
   type RenderedOutput,
   type SpillTarget,
 } from './clip-buffer.ts';
+import { plainLinesText } from './plain-lines.ts';
 import { TerminalLine } from './terminal-line.ts';
 
 export {
@@ -66,6 +67,8 @@ export class OutputRenderer {
   private readonly clip: ClipBuffer;
   private readonly line: TerminalLine;
   private readonly decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+  /** The decoder holds no part of a character: the last byte it was given was ASCII. */
+  private decoderIdle = true;
   private lostPrefix: boolean;
   private state: State = State.Ground;
   private csiParams = '';
@@ -100,7 +103,17 @@ export class OutputRenderer {
   /** Feeds raw PTY bytes; chunks may split UTF-8 and escape sequences anywhere. */
   push(chunk: Uint8Array): void {
     this.assertOpen();
+    if (chunk.length === 0) return;
+    if (this.state === State.Ground && !this.alt && this.decoderIdle) {
+      // Plain lines print as they are (printRun's own input, its CRs already gone).
+      const plain = plainLinesText(chunk);
+      if (plain !== null) {
+        this.printRun(plain, 0, plain.length);
+        return;
+      }
+    }
     const text = this.decoder.decode(chunk, DECODE_STREAM);
+    this.decoderIdle = (chunk[chunk.length - 1] as number) < 0x80;
     if (text.length > 0) this.feed(text);
   }
 
