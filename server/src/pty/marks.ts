@@ -22,6 +22,8 @@ export const MARK_IDENT = '7717';
 const PREFIX = Buffer.from(`\x1b]${MARK_IDENT};`, 'latin1');
 const BEL = 0x07;
 const ESC = 0x1b;
+/** Nothing held back (shared: a held piece is always a new buffer, never written to). */
+const NOTHING = Buffer.alloc(0);
 /** A mark is short (nonce, event, call nonce, status); anything longer is not ours. */
 const MAX_MARK_BYTES = 256;
 /** The grammar of a mark's body (after the introducer, before BEL). */
@@ -66,14 +68,14 @@ export function callNonce(): string {
 }
 
 export class MarkScanner {
-  private pending: Buffer = Buffer.alloc(0);
+  private pending: Buffer = NOTHING;
 
   constructor(private readonly nonce: string) {}
 
   /** Splits a chunk into data and marks, in stream order. Holds back a partial mark. */
   push(chunk: Buffer): ScannedPiece[] {
     const buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
-    this.pending = Buffer.alloc(0);
+    this.pending = NOTHING;
     const pieces: ScannedPiece[] = [];
     let pos = 0;
     while (pos < buf.length) {
@@ -81,7 +83,7 @@ export class MarkScanner {
       if (start === -1) {
         const keep = partialPrefixLength(buf, pos);
         emitData(pieces, buf, pos, buf.length - keep);
-        this.pending = Buffer.from(buf.subarray(buf.length - keep));
+        this.pending = keep > 0 ? Buffer.from(buf.subarray(buf.length - keep)) : NOTHING;
         return pieces;
       }
       emitData(pieces, buf, pos, start);
@@ -113,7 +115,7 @@ export class MarkScanner {
   /** Whatever is held back, released as data (used when the stream ends). */
   flush(): Buffer {
     const rest = this.pending;
-    this.pending = Buffer.alloc(0);
+    this.pending = NOTHING;
     return rest;
   }
 
@@ -141,6 +143,8 @@ function emitData(pieces: ScannedPiece[], buf: Buffer, from: number, to: number)
 /** How many bytes at the end of buf[from..] could begin a mark introducer. */
 function partialPrefixLength(buf: Buffer, from: number): number {
   const max = Math.min(PREFIX.length - 1, buf.length - from);
+  // A partial introducer begins with ESC: without one among the last bytes there is none.
+  if (max <= 0 || buf.indexOf(ESC, buf.length - max) === -1) return 0;
   for (let len = max; len > 0; len--) {
     if (buf.compare(PREFIX, 0, len, buf.length - len, buf.length) === 0) return len;
   }

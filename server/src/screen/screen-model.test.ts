@@ -33,7 +33,7 @@ const seqBytes = (count: number) =>
 describe('skipScrolledOut', () => {
   it('drops the head of a long plain burst', () => {
     const data = seqBytes(20000);
-    const kept = skipScrolledOut(data, 40);
+    const kept = Buffer.concat(skipScrolledOut([data], 40));
     expect(kept.length).toBeLessThan(data.length / 4);
     expect(kept.subarray(0, 2).toString()).toBe('\r\n');
   });
@@ -44,13 +44,55 @@ describe('skipScrolledOut', () => {
       const data = extra
         ? Buffer.concat([Buffer.from(extra), plain])
         : Buffer.from(plain.toString().replaceAll('\r\n', '\n'));
-      expect(skipScrolledOut(data, 40)).toBe(data);
+      const chunks = [data];
+      expect(skipScrolledOut(chunks, 40)).toBe(chunks);
     }
   });
 
+  it('finds a C1 control split between two chunks', () => {
+    const plain = seqBytes(20000);
+    const chunks = [
+      plain.subarray(0, 5000),
+      Buffer.from([0xc2]),
+      Buffer.from([0x9b]),
+      plain.subarray(5000),
+    ];
+    expect(skipScrolledOut(chunks, 40)).toBe(chunks);
+  });
+
+  it('skips the same bytes however the burst is cut into chunks', () => {
+    const data = seqBytes(20000);
+    const whole = Buffer.concat(skipScrolledOut([data], 40));
+    // Cuts every 4093 bytes fall everywhere in the lines over a burst this long, between the
+    // CR and LF of the cut line among them; single-byte chunks near the cut too.
+    for (const size of [4093, 65536, 1]) {
+      const from = size === 1 ? data.length - 200000 : 0;
+      const chunks = [data.subarray(0, from)].filter((c) => c.length > 0);
+      for (let at = from; at < data.length; at += size) chunks.push(data.subarray(at, at + size));
+      expect(Buffer.concat(skipScrolledOut(chunks, 40)).equals(whole), `chunks of ${size}`).toBe(
+        true,
+      );
+    }
+  });
+
+  it('cuts at a line feed that begins a chunk, after the CR that ends the one before', () => {
+    const data = seqBytes(20000);
+    const whole = Buffer.concat(skipScrolledOut([data], 40));
+    const lineFeed = data.length - (whole.length - 2) - 1;
+    expect(data[lineFeed]).toBe(0x0a);
+    const chunks = [data.subarray(0, lineFeed), data.subarray(lineFeed)];
+    expect(Buffer.concat(skipScrolledOut(chunks, 40)).equals(whole)).toBe(true);
+  });
+
+  it('keeps a long burst of fewer lines than the buffer holds whole, in any chunks', () => {
+    const data = Buffer.from(`${'y'.repeat(1000)}\r\n`.repeat(100));
+    const chunks = [data.subarray(0, 30000), data.subarray(30000, 70000), data.subarray(70000)];
+    expect(skipScrolledOut(chunks, 40)).toBe(chunks);
+  });
+
   it('keeps a small burst whole', () => {
-    const data = seqBytes(10);
-    expect(skipScrolledOut(data, 40)).toBe(data);
+    const chunks = [seqBytes(10)];
+    expect(skipScrolledOut(chunks, 40)).toBe(chunks);
   });
 });
 

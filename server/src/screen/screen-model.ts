@@ -117,12 +117,14 @@ export class ScreenModel {
     clearTimeout(this.quietTimer);
     this.quietTimer = undefined;
     if (this.disposed || this.held.length === 0) return;
-    const held = this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held);
-    const data = skipScrolledOut(held, this.terminal.rows);
+    // The chunks go as they are (a burst is not copied into one buffer first).
+    const chunks = skipScrolledOut(this.held, this.terminal.rows);
     this.held = [];
     this.heldBytes = 0;
     const end = this.written;
-    this.terminal.write(data, () => {
+    const last = chunks.length - 1;
+    for (let i = 0; i < last; i++) this.terminal.write(chunks[i] as Buffer);
+    this.terminal.write(chunks[last] as Buffer, () => {
       this.parsed = end;
     });
   }
@@ -206,31 +208,51 @@ export class ScreenModel {
 
 /**
  * A burst of plain text longer than the whole buffer leaves on screen only its last lines:
- * everything before them scrolls out of the scrollback. When the held bytes can change no
+ * everything before them scrolls out of the scrollback. When the held chunks can change no
  * terminal state but the cursor and the text (no ESC, no shift in/out, no C1 controls), the
  * bytes before the last `scrollback + rows` complete lines are skipped: starting a new line
- * (CR LF) and parsing the rest gives the same screen, at a fraction of the cost.
+ * (CR LF) and parsing the rest gives the same screen, at a fraction of the cost. Returns the
+ * chunks to parse, in order: `chunks` itself when nothing can be skipped.
  */
-export function skipScrolledOut(data: Buffer, rows: number): Buffer {
-  if (data.length < SKIP_MIN_BYTES || !isPlainText(data)) return data;
-  let cut = data.length;
+export function skipScrolledOut(chunks: readonly Buffer[], rows: number): readonly Buffer[] {
+  let bytes = 0;
+  for (const chunk of chunks) bytes += chunk.length;
+  if (bytes < SKIP_MIN_BYTES || !isPlainText(chunks)) return chunks;
+  // The line feed that begins the last `scrollback + rows` lines: chunk `at`, byte `cut`.
+  let at = chunks.length - 1;
+  let cut = (chunks[at] as Buffer).length;
   for (let lines = 0; lines <= SCREEN_SCROLLBACK_LINES + rows; lines++) {
-    cut = data.lastIndexOf(LF, cut - 1);
-    if (cut <= 0) return data;
+    for (;;) {
+      const found = cut > 0 ? (chunks[at] as Buffer).lastIndexOf(LF, cut - 1) : -1;
+      if (found !== -1) {
+        cut = found;
+        break;
+      }
+      if (at === 0) return chunks;
+      at -= 1;
+      cut = (chunks[at] as Buffer).length;
+    }
   }
   // Only cut after CR LF: a bare LF keeps the cursor's column, which we would not reproduce.
-  if (data[cut - 1] !== CR) return data;
-  return Buffer.concat([CRLF, data.subarray(cut + 1)]);
+  const chunk = chunks[at] as Buffer;
+  const previous = chunks[at - 1];
+  const before = cut > 0 ? chunk[cut - 1] : previous?.[previous.length - 1];
+  if (before !== CR) return chunks;
+  const rest = chunk.subarray(cut + 1);
+  return [CRLF, ...(rest.length > 0 ? [rest] : []), ...chunks.slice(at + 1)];
 }
 
-function isPlainText(data: Buffer): boolean {
-  if (data.indexOf(0x1b) !== -1 || data.indexOf(0x0e) !== -1 || data.indexOf(0x0f) !== -1) {
-    return false;
-  }
-  // C1 controls arrive UTF-8 encoded as C2 80–C2 9F.
-  for (let at = data.indexOf(0xc2); at !== -1; at = data.indexOf(0xc2, at + 1)) {
-    const next = data[at + 1] ?? 0;
-    if (next >= 0x80 && next <= 0x9f) return false;
+function isPlainText(chunks: readonly Buffer[]): boolean {
+  for (let i = 0; i < chunks.length; i++) {
+    const data = chunks[i] as Buffer;
+    if (data.indexOf(0x1b) !== -1 || data.indexOf(0x0e) !== -1 || data.indexOf(0x0f) !== -1) {
+      return false;
+    }
+    // C1 controls arrive UTF-8 encoded as C2 80–C2 9F, which a chunk's end may split.
+    for (let at = data.indexOf(0xc2); at !== -1; at = data.indexOf(0xc2, at + 1)) {
+      const next = at + 1 < data.length ? data[at + 1] : chunks[i + 1]?.[0];
+      if (next !== undefined && next >= 0x80 && next <= 0x9f) return false;
+    }
   }
   return true;
 }

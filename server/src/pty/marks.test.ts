@@ -1,0 +1,70 @@
+/**
+ * The mark scanner on its own: a mark is found wherever the PTY's reads cut it, and the
+ * bytes around it come out whole and in order, never a byte twice.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Mark, MarkScanner, markText } from './marks.ts';
+
+const NONCE = '0123456789ABCDEF';
+
+/** What the scanner gives for `chunks`, with the data pieces joined between marks. */
+function scan(chunks: readonly Buffer[]): (string | Mark)[] {
+  const scanner = new MarkScanner(NONCE);
+  const out: (string | Mark)[] = [];
+  const add = (data: Buffer) => {
+    const last = out[out.length - 1];
+    if (typeof last === 'string') out[out.length - 1] = last + data.toString('latin1');
+    else out.push(data.toString('latin1'));
+  };
+  for (const chunk of chunks) {
+    for (const piece of scanner.push(chunk)) {
+      if ('mark' in piece) out.push(piece.mark);
+      else add(piece.data);
+    }
+  }
+  const rest = scanner.flush();
+  if (rest.length > 0) add(rest);
+  return out;
+}
+
+describe('MarkScanner', () => {
+  const stream = Buffer.from(
+    `before\x1b[31m${markText(NONCE, 'E', '0;5')}\x1b]7717\x1b]0;title\x07${markText(NONCE, 'P')}after\x1b`,
+    'latin1',
+  );
+  const expected = [
+    'before\x1b[31m',
+    { event: 'E', data: '0;5' },
+    '\x1b]7717\x1b]0;title\x07',
+    { event: 'P', data: '' },
+    'after\x1b',
+  ];
+
+  it('finds marks and passes the rest on, in order', () => {
+    expect(scan([stream])).toEqual(expected);
+  });
+
+  it('gives the same pieces however two reads cut the stream', () => {
+    for (let at = 0; at <= stream.length; at++) {
+      expect(scan([stream.subarray(0, at), stream.subarray(at)]), `cut at ${at}`).toEqual(expected);
+    }
+  });
+
+  it('gives the same pieces when every byte is a read of its own', () => {
+    expect(scan(Array.from(stream, (byte) => Buffer.from([byte])))).toEqual(expected);
+  });
+
+  it('holds back only what may begin a mark', () => {
+    const scanner = new MarkScanner(NONCE);
+    const held = (chunk: string) =>
+      chunk.length -
+      scanner
+        .push(Buffer.from(chunk, 'latin1'))
+        .reduce((n, p) => n + ('data' in p ? p.data.length : 0), 0);
+    expect(held('plain text, no escape')).toBe(0);
+    expect(held('x\x1b]77')).toBe(4);
+    expect(scanner.flush().toString('latin1')).toBe('\x1b]77');
+    expect(held('x\x1b[1mtext')).toBe(0);
+    expect(held('ends in an ESC \x1b')).toBe(1);
+  });
+});
