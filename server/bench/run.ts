@@ -38,6 +38,8 @@ const SEQ_COMMAND = 'seq 1 1000000';
 const IDLE_SHELLS = 50;
 /** The issue's bound (22.6) on a million lines through the tool against a raw PTY. */
 const SEQ_RATIO_TARGET = 1.2;
+/** A raw run of SEQ_COMMAND takes about half a second; this long means it never will. */
+const RAW_SEQ_LIMIT_MS = 60_000;
 /** Time for the server to settle (GC, lazy allocations) before a memory reading. */
 const SETTLE_MS = 1500;
 /** pwsh starts slowly (about a second), so its figures use fewer runs. */
@@ -64,22 +66,35 @@ async function rawPtySeq(): Promise<number[]> {
     if (buffer.length > 64) buffer = buffer.slice(-64);
     if (done && buffer.includes('RAW-DONE-7')) done();
   });
-  for (let i = 0; i < SEQ_RUNS; i++) {
-    buffer = '';
-    times.push(
-      await timed(
-        () =>
-          new Promise<void>((resolve) => {
-            done = () => {
-              done = null;
-              resolve();
-            };
-            pty.write(`${SEQ_COMMAND}; echo RAW-DONE-$((3+4))\r`);
-          }),
-      ),
-    );
+  try {
+    for (let i = 0; i < SEQ_RUNS; i++) {
+      buffer = '';
+      times.push(
+        await timed(
+          () =>
+            new Promise<void>((resolve, reject) => {
+              // Bounded: a raw bash that never answers fails the step by name, never hangs the run.
+              const giveUp = setTimeout(() => {
+                done = null;
+                reject(
+                  new Error(
+                    `raw node-pty bash did not finish ${SEQ_COMMAND} in ${RAW_SEQ_LIMIT_MS} ms`,
+                  ),
+                );
+              }, RAW_SEQ_LIMIT_MS);
+              done = () => {
+                clearTimeout(giveUp);
+                done = null;
+                resolve();
+              };
+              pty.write(`${SEQ_COMMAND}; echo RAW-DONE-$((3+4))\r`);
+            }),
+        ),
+      );
+    }
+  } finally {
+    pty.kill();
   }
-  pty.kill();
   return times;
 }
 
