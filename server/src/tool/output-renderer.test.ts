@@ -296,6 +296,9 @@ describe('OutputRenderer: decoding and chunk splits', () => {
       (await renderChunks([new Uint8Array([0x61, 0xc3]), new Uint8Array([0xa9]), 'x\r\n'])).text,
     ).toBe('aéx');
     expect((await renderChunks(['\x1b[', '31mred\r\n'])).text).toBe('red');
+    // Plain lines, then in the same chunk what only the general path reads.
+    expect((await renderChunks(['done\r\n\x1b[31mred\x1b[0m\r\n'])).text).toBe('done\nred');
+    expect((await renderChunks(['a\r\nb\xe9\r\n', '50%\r100%\r\n'])).text).toBe('a\nbé\n100%');
     expect(
       (await renderChunks(['\x1b[?1049h', 'hidden\r\n', '\x1b[?1049l', 'shown\r\n'])).text,
     ).toBe('shown');

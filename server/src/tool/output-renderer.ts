@@ -10,7 +10,7 @@ import {
   type RenderedOutput,
   type SpillTarget,
 } from './clip-buffer.ts';
-import { plainLinesText } from './plain-lines.ts';
+import { plainLines } from './plain-lines.ts';
 import { TerminalLine } from './terminal-line.ts';
 
 export {
@@ -103,17 +103,17 @@ export class OutputRenderer {
   /** Feeds raw PTY bytes; chunks may split UTF-8 and escape sequences anywhere. */
   push(chunk: Uint8Array): void {
     this.assertOpen();
-    if (chunk.length === 0) return;
+    let rest = chunk;
     if (this.state === State.Ground && !this.alt && this.decoderIdle) {
-      // Plain lines print as they are (printRun's own input, its CRs already gone).
-      const plain = plainLinesText(chunk);
-      if (plain !== null) {
-        this.printRun(plain, 0, plain.length);
-        return;
-      }
+      // Plain lines print as they are (printRun's own input, its CRs already gone); the
+      // general path takes only what follows them.
+      const plain = plainLines(chunk);
+      if (plain.text.length > 0) this.printRun(plain.text, 0, plain.text.length);
+      rest = chunk.subarray(plain.end);
     }
-    const text = this.decoder.decode(chunk, DECODE_STREAM);
-    this.decoderIdle = (chunk[chunk.length - 1] as number) < 0x80;
+    if (rest.length === 0) return;
+    const text = this.decoder.decode(rest, DECODE_STREAM);
+    this.decoderIdle = (rest[rest.length - 1] as number) < 0x80;
     if (text.length > 0) this.feed(text);
   }
 
