@@ -1,8 +1,9 @@
 /**
  * Two control-plane replicas on one PostgreSQL (issue 24), as separate `jumpseat serve`
  * processes with data dirs of their own and the same admin token: what one does with tokens,
- * share links, logins and live tickets holds on the other, a revocation on one closes the
- * other's sockets within a second, and a database that goes away and comes back loses nothing.
+ * share links, logins, live tickets and rename allowances holds on the other, a revocation on
+ * one closes the other's sockets within a second, and a database that goes away and comes back
+ * loses nothing.
  * The outage is made on this file's own database only (connections refused and ended), never
  * on the shared cluster.
  */
@@ -13,6 +14,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
 import { LIVE_CLOSE } from '../../shared/src/live.ts';
+import { RENAME_BURST } from '../src/auth/rename-limit.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 import { LiveClient } from './support/live-client.ts';
 import {
@@ -138,6 +140,35 @@ describe.runIf(TEST_DATABASE_URL !== '')('two replicas on one database', () => {
       async () => ((await whoIs(b, token)).body as { name: string }).name === 'Olga K' || undefined,
       'the new name on B',
     );
+  });
+
+  it('renames share one allowance on every replica, also when they race: the burst, then 429 on both', async () => {
+    await mint(a, { role: 'viewer', name: 'Renamer' });
+    const id = (await json<{ id: string; name: string }[]>(await b.request('/api/tokens'))).find(
+      (t) => t.name === 'Renamer',
+    )?.id;
+    expect(id).toBeDefined();
+    const rename = (replica: Replica, name: string) =>
+      replica.request(`/api/tokens/${id}`, { method: 'PATCH', body: { name } });
+    // Twice the burst at once, half through each replica: one allowance, so the burst passes.
+    const answers = await Promise.all(
+      Array.from({ length: 2 * RENAME_BURST }, (_, i) =>
+        rename(i % 2 === 0 ? a : b, `Renamer ${i}`),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([
+      ...Array<number>(RENAME_BURST).fill(200),
+      ...Array<number>(RENAME_BURST).fill(429),
+    ]);
+    for (const replica of [a, b]) {
+      const refused = await rename(replica, 'one too many');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+        /^too many renames: .* try again in \d+ s$/,
+      );
+    }
   });
 
   it('a share link made on A opens on B, and its holder is known there', async () => {

@@ -1,7 +1,7 @@
 /**
  * The auth side's PostgreSQL tables (listed in database/schema.ts): minted tokens and share
- * links, browser credentials, and the live tickets already used. The secret live tickets are
- * signed with is a row of `settings` (live-ticket-secret.ts).
+ * links, browser credentials, the live tickets already used, and rename allowances. The secret
+ * live tickets are signed with is a row of `settings` (live-ticket-secret.ts).
  */
 import type { PostgresMigration } from '../database/postgres-migrations.ts';
 
@@ -26,6 +26,18 @@ export const AUTH_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE TABLE live_ticket_uses (
         nonce TEXT PRIMARY KEY,
         expires_at TIMESTAMPTZ NOT NULL
+      );
+    `,
+  },
+  {
+    name: 'auth-2',
+    sql: `
+      -- Each token's rename allowance (rename-limit.ts), shared so that replicas do not each
+      -- grant a burst; at_ms is on the database's clock. Removed with its token's row.
+      CREATE TABLE rename_allowances (
+        token_id TEXT PRIMARY KEY,
+        tokens INTEGER NOT NULL,
+        at_ms BIGINT NOT NULL
       );
     `,
   },

@@ -5,6 +5,7 @@
  * engine also tells the store what other replicas changed.
  */
 import type { Disposable, Emitter } from '../pty/disposable.ts';
+import type { RenameAllowances } from './rename-limit.ts';
 import type { TokenRecord } from './token-file.ts';
 
 /** The fields a change to a kept token may touch; the rest never change. */
@@ -37,6 +38,8 @@ export interface TokenEngine {
    * replica must show it) or saved with the next batch (the file engine).
    */
   readonly namesWait: boolean;
+  /** Each token's rename allowance: this server's (file engine) or every replica's. */
+  readonly renames: RenameAllowances;
   /**
    * Makes `write` last (and, shared, known to every replica) before it takes effect; `after`
    * is every record with the write applied (what a file is rewritten with). False when an

@@ -6,6 +6,7 @@
 import { JUMPSEAT_ERR_STORAGE_UNAVAILABLE, JumpseatError } from '../errors.ts';
 import { storageErrorCode } from '../ops/storage-health.ts';
 import { Emitter, toDisposable } from '../pty/disposable.ts';
+import { RenameLimit } from './rename-limit.ts';
 import type { TokenEngine } from './token-engine.ts';
 import { saveTokenRecords, type TokenRecord } from './token-file.ts';
 
@@ -17,6 +18,7 @@ const SAVE_RETRY_MS = 5000;
 export class TokenFileEngine implements TokenEngine {
   readonly onSave = new Emitter<unknown>();
   readonly namesWait = false;
+  readonly renames = new RenameLimit();
   /** Changes kept in memory and not yet in the file (see LAZY_SAVE_MS). */
   #saveTimer: NodeJS.Timeout | undefined;
   #pending: (() => readonly TokenRecord[]) | undefined;

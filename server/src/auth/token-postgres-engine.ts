@@ -10,6 +10,7 @@ import { Value } from 'typebox/value';
 import { refusedForDatabase } from '../database/database-refusal.ts';
 import { type PostgresDatabase, unavailableReason } from '../database/postgres-database.ts';
 import { type Disposable, DisposableStore, Emitter } from '../pty/disposable.ts';
+import { PostgresRenameLimit } from './rename-limit-postgres.ts';
 import type { RemoteChange, TokenEngine, TokenWrite } from './token-engine.ts';
 import { TokenRecord } from './token-file.ts';
 
@@ -29,6 +30,7 @@ const WHAT: Record<TokenWrite['kind'], string> = {
 export class TokenPostgresEngine implements TokenEngine {
   readonly onSave = new Emitter<unknown>();
   readonly namesWait = true;
+  readonly renames: PostgresRenameLimit;
   /** Last uses (token id → ISO time) waiting for the next batch. */
   readonly #lastUses = new Map<string, string>();
   #batch: NodeJS.Timeout | undefined;
@@ -43,7 +45,9 @@ export class TokenPostgresEngine implements TokenEngine {
   readonly #commits = new Map<string, number>();
   #reloadsQueued = 0;
 
-  constructor(private readonly database: PostgresDatabase) {}
+  constructor(private readonly database: PostgresDatabase) {
+    this.renames = new PostgresRenameLimit(database);
+  }
 
   /** Every kept token, oldest first; a row that is not a token record is skipped and said. */
   async load(): Promise<TokenRecord[]> {
@@ -72,6 +76,7 @@ export class TokenPostgresEngine implements TokenEngine {
           changed = result.rowCount === 1;
         } else {
           await client.query('DELETE FROM auth_tokens WHERE id = ANY($1)', [write.ids]);
+          await client.query('DELETE FROM rename_allowances WHERE token_id = ANY($1)', [write.ids]);
         }
         // Delivered at COMMIT, and only if it commits.
         for (const id of idsOf(write)) {

@@ -24,7 +24,6 @@ import {
   type RevokedToken,
 } from './kept-tokens.ts';
 import type { Principal } from './principal.ts';
-import { RenameLimit } from './rename-limit.ts';
 import { ENDED_LINKS_KEPT_MS, type ShareGrant, shareRecord } from './share-links.ts';
 import { checkRequest, hostName, personName } from './token-checks.ts';
 import type { TokenEngine, TokenPatch, TokenWrite } from './token-engine.ts';
@@ -65,7 +64,6 @@ export class TokenStore {
   readonly onAuthEvent = new EventEmitter<AuthEvent>();
   /** A revocation made here or heard from another replica (each once). */
   readonly onRevoke: Emitter<RevokedToken>;
-  readonly #renames = new RenameLimit();
   /** Addresses each token was used from since the server started. */
   readonly #seenFrom = new Map<string, Set<string>>();
   /** When each token was last used (ms since the epoch), since this server started. */
@@ -225,7 +223,7 @@ export class TokenStore {
       );
     }
     const checked = personName(name, this.#records, tokenId);
-    this.#renames.take(tokenId);
+    await this.#engine.renames.take(tokenId);
     // Another person's name is allowed (two Bobs exist): a link holder is always shown as one.
     await this.#commitName(tokenId, { name: checked, named: true });
     this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
@@ -258,7 +256,7 @@ export class TokenStore {
       );
     }
     const checked = personName(name, this.#records, tokenId);
-    this.#renames.take(tokenId);
+    await this.#engine.renames.take(tokenId);
     await this.#commitName(tokenId, { name: checked });
     this.onAuthEvent.fire({ kind: 'named', tokenId, name: checked });
     const now = this.#recordOf(tokenId);
