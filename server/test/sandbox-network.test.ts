@@ -1,8 +1,8 @@
 /**
  * `--network on` (the default), attacked as an agent would through the tool: its shell
- * reaches a host outside (a test host in a network namespace this test makes, joined by a
- * veth pair on addresses the test picks), and none of the host's loopback (this server's own
- * port), another sandbox's listener on its loopback, or another sandbox's abstract unix
+ * reaches a host outside over IPv4 and IPv6 (a test host in a network namespace this test
+ * makes, joined by a veth pair on addresses the test picks), and none of the host's loopback
+ * (this server's own port, a listener on ::1), another sandbox's listener on its loopback, or another sandbox's abstract unix
  * socket. The namespace and the veth pair are removed at the end, even on failure.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -65,8 +65,9 @@ if (reason !== null) {
   process.stdout.write(`sandbox network tests: NOT RUN — ${reason}\n`);
 }
 
-const machine = new TestNetns('net', SUBNET_PREFIX);
+const machine = new TestNetns('net', SUBNET_PREFIX, { ipv6: true });
 const testHost = machine.inner;
+const testHost6 = machine.inner6 as string;
 
 let server: TestServer;
 let scratch: string;
@@ -161,13 +162,17 @@ describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only',
         command,
         [
           ...prefix,
+          // `::` listens on both families (http.server's dual-stack server).
           ...['python3', '-m', 'http.server', String(TEST_HOST_PORT)],
-          ...['--bind', testHost, '--directory', scratch],
+          ...['--bind', '::', '--directory', scratch],
         ],
         { stdio: 'ignore' },
       );
       const deadline = Date.now() + LISTEN_DEADLINE_MS;
-      while (!(await reachable(testHost, TEST_HOST_PORT))) {
+      while (
+        !(await reachable(testHost, TEST_HOST_PORT)) ||
+        !(await reachable(testHost6, TEST_HOST_PORT))
+      ) {
         if (Date.now() > deadline) throw new Error('the test host never listened');
         await new Promise((resolve) => setTimeout(resolve, LISTEN_POLL_MS));
       }
@@ -219,6 +224,42 @@ describe.runIf(SANDBOX_WORKS && reason === null)('sandbox network: egress only',
         `python3 -c "import urllib.request; print(urllib.request.urlopen('http://${testHost}:${TEST_HOST_PORT}/hello.txt', timeout=10).read().decode(), end='')"`,
       ),
     ).toBe('hello from the test host');
+  });
+
+  it("reaches a host outside over IPv6 from a new shell's first call, spares taken or not", async () => {
+    const key = runKeyOf(server.config.dataDir);
+    await call('alice', 'true');
+    await expect.poll(async () => (await spares(key)).size, { timeout: 20_000 }).toBe(2);
+    // Three at once: two take the spares, the third makes its namespace as it starts.
+    const fetch6 = `python3 -c "import urllib.request; print(urllib.request.urlopen('http://[${testHost6}]:${TEST_HOST_PORT}/hello.txt', timeout=10).read().decode(), end='')"`;
+    const firsts = await Promise.all(['ivan', 'judy', 'kim'].map((agent) => call(agent, fetch6)));
+    expect(firsts).toEqual(Array(3).fill('hello from the test host'));
+    // Its address was usable at once: no duplicate address check, and the route from the router.
+    expect(await call('kim', 'ip -6 addr show dev tap0 scope global')).not.toMatch(/tentative/);
+    expect(await call('kim', 'ip -6 route show default')).toMatch(/^default via fe80::2 dev tap0/);
+  });
+
+  it("does not reach the host's IPv6 loopback, by ::1 or by the router's addresses", async () => {
+    const { createServer } = await import('node:net');
+    const onHost = createServer((socket) =>
+      socket.on('error', () => undefined).end('host loopback\n'),
+    );
+    await new Promise<void>((resolve) => onHost.listen(0, '::1', resolve));
+    try {
+      const port = (onHost.address() as { port: number }).port;
+      expect(await reachable('::1', port)).toBe(true);
+      expect(await call('alice', tryConnect(`socket.create_connection(('::1', ${port}), 3)`))).toBe(
+        'refused: ConnectionRefusedError',
+      );
+      // slirp's router, which would otherwise lead to the host's loopback.
+      for (const router of ['fd00::2', 'fe80::2%tap0']) {
+        expect(
+          await call('alice', tryConnect(`socket.create_connection(('${router}', ${port}), 3)`)),
+        ).toMatch(/^refused: /);
+      }
+    } finally {
+      onHost.close();
+    }
   });
 
   it("does not reach the host's loopback: this server's own port", async () => {
@@ -377,6 +418,12 @@ sleep 0.5`,
         expect(await run('id -u')).not.toBe('0');
         expect(
           await run(tryConnect(`socket.create_connection(('${testHost}', ${TEST_HOST_PORT}), 10)`)),
+        ).toBe('reached');
+        // Over IPv6 too: its user namespace entered to make the address usable at once.
+        expect(
+          await run(
+            tryConnect(`socket.create_connection(('${testHost6}', ${TEST_HOST_PORT}), 10)`),
+          ),
         ).toBe('reached');
         const port = new URL(origin).port;
         expect(await run(tryConnect(`socket.create_connection(('127.0.0.1', ${port}), 3)`))).toBe(

@@ -11,6 +11,7 @@ import { isExecutableFile } from '../pty/pwsh-executable.ts';
 import { bwrapLauncher, isolationArgs } from './bwrap-launcher.ts';
 import { Cgroups } from './cgroups.ts';
 import { directLauncher } from './direct-launcher.ts';
+import { kernelHasIpv6 } from './egress-ipv6.ts';
 import { egressSubnet } from './egress-subnet.ts';
 import type { SandboxMode, ShellLauncher } from './launcher.ts';
 import type { SpareTools } from './network-spares.ts';
@@ -204,6 +205,7 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
           slirp: found.slirp,
           setpriv: found.setpriv,
           subnet: egressSubnet(),
+          ipv6: kernelHasIpv6(),
           unshare: found.unshare,
           runKey,
         }

@@ -9,8 +9,9 @@
  * waits for it. It forwards nothing inward (no API socket), its gateway does not lead to the
  * host's loopback (`--disable-host-loopback`) and it runs no DNS forwarder (`--disable-dns`:
  * the sandbox's resolv.conf is the host's), so the only way out is a real connection to a real
- * address. It parses what the agent sends, so it runs under its own seccomp filter and, when
- * root starts it, in an empty mount namespace without capabilities (`--enable-sandbox`).
+ * address, over IPv4 or IPv6 (egress-ipv6.ts). It parses what the agent sends, so it runs under
+ * its own seccomp filter and, when root starts it, in an empty mount namespace without
+ * capabilities (`--enable-sandbox`).
  *
  * We used pasta (passt) before: on this kind of machine its start-up took 170 ms of CPU and
  * 30 MB of memory per sandbox (it zeroes its buffers), where slirp4netns needs about 10 ms and
@@ -20,6 +21,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { ipv6Ready, quickIpv6Prelude } from './egress-ipv6.ts';
 import { hostPrelude } from './prelude.ts';
 
 export const NETWORK_MODES = ['on', 'off', 'host'] as const;
@@ -67,6 +69,8 @@ export interface EgressOptions {
   readonly setpriv: string;
   /** The sandbox's side's IPv4 subnet, one no route of the host's uses (egress-subnet.ts). */
   readonly subnet: string;
+  /** IPv6 too (`fd00::/64` inside; egress-ipv6.ts): the kernel has it. */
+  readonly ipv6: boolean;
   /**
    * util-linux's unshare. For a server that is not root it makes the sandbox's network
    * namespace (and a user namespace that owns it) before bubblewrap starts, so that
@@ -181,16 +185,18 @@ function startSlirp(
   cgroupProcFiles: readonly string[],
 ): Promise<NetworkAttachment> {
   const root = process.getuid?.() === 0;
+  const joinsUser = !ownUserNamespace(target);
   const args = [
     ...SLIRP_OPTIONS,
     `--cidr=${options.subnet}`,
+    ...(options.ipv6 ? ['--enable-ipv6'] : []),
     // Its own mount namespace on an empty root, without capabilities, once the tap device is
     // open: only root may make it (an unprivileged slirp4netns fails with "setegid(0)").
     ...(root ? ['--enable-sandbox'] : []),
     `--ready-fd=${READY_FD}`,
     // A sandbox root starts for the shell user has no user namespace of its own (see
     // bwrap-launcher.ts): there is none to join, and setns into one's own fails.
-    ...(ownUserNamespace(target) ? [] : [`--userns-path=/proc/${target}/ns/user`]),
+    ...(joinsUser ? [`--userns-path=/proc/${target}/ns/user`] : []),
     '--netns-type=path',
     `/proc/${target}/ns/net`,
     TAP_DEVICE,
@@ -200,12 +206,15 @@ function startSlirp(
   // mounts are all private: slirp4netns 1.2's --enable-sandbox makes only `/` private before
   // it detaches the old root, and the detach of every shared mount then reached the host's
   // (the nsfs mounts of `ip netns` went, and with them a namespace nothing else held).
-  const command = [
-    options.setpriv,
-    ...['--pdeathsig', 'KILL', '--'],
+  const slirp = [
     ...(root ? [options.unshare, '--mount', '--propagation', 'private', '--'] : []),
     options.slirp,
     ...args,
+  ];
+  const command = [
+    options.setpriv,
+    ...['--pdeathsig', 'KILL', '--'],
+    ...(options.ipv6 ? quickIpv6Prelude(target, joinsUser, slirp) : slirp),
   ];
   const [file, ...rest] = hostPrelude(cgroupProcFiles, command, { kept: [READY_FD] });
   return new Promise((resolve, reject) => {
@@ -244,7 +253,11 @@ function startSlirp(
       readySocket.destroy();
       // Kept open for slirp4netns's life, without holding the server's event loop.
       child.unref();
-      resolve(attachment(child));
+      const attached = attachment(child);
+      // IPv4 is set up by now; IPv6 follows within milliseconds (a shell starts without it
+      // when it does not: it comes later).
+      if (options.ipv6) void ipv6Ready(target, TAP_DEVICE).then(() => resolve(attached));
+      else resolve(attached);
     });
   });
 }
