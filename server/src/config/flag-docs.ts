@@ -72,7 +72,7 @@ export const FLAG_DOCS: Readonly<Record<FlagName, FlagDoc>> = {
   network: {
     default: '`on`',
     meaning:
-      "`on`: each sandbox has a network of its own with egress (slirp4netns), never the host's loopback; `off`: a loopback of its own only; `host`: the host's network, loopback included",
+      "`on`: each sandbox has a network of its own with egress over IPv4 and IPv6 (slirp4netns), never the host's loopback; `off`: a loopback of its own only; `host`: the host's network, loopback included",
   },
   'max-processes': {
     default: '`1024`',

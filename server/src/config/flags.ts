@@ -85,7 +85,7 @@ export const FLAGS = {
   network: {
     env: 'JUMPSEAT_NETWORK',
     value: 'on|off|host',
-    help: "on: each sandbox has a network of its own with egress (slirp4netns), never the host's loopback; off: loopback only; host: the host's network, loopback included (on)",
+    help: "on: each sandbox has a network of its own with egress over IPv4 and IPv6 (slirp4netns), never the host's loopback; off: loopback only; host: the host's network, loopback included (on)",
   },
   'max-processes': {
     env: 'JUMPSEAT_MAX_PROCESSES',
