@@ -45,7 +45,7 @@ export async function startServer(
 }
 
 /** The workspace root of a run whose data dir is `root`. */
-function workspaceOf(root: string): string {
+export function workspaceOf(root: string): string {
   return `${root}-workspaces`;
 }
 
