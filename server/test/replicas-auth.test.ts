@@ -143,11 +143,14 @@ describe.runIf(TEST_DATABASE_URL !== '')('two replicas on one database', () => {
   });
 
   it('renames share one allowance on every replica, also when they race: the burst, then 429 on both', async () => {
-    await mint(a, { role: 'viewer', name: 'Renamer' });
-    const id = (await json<{ id: string; name: string }[]>(await b.request('/api/tokens'))).find(
+    const token = await mint(a, { role: 'viewer', name: 'Renamer' });
+    // Listed on A, which minted it (B's list hears of it within the notification's delay);
+    // B knows it at once when it is presented.
+    const id = (await json<{ id: string; name: string }[]>(await a.request('/api/tokens'))).find(
       (t) => t.name === 'Renamer',
     )?.id;
     expect(id).toBeDefined();
+    expect((await whoIs(b, token)).status).toBe(200);
     const rename = (replica: Replica, name: string) =>
       replica.request(`/api/tokens/${id}`, { method: 'PATCH', body: { name } });
     // Twice the burst at once, half through each replica: one allowance, so the burst passes.
