@@ -11,7 +11,7 @@
  * the sandbox's resolv.conf is the host's), so the only way out is a real connection to a real
  * address, over IPv4 or IPv6 (egress-ipv6.ts). It parses what the agent sends, so it runs under
  * its own seccomp filter and, when root starts it, in an empty mount namespace without
- * capabilities (`--enable-sandbox`).
+ * capabilities (`--enable-sandbox`); when another user does, under Landlock (slirp-landlock.ts).
  *
  * We used pasta (passt) before: on this kind of machine its start-up took 170 ms of CPU and
  * 30 MB of memory per sandbox (it zeroes its buffers), where slirp4netns needs about 10 ms and
@@ -23,6 +23,7 @@ import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ipv6Ready, quickIpv6Prelude } from './egress-ipv6.ts';
 import { hostPrelude } from './prelude.ts';
+import { landlockPrelude } from './slirp-landlock.ts';
 
 export const NETWORK_MODES = ['on', 'off', 'host'] as const;
 export type NetworkMode = (typeof NETWORK_MODES)[number];
@@ -206,11 +207,13 @@ function startSlirp(
   // mounts are all private: slirp4netns 1.2's --enable-sandbox makes only `/` private before
   // it detaches the old root, and the detach of every shared mount then reached the host's
   // (the nsfs mounts of `ip netns` went, and with them a namespace nothing else held).
-  const slirp = [
-    ...(root ? [options.unshare, '--mount', '--propagation', 'private', '--'] : []),
-    options.slirp,
-    ...args,
-  ];
+  // Root's confines itself (--enable-sandbox); another's is confined by Landlock.
+  const slirp = root
+    ? [options.unshare, '--mount', '--propagation', 'private', '--', options.slirp, ...args]
+    : landlockPrelude(
+        [options.slirp, ...args],
+        [`/proc/${target}/ns/net`, ...(joinsUser ? [`/proc/${target}/ns/user`] : [])],
+      );
   const command = [
     options.setpriv,
     ...['--pdeathsig', 'KILL', '--'],

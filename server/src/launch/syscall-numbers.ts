@@ -1,6 +1,7 @@
 /**
  * The numbers of the syscalls the server calls through perl's `syscall` (the unmounter, the
- * spare step, a shell's own mount namespace, the drop of root, entering a spare network): x86-64's table, and the generic one arm64
+ * spare step, a shell's own mount namespace, the drop of root, entering a spare network,
+ * slirp4netns's Landlock confinement): x86-64's table, and the generic one arm64
  * uses. undefined elsewhere, where the callers use util-linux's programs instead (or, for the
  * mount namespace, go without: foreign-mounts.ts).
  */
@@ -13,6 +14,8 @@ const PRIVILEGE_DROP: Record<string, PrivilegeDropSyscalls> = {
   arm64: { prctl: 167, capset: 91, setgroups: 159, setresuid: 147, setresgid: 149 },
 };
 const SETNS: Record<string, number> = { x64: 308, arm64: 268 };
+/** landlock_create_ruleset; add_rule and restrict_self are the next two on both tables. */
+const LANDLOCK: Record<string, number> = { x64: 444, arm64: 444 };
 
 export interface PrivilegeDropSyscalls {
   readonly prctl: number;
@@ -28,3 +31,4 @@ export const UNSHARE_SYSCALL: number | undefined = UNSHARE[process.arch];
 export const PRIVILEGE_DROP_SYSCALLS: PrivilegeDropSyscalls | undefined =
   PRIVILEGE_DROP[process.arch];
 export const SETNS_SYSCALL: number | undefined = SETNS[process.arch];
+export const LANDLOCK_SYSCALL: number | undefined = LANDLOCK[process.arch];
