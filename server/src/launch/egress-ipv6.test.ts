@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRoute, usableAddress } from './egress-ipv6.ts';
+import { defaultRoute, quickIpv6Prelude, usableAddress } from './egress-ipv6.ts';
 
 const LINK_LOCAL = 'fe800000000000008c7717fffead25cf 03 40 20 80     tap0';
 const GLOBAL = 'fd000000000000008c7717fffead25cf 03 40 00 00     tap0';
@@ -34,5 +34,13 @@ describe('defaultRoute', () => {
   it('is not an on-link prefix, nor the kernel’s unreachable default on lo', () => {
     expect(defaultRoute([onLink, unreachable].join('\n'), 'tap0')).toBe(false);
     expect(defaultRoute('', 'tap0')).toBe(false);
+  });
+});
+
+describe('quickIpv6Prelude', () => {
+  it('never runs its step for a process in the server’s own namespace, or one that is gone', () => {
+    // The host's defaults are never the sandbox's to change: a pid reused by a host process.
+    expect(quickIpv6Prelude(process.pid, false, ['slirp4netns'])).toEqual(['slirp4netns']);
+    expect(quickIpv6Prelude(2 ** 22 + 12345, false, ['slirp4netns'])).toEqual(['slirp4netns']);
   });
 });

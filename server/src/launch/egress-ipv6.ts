@@ -8,7 +8,7 @@
  * that link to clash with), and once slirp4netns is ready the attach waits, briefly, for the
  * address and the default route: about 10 ms.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { PERL_STEP_END } from './perl-steps.ts';
 import { SETNS_SYSCALL } from './syscall-numbers.ts';
 
@@ -30,13 +30,17 @@ export function kernelHasIpv6(): boolean {
  * process never leaves the host's namespaces, so what it runs next (slirp4netns) is outside.
  */
 const QUICK_IPV6_STEP = [
-  'my ($setns, $user, $net) = splice(@ARGV, 0, 3); shift @ARGV;',
+  'my ($setns, $user, $net, $expected) = splice(@ARGV, 0, 4); shift @ARGV;',
   'my $child = fork();',
   'if (defined $child && $child == 0) {',
   '  for my $entry ([$user, 0x10000000], [$net, 0x40000000]) {',
   '    my ($path, $flag) = @$entry;',
   "    next if $path eq '-';",
   '    open(my $ns, \'<\', $path) or do { print STDERR "jumpseat: cannot open $path: $!\\n"; exit 1 };',
+  // The sandbox's namespace, the one the server saw, never another (the pid was reused).
+  '    if ($flag == 0x40000000 && (stat($ns))[1] != $expected) {',
+  '      print STDERR "jumpseat: $path is not the sandbox\'s network namespace any more\\n"; exit 1;',
+  '    }',
   '    syscall($setns + 0, fileno($ns), $flag) == 0',
   '      or do { print STDERR "jumpseat: cannot enter $path: $!\\n"; exit 1 };',
   '    close $ns;',
@@ -56,14 +60,17 @@ const QUICK_IPV6_STEP = [
 /**
  * `command` (slirp4netns's start) after the step above for process `target`'s network
  * namespace, entering its user namespace first when `enterUser`; `command` alone where this
- * machine's setns number is not known.
+ * machine's setns number is not known, or the target is gone. The step writes only into the
+ * namespace `target` is in now (its inode, read here): were the pid reused meanwhile by a
+ * process of the host's, the host's defaults would have been changed.
  */
 export function quickIpv6Prelude(
   target: number,
   enterUser: boolean,
   command: readonly string[],
 ): string[] {
-  if (SETNS_SYSCALL === undefined) return [...command];
+  const namespace = namespaceInode(`/proc/${target}/ns/net`);
+  if (SETNS_SYSCALL === undefined || namespace === null) return [...command];
   return [
     'perl',
     '-e',
@@ -71,9 +78,24 @@ export function quickIpv6Prelude(
     String(SETNS_SYSCALL),
     enterUser ? `/proc/${target}/ns/user` : '-',
     `/proc/${target}/ns/net`,
+    namespace,
     '--',
     ...command,
   ];
+}
+
+/**
+ * `net:[4026531840]` → `4026531840`; null when the process is gone, or is in the server's own
+ * namespace (whose defaults are the host's, never to be touched).
+ */
+function namespaceInode(path: string): string | null {
+  try {
+    const link = readlinkSync(path);
+    if (link === readlinkSync('/proc/self/ns/net')) return null;
+    return /\[(\d+)\]$/.exec(link)?.[1] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /**
