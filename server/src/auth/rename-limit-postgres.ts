@@ -8,10 +8,26 @@ import { refusedForDatabase } from '../database/database-refusal.ts';
 import type { PostgresDatabase } from '../database/postgres-database.ts';
 import { RENAME_BURST, type RenameAllowances, renameRefused, takeRename } from './rename-limit.ts';
 
+/** Tokens whose last refusal is remembered here before the oldest is forgotten. */
+const MAX_REMEMBERED_REFUSALS = 10_000;
+
 export class PostgresRenameLimit implements RenameAllowances {
+  /**
+   * When each token refused here may rename again at the earliest (this replica's clock): a
+   * rename refused for W ms cannot pass anywhere before W ms have gone (the other replicas can
+   * only spend the allowance), so a link holder renaming in a loop is refused without asking
+   * the database each time.
+   */
+  readonly #refusedUntil = new Map<string, number>();
+
   constructor(private readonly database: PostgresDatabase) {}
 
   async take(tokenId: string): Promise<void> {
+    const until = this.#refusedUntil.get(tokenId);
+    if (until !== undefined) {
+      if (until > Date.now()) throw renameRefused(until - Date.now());
+      this.#refusedUntil.delete(tokenId);
+    }
     let waitMs: number | undefined;
     try {
       await this.database.transaction(async (client) => {
@@ -41,6 +57,13 @@ export class PostgresRenameLimit implements RenameAllowances {
     } catch (error) {
       throw refusedForDatabase(error, 'the new name');
     }
-    if (waitMs !== undefined) throw renameRefused(waitMs);
+    if (waitMs !== undefined) {
+      if (this.#refusedUntil.size >= MAX_REMEMBERED_REFUSALS) {
+        const oldest = this.#refusedUntil.keys().next().value;
+        if (oldest !== undefined) this.#refusedUntil.delete(oldest);
+      }
+      this.#refusedUntil.set(tokenId, Date.now() + waitMs);
+      throw renameRefused(waitMs);
+    }
   }
 }
