@@ -19,7 +19,6 @@ import {
   MAX_LINK_MESSAGE_BYTES,
   parseControlMessage,
 } from '../../../shared/src/link.ts';
-import { WriteBatch } from '../link/write-batch.ts';
 import type { HostShells } from './host-shells.ts';
 import type { HostViewers } from './host-viewers.ts';
 import { type LinkProxy, proxyAgent } from './link-proxy.ts';
@@ -89,8 +88,6 @@ export class HostLink {
   private joinFailure: string | undefined;
   private shells!: HostShells;
   private viewers: HostViewers | undefined;
-  /** One write per turn of the event loop, whatever the messages sent in it. */
-  private readonly batch = new WriteBatch();
 
   constructor(private readonly options: HostLinkOptions) {
     this.graceMs = options.graceMs;
@@ -110,7 +107,6 @@ export class HostLink {
 
   send(message: HostMessage): boolean {
     if (!this.up || this.socket?.readyState !== WebSocket.OPEN) return false;
-    this.batch.hold();
     this.socket.send(JSON.stringify(message));
     return true;
   }
@@ -118,7 +114,6 @@ export class HostLink {
   /** Sends one binary frame (a relayed viewer's, a saved output's chunk); false when the link is down. */
   sendFrame(frame: Uint8Array): boolean {
     if (!this.up || this.socket?.readyState !== WebSocket.OPEN) return false;
-    this.batch.hold();
     this.socket.send(frame);
     return true;
   }
@@ -136,7 +131,6 @@ export class HostLink {
     while (socket.bufferedAmount < SOCKET_HIGH_WATER_BYTES) {
       const frame = this.shells.outbox.take();
       if (frame === null) return;
-      this.batch.hold();
       socket.send(encodeLinkOutput(frame.shellId, frame.offset, frame.data));
     }
     this.pumpTimer = setTimeout(() => {
@@ -172,7 +166,6 @@ export class HostLink {
     });
     this.socket = socket;
     this.lastHeard = Date.now();
-    socket.once('upgrade', (response: IncomingMessage) => this.batch.attach(response.socket));
     socket.on('unexpected-response', (_request, response) => {
       if (proxy !== undefined && tunnel?.statusCode !== 200) {
         // The proxy's own answer, not the control plane's: its refusal is an outage to retry.
