@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestDatabase,
+  openDatabase as open,
   TEST_DATABASE_URL,
   type TestDatabase,
 } from '../../test/support/test-database.ts';
-import { readDatabaseUrl } from '../database/database-url.ts';
-import { PostgresDatabase } from '../database/postgres-database.ts';
 import { migratePostgres } from '../database/postgres-migrations.ts';
 import { POSTGRES_MIGRATIONS } from '../database/schema.ts';
 import { RENAME_BURST } from './rename-limit.ts';
 import { PostgresRenameLimit } from './rename-limit-postgres.ts';
-
-function open(url: string): PostgresDatabase {
-  const read = readDatabaseUrl({ raw: url, source: '--database' });
-  if (read === null) throw new Error('no URL');
-  return new PostgresDatabase(read, {});
-}
 
 describe.runIf(TEST_DATABASE_URL !== '')('rename allowances in PostgreSQL', () => {
   let scratch: TestDatabase;

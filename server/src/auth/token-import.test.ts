@@ -4,21 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestDatabase,
+  openDatabase as open,
   TEST_DATABASE_URL,
   type TestDatabase,
 } from '../../test/support/test-database.ts';
-import { readDatabaseUrl } from '../database/database-url.ts';
-import { PostgresDatabase } from '../database/postgres-database.ts';
 import { migratePostgres } from '../database/postgres-migrations.ts';
 import { POSTGRES_MIGRATIONS } from '../database/schema.ts';
 import { saveTokenRecords, type TokenRecord } from './token-file.ts';
 import { importTokensFile } from './token-import.ts';
-
-function open(url: string): PostgresDatabase {
-  const read = readDatabaseUrl({ raw: url, source: '--database' });
-  if (read === null) throw new Error('no URL');
-  return new PostgresDatabase(read);
-}
 
 function record(n: number): TokenRecord {
   return {

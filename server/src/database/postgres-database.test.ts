@@ -3,19 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseCut } from '../../test/support/database-cut.ts';
 import {
   createTestDatabase,
+  openDatabase as open,
   TEST_DATABASE_URL,
   type TestDatabase,
 } from '../../test/support/test-database.ts';
-import { readDatabaseUrl } from './database-url.ts';
-import { type DatabaseHealth, DatabaseUnavailable, PostgresDatabase } from './postgres-database.ts';
+import { type DatabaseHealth, DatabaseUnavailable } from './postgres-database.ts';
 import { migratePostgres, type PostgresMigration } from './postgres-migrations.ts';
 import { POSTGRES_MIGRATIONS } from './schema.ts';
-
-function open(url: string, options = {}): PostgresDatabase {
-  const read = readDatabaseUrl({ raw: url, source: '--database' });
-  if (read === null) throw new Error('no URL');
-  return new PostgresDatabase(read, options);
-}
 
 function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

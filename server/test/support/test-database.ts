@@ -8,6 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { readDatabaseUrl } from '../../src/database/database-url.ts';
+import { PostgresDatabase, type PostgresOptions } from '../../src/database/postgres-database.ts';
 
 /** The role `scripts/test-postgres.sh` makes, on the local cluster. */
 export const DEFAULT_TEST_DATABASE_URL =
@@ -23,6 +25,13 @@ export interface TestDatabase {
   readonly name: string;
   /** Ends every connection to it and drops it. */
   drop(): Promise<void>;
+}
+
+/** The control plane's own pool on `url`, as `--database` would open it. */
+export function openDatabase(url: string, options: PostgresOptions = {}): PostgresDatabase {
+  const read = readDatabaseUrl({ raw: url, source: '--database' });
+  if (read === null) throw new Error('no URL');
+  return new PostgresDatabase(read, options);
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
