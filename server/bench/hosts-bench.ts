@@ -3,9 +3,9 @@
  * through a control plane (`--local-shells off`) to a joined `jumpseat host`, in the same run:
  * `bash("true")` (target: at most 0.5 ms more, printed as the extra over 0.5 ms) and a million
  * lines (at most 1.2×); the embedded figures are measured before and after the joined host's
- * and averaged, as the sandbox step alternates, so drift favours neither. Then several hosts with many idle shells each answer calls to random
- * shells, a few at a time: p99 against 250 ms. `--hosts N` and `--host-shells N` (per host)
- * size that step (3 × 500 by default).
+ * and averaged, as the sandbox step alternates, so drift favours neither. Then several hosts
+ * with many idle shells each answer calls to random shells, a few at a time: p99 against
+ * 250 ms. `--hosts N` and `--host-shells N` (per host) size that step (3 × 500 by default).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

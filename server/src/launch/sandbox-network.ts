@@ -214,10 +214,14 @@ function startSlirp(
         [options.slirp, ...args],
         [`/proc/${target}/ns/net`, ...(joinsUser ? [`/proc/${target}/ns/user`] : [])],
       );
+  const started = options.ipv6 ? quickIpv6Prelude(target, joinsUser, slirp) : slirp;
+  // Without the step (no setns number here, or the target gone) IPv6 comes seconds later:
+  // nothing to wait for.
+  const waitsForIpv6 = started.length > slirp.length;
   const command = [
     options.setpriv,
     ...['--pdeathsig', 'KILL', '--'],
-    ...(options.ipv6 ? quickIpv6Prelude(target, joinsUser, slirp) : slirp),
+    ...started,
   ];
   const [file, ...rest] = hostPrelude(cgroupProcFiles, command, { kept: [READY_FD] });
   return new Promise((resolve, reject) => {
@@ -259,7 +263,7 @@ function startSlirp(
       const attached = attachment(child);
       // IPv4 is set up by now; IPv6 follows within milliseconds (a shell starts without it
       // when it does not: it comes later).
-      if (options.ipv6) void ipv6Ready(target, TAP_DEVICE).then(() => resolve(attached));
+      if (waitsForIpv6) void ipv6Ready(target, TAP_DEVICE).then(() => resolve(attached));
       else resolve(attached);
     });
   });
