@@ -218,11 +218,7 @@ function startSlirp(
   // Without the step (no setns number here, or the target gone) IPv6 comes seconds later:
   // nothing to wait for.
   const waitsForIpv6 = started.length > slirp.length;
-  const command = [
-    options.setpriv,
-    ...['--pdeathsig', 'KILL', '--'],
-    ...started,
-  ];
+  const command = [options.setpriv, ...['--pdeathsig', 'KILL', '--'], ...started];
   const [file, ...rest] = hostPrelude(cgroupProcFiles, command, { kept: [READY_FD] });
   return new Promise((resolve, reject) => {
     const child = spawn(file as string, rest, {
