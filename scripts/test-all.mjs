@@ -25,14 +25,40 @@ const BESIDE = ['long calls', 'vitest', ['run', '--config', 'vitest.long.config.
 const FAILED_TEST = /^\s*(?:FAIL\s+\S|✘\s)/;
 const COLOUR = /\x1b\[[0-9;]*m/g;
 
+/**
+ * Where a runner's closing report explains one failure: Playwright's `  1) [e2e] › …` and
+ * vitest's `FAIL  file > name` followed by its error.
+ */
+const FAILURE_HEADING = /^\s*(?:\d+\) \[|FAIL\s+\S)/;
+/** Where a runner's report of failures ends: vitest's rule and totals, Playwright's counts. */
+const DETAILS_END = /^\s*(?:⎯+\[\d+\/\d+\]⎯|Test Files\s|\d+ (?:failed|flaky|passed|skipped)\b)/;
+/** Lines of each explanation repeated at the end of the run: the error and where it was thrown. */
+const DETAIL_LINES = 30;
+
 /** The names of the tests a step's output reports as failed, in order, once each. */
-function failedTests(chunks) {
+function failedTests(lines) {
   const names = new Set();
-  for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
-    const plain = line.replace(COLOUR, '').trimEnd();
-    if (FAILED_TEST.test(plain)) names.add(plain.trim());
-  }
+  for (const line of lines) if (FAILED_TEST.test(line)) names.add(line.trim());
   return [...names];
+}
+
+/**
+ * The first lines of each failure's explanation in a runner's report, so that the end of a
+ * long log (all a CI summary may keep) says why a test failed, not only which.
+ */
+function failureDetails(lines) {
+  const details = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    if (!FAILURE_HEADING.test(lines[i])) continue;
+    const block = [lines[i]];
+    for (let j = i + 1; j < lines.length && block.length < DETAIL_LINES; j += 1) {
+      if (FAILURE_HEADING.test(lines[j]) || DETAILS_END.test(lines[j])) break;
+      block.push(lines[j]);
+    }
+    // Vitest names a failed test twice (progress, then report): keep the one that explains.
+    if (block.slice(1).some((line) => line.trim() !== '')) details.push(block.join('\n').trimEnd());
+  }
+  return details;
 }
 
 /**
@@ -64,7 +90,20 @@ function runStep([name, command, args], output) {
       if (ended) return;
       ended = true;
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      resolve({ name, ok, status, seconds, failures: ok ? [] : failedTests(kept) });
+      const lines = ok
+        ? []
+        : Buffer.concat(kept)
+            .toString('utf8')
+            .split('\n')
+            .map((line) => line.replace(COLOUR, '').trimEnd());
+      resolve({
+        name,
+        ok,
+        status,
+        seconds,
+        failures: failedTests(lines),
+        details: failureDetails(lines),
+      });
     };
     child.on('error', (error) => end(false, `could not start (${error.message})`));
     child.on('close', (code, signal) =>
@@ -100,9 +139,10 @@ console.log(
     : `${failed.length} of ${results.length} steps failed: ${failed.map((r) => r.name).join(', ')}`,
 );
 // Last, so that the end of a long log names what failed (a CI shows the end first).
-for (const { name, failures } of failed) {
+for (const { name, failures, details } of failed) {
   console.log(`\n== failed tests: ${name}`);
   for (const failure of failures) console.log(failure);
   if (failures.length === 0) console.log('(no test named as failed; see the step output above)');
+  for (const detail of details) console.log(`\n${detail}`);
 }
 process.exitCode = failed.length === 0 ? 0 : 1;

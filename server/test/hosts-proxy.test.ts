@@ -72,7 +72,7 @@ describe('a host behind a proxy', () => {
         ),
       );
       expect(host.stderr()).toContain(
-        `jumpseat host: joined ${cluster.origin} through the proxy ${shown} (link protocol 2)\n`,
+        `jumpseat host: joined ${cluster.origin} through the proxy ${shown} (link protocol 3)\n`,
       );
       expect(host.stdout() + host.stderr()).not.toContain('right-pass');
     },

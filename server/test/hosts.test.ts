@@ -3,12 +3,14 @@
  * (`--local-shells off`) and `jumpseat host --join` processes. Exact results through a joined
  * host, host tokens refused everywhere else, an incompatible host refused, placement by
  * labels and load, drain, NO_HOST, a frozen host's link dropped and resumed with its call's
- * exact result, and a host killed with SIGKILL: its call answers that the shell was lost.
+ * exact result, an answer written into a link that had died unnoticed delivered on the next
+ * one, and a host killed with SIGKILL: its call answers that the shell was lost.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { HostCluster, PROCESS_START_MS } from './support/host-cluster.ts';
+import { freePort, HostCluster, PROCESS_START_MS, stopProcess } from './support/host-cluster.ts';
+import { TcpForwarder } from './support/tcp-forwarder.ts';
 
 const RESET =
   'The persistent bash shell was reset; the next bash call starts from the workspace with a fresh current directory and environment.';
@@ -240,6 +242,53 @@ describe('a host whose link drops', () => {
       status: 200,
       output: 'yes',
     });
+  }, 120_000);
+});
+
+describe('a host whose link dies unnoticed', () => {
+  it('sends the answer it wrote into the dead link again on the next one: the call answers exactly', async () => {
+    const path = await TcpForwarder.start(await freePort(), cluster.port);
+    const host = await cluster.startHost('h3', ['--label', 'path=forwarded'], undefined, [], {
+      join: `http://127.0.0.1:${path.port}`,
+    });
+    try {
+      const token = await cluster.mint({
+        role: 'agent',
+        agent: 'forwarded-agent',
+        labels: { path: 'forwarded' },
+      });
+      expect(await cluster.call('forwarded-agent', 'export KEPT=yes', token)).toEqual({
+        status: 200,
+        output: '',
+      });
+      const call = cluster.call(
+        'forwarded-agent',
+        'sleep 2; echo "answered-$((6*7))-$KEPT"',
+        token,
+      );
+      await cluster.waitFor(
+        async () =>
+          (await cluster.sessions()).some(
+            (session) => session.agent === 'forwarded-agent' && session.state === 'running',
+          ),
+        'the call to run on h3',
+        10_000,
+      );
+      // The path dies without a FIN: the host writes its answer into a socket that takes it
+      // and carries it nowhere. Each side learns of it only from silence; the host's next
+      // link goes through the forwarder again.
+      path.strand();
+      expect(await call).toEqual({ status: 200, output: 'answered-42-yes' });
+      expect(await cluster.hostState('h3')).toBe('connected');
+      expect(await cluster.call('forwarded-agent', 'echo "after-$KEPT"', token)).toEqual({
+        status: 200,
+        output: 'after-yes',
+      });
+    } finally {
+      await stopProcess(host.process);
+      await cluster.request('/api/hosts/h3', { method: 'DELETE' });
+      await path.close();
+    }
   }, 120_000);
 });
 

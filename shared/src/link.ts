@@ -18,10 +18,17 @@ import { Compile } from 'typebox/compile';
 import { CallInfo, SessionInfo } from './api.ts';
 import { Viewer } from './live.ts';
 
-/** The link protocol this build speaks (2: viewers relayed to the host's live hub). */
-export const LINK_PROTOCOL_VERSION = 2;
+/** The link protocol this build speaks (2: viewers relayed to the host's live hub; 3: the
+ *  control plane acknowledges each answer, `call_ack`). */
+export const LINK_PROTOCOL_VERSION = 3;
 /** The oldest link protocol this build still speaks (a control plane takes hosts from it). */
 export const LINK_PROTOCOL_MIN_VERSION = 1;
+/**
+ * From this version on, the control plane acknowledges every answer it reads (`call_ack`), and
+ * the host keeps an answer until then: one written into a link that had died unnoticed goes up
+ * again on the next link, where before it was lost and its call failed.
+ */
+export const LINK_ANSWER_ACK_VERSION = 3;
 
 /** Where a host dials in (WebSocket upgrade with its `host` token as a Bearer header). */
 export const LINK_PATH = '/api/hosts/link';
@@ -352,6 +359,12 @@ export const LinkCallCancel = Type.Object({
   callId: Type.String(),
 });
 
+/** The control plane has the call's answer: the host may let it go (protocol 3). */
+export const LinkCallAck = Type.Object({
+  type: Type.Literal('call_ack'),
+  callId: Type.String(),
+});
+
 /** Keys for a shell (a person at the controls on the control plane). */
 export const LinkInput = Type.Object({
   type: Type.Literal('input'),
@@ -418,6 +431,7 @@ export const ControlMessage = Type.Union([
   LinkRefused,
   LinkCallStart,
   LinkCallCancel,
+  LinkCallAck,
   LinkInput,
   LinkResize,
   LinkShellClose,

@@ -11,6 +11,7 @@ import {
   decodeLinkOutput,
   decodeViewerFrame,
   type HostMessage,
+  LINK_ANSWER_ACK_VERSION,
   LINK_CLOSE,
   LINK_OUTPUT_FRAME,
 } from '../../../shared/src/link.ts';
@@ -84,6 +85,10 @@ export class HostLinkSession {
     if (message.type === 'call_result' || message.type === 'call_error') {
       host.lastSeen = new Date();
       if (!calls.answered(host, message)) this.tap?.unanswered(host, message);
+      // Read here from the host's own socket: it may let the answer go. A relayed link's
+      // answer was acknowledged by the replica holding the link, which read it first.
+      if (this.via === null && host.protocol >= LINK_ANSWER_ACK_VERSION)
+        this.connection.send({ type: 'call_ack', callId: message.callId });
     } else if (message.type === 'viewer_closed') {
       viewers.closedByHost(host, message.viewerId, message.code, message.reason);
     } else if (message.type === 'file_opened' || message.type === 'file_error') {

@@ -11,6 +11,7 @@ import { jitteredPauseMs } from '../../../shared/src/backoff.ts';
 import {
   encodeLinkOutput,
   type HostMessage,
+  LINK_ANSWER_ACK_VERSION,
   LINK_CLOSE,
   LINK_PATH,
   LINK_PROTOCOL_MIN_VERSION,
@@ -84,6 +85,8 @@ export class HostLink {
   private stopped = false;
   /** What the control plane said when it refused this host (the close reason is short). */
   private refusal: string | undefined;
+  /** The protocol version the control plane chose at the last welcome. */
+  private protocol = LINK_PROTOCOL_MIN_VERSION;
   /** The last reason a join failed, logged once until another reason or a join. */
   private joinFailure: string | undefined;
   private shells!: HostShells;
@@ -103,6 +106,11 @@ export class HostLink {
 
   get connected(): boolean {
     return this.up;
+  }
+
+  /** Whether the control plane acknowledges answers (else one sent is one delivered). */
+  get acknowledgesAnswers(): boolean {
+    return this.protocol >= LINK_ANSWER_ACK_VERSION;
   }
 
   send(message: HostMessage): boolean {
@@ -253,6 +261,7 @@ export class HostLink {
     }
     if (message.type === 'welcome') {
       this.up = true;
+      this.protocol = message.version;
       this.failures = 0;
       this.graceMs = message.graceMs;
       clearTimeout(this.graceTimer);

@@ -33,15 +33,27 @@ const MAX_KEPT_STORIES = 10_000;
 /** Workspaces reported in the hello at most (placement needs the agents', not a census). */
 const MAX_REPORTED_WORKSPACES = 10_000;
 
+/**
+ * Answered calls whose answers wait for the control plane's acknowledgement, at most: past it
+ * the oldest go (a control plane that never acknowledges must not make the host keep all).
+ */
+const MAX_UNACKNOWLEDGED_ANSWERS = 1000;
+
 /** What the engine needs of the link: send a message (false when down), and send output. */
 export interface HostLinkPort extends HostFilesPort {
   send(message: HostMessage): boolean;
   pumpOutput(): void;
+  /** The control plane acknowledges answers (`call_ack`): each is kept until then. */
+  readonly acknowledgesAnswers: boolean;
 }
 
 interface RunningCall {
   readonly controller: AbortController;
-  /** The answer, once known, until the link takes it. */
+  /**
+   * The answer, once known, until the control plane acknowledged it, or (a control plane that
+   * does not acknowledge) until the link took it. A socket takes a message although the link
+   * died unnoticed: kept, the answer goes up again on the next link.
+   */
   answer?: HostMessage;
 }
 
@@ -50,6 +62,8 @@ export class HostShells {
   /** The saved outputs the control plane reads through the link. */
   readonly files: HostFiles;
   private readonly calls = new Map<string, RunningCall>();
+  /** Ids of the calls in `calls` that hold an answer, oldest answer first. */
+  private readonly answered = new Set<string>();
   /** Shells' stories told while the link was down, oldest first. */
   private readonly keptStories: HostMessage[] = [];
   private readonly watched = new Map<string, DisposableStore>();
@@ -107,6 +121,9 @@ export class HostShells {
       case 'call_cancel':
         this.calls.get(message.callId)?.controller.abort(new Error('cancelled by the caller'));
         break;
+      case 'call_ack':
+        if (this.answered.has(message.callId)) this.letGo(message.callId);
+        break;
       case 'credit':
         this.outbox.ack(message.shellId, message.offset);
         this.link.pumpOutput();
@@ -141,7 +158,7 @@ export class HostShells {
       this.keptStories.shift();
     }
     for (const [id, call] of this.calls) {
-      if (call.answer !== undefined && this.link.send(call.answer)) this.calls.delete(id);
+      if (call.answer !== undefined) this.sendAnswer(id, call.answer);
     }
   }
 
@@ -194,8 +211,24 @@ export class HostShells {
       const shell = this.tools.registry.find(id);
       if (shell !== undefined) this.flushInfo(shell);
     }
-    if (this.link.send(message)) this.calls.delete(callId);
-    else call.answer = message;
+    call.answer = message;
+    this.answered.add(callId);
+    this.sendAnswer(callId, message);
+    if (this.answered.size > MAX_UNACKNOWLEDGED_ANSWERS) {
+      const oldest = this.answered.values().next().value;
+      if (oldest !== undefined) this.letGo(oldest);
+    }
+  }
+
+  /** Sends an answer kept in `calls`; lets it go at once where no acknowledgement comes. */
+  private sendAnswer(callId: string, answer: HostMessage): void {
+    if (this.link.send(answer) && !this.link.acknowledgesAnswers) this.letGo(callId);
+  }
+
+  /** The call is over here: its answer reached the control plane (or is given up). */
+  private letGo(callId: string): void {
+    this.calls.delete(callId);
+    this.answered.delete(callId);
   }
 
   private watch(shell: Shell): void {

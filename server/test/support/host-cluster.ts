@@ -118,14 +118,19 @@ export class HostCluster {
    * Starts `jumpseat host --join` with a new host token named `name`; resolves once joined
    * (or at once with `awaitJoin: false`). `launcher` runs it through a command first
    * (`ip netns exec NS`: a machine of its own). The machine's proxy variables are left out
-   * (a host on loopback dials directly) unless `env` gives them.
+   * (a host on loopback dials directly) unless `env` gives them. `join` is where it dials
+   * (default: the control plane's origin; a forwarder a test can cut, for one).
    */
   async startHost(
     name: string,
     flags: readonly string[] = [],
     token?: string,
     launcher: readonly string[] = [],
-    { env = {}, awaitJoin = true }: { env?: NodeJS.ProcessEnv; awaitJoin?: boolean } = {},
+    {
+      env = {},
+      awaitJoin = true,
+      join: joinUrl = this.origin,
+    }: { env?: NodeJS.ProcessEnv; awaitJoin?: boolean; join?: string } = {},
   ): Promise<HostProcess> {
     const hostToken = token ?? (await this.mint({ role: 'host', name }));
     const dir = join(this.root, `host-${name}`);
@@ -140,7 +145,7 @@ export class HostCluster {
         'server/src/cli/bin.ts',
         'host',
         '--join',
-        this.origin,
+        joinUrl,
         '--data-dir',
         join(dir, 'data'),
         '--workspace',
