@@ -43,11 +43,12 @@ test('jumping to a call plays its output; the scrubber seeks; markers never show
   // The prompt ends in `$` for a shell's own user (the server is root: shells drop to theirs).
   expect(await screenOf(page)).toMatch(/[#$] seq 1 3 \| sed s\/\^\/second-\//);
 
+  // Played on, the jump ends with the recording (the calls after it took moments). Play and
+  // Pause are not pressed here: Play at the end starts over, and a seek while playing plays on
+  // from there, so what the scrubber shows would race the playback clock.
+  await expect(page.getByTestId('replay-controls')).toHaveAttribute('data-state', 'ended');
+
   // The scrubber at the end shows the whole session; back at 0 the screen is empty again.
-  await page
-    .getByRole('button', { name: /Pause|Play/ })
-    .first()
-    .click();
   const duration = await page.evaluate(() => window.jumpseat.replay?.duration() ?? 0);
   await page.getByTestId('replay-scrubber').fill(String(Math.ceil(duration)));
   await expect.poll(() => screenOf(page)).toContain('third-call-output');
@@ -58,6 +59,10 @@ test('jumping to a call plays its output; the scrubber seeks; markers never show
   }
   await page.getByTestId('replay-scrubber').fill('0');
   await expect.poll(() => screenOf(page)).not.toContain('first-call-output');
+  // Paused at 0, Play plays the session from its start.
+  await page.getByTestId('replay-play').click();
+  await expect(page.getByTestId('replay-controls')).toHaveAttribute('data-state', /playing|ended/);
+  await expect.poll(() => screenOf(page)).toContain('first-call-output');
 
   // Each call opens to the exact text the agent got.
   await calls.nth(2).locator('summary').click();

@@ -117,7 +117,7 @@ describe('a host token', () => {
       {
         type: 'refused',
         message:
-          'incompatible link protocol: the host speaks version 7, this control plane speaks version 1-2; upgrade the older side',
+          'incompatible link protocol: the host speaks version 7, this control plane speaks version 1-3; upgrade the older side',
       },
     ]);
   });
@@ -243,6 +243,89 @@ describe('a host whose link drops', () => {
       output: 'yes',
     });
   }, 120_000);
+});
+
+describe('answers on the link', () => {
+  /** A host of protocol `version` on a raw socket that answers every call with `output`. */
+  async function rawHost(name: string, version: number) {
+    const token = await cluster.mint({ role: 'host', name });
+    const socket = new WebSocket(`${cluster.origin.replace('http', 'ws')}/api/hosts/link`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const messages: { type: string; callId?: string; version?: number }[] = [];
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; callId?: string };
+      messages.push(message);
+      if (message.type !== 'call_start') return;
+      const answer = { type: 'call_result', callId: message.callId, output: `${name}-answer` };
+      // Twice, as a host does whose first link died after it wrote the answer.
+      socket.send(JSON.stringify(answer));
+      socket.send(JSON.stringify(answer));
+    });
+    await new Promise((resolve) => socket.on('open', resolve));
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        versions: [version],
+        labels: { raw: name },
+        maxShells: 1,
+        dialects: ['bash'],
+        engineVersion: '0.1.0',
+        workspaces: [],
+        shells: [],
+        calls: [],
+      }),
+    );
+    await cluster.waitFor(
+      async () => messages.some((m) => m.type === 'welcome'),
+      `${name}'s welcome`,
+      20_000,
+    );
+    return { socket, messages };
+  }
+
+  it('are acknowledged to a host of protocol 3, once per answer read, and to no older host', async () => {
+    for (const [name, version] of [
+      ['raw-v3', 3],
+      ['raw-v2', 2],
+    ] as const) {
+      const { socket, messages } = await rawHost(name, version);
+      try {
+        expect(messages.find((m) => m.type === 'welcome')?.version).toBe(version);
+        const token = await cluster.mint({
+          role: 'agent',
+          agent: `${name}-agent`,
+          labels: { raw: name },
+        });
+        expect(await cluster.call(`${name}-agent`, 'echo hi', token)).toEqual({
+          status: 200,
+          output: `${name}-answer`,
+        });
+        const started = messages.find((m) => m.type === 'call_start');
+        expect(started?.callId).toMatch(/^[0-9a-f-]{36}$/);
+        const acks = () => messages.filter((m) => m.type === 'call_ack');
+        if (version === 3) {
+          await cluster.waitFor(async () => acks().length === 2, 'both acknowledgements', 10_000);
+          expect(acks()).toEqual([
+            { type: 'call_ack', callId: started?.callId },
+            { type: 'call_ack', callId: started?.callId },
+          ]);
+        } else {
+          // What a protocol 2 host would log as a message it does not know: never sent.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          expect(acks()).toEqual([]);
+        }
+      } finally {
+        socket.close();
+        await cluster.waitFor(
+          async () => (await cluster.hostState(name)) !== 'connected',
+          `${name}'s link to close`,
+          10_000,
+        );
+        await cluster.request(`/api/hosts/${name}`, { method: 'DELETE' });
+      }
+    }
+  });
 });
 
 describe('a host whose link dies unnoticed', () => {
