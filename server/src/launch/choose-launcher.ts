@@ -19,6 +19,7 @@ import type { NetworkMode } from './sandbox-network.ts';
 import { prepareWalls, type SandboxWalls, WallError } from './sandbox-walls.ts';
 import type { ShellResources } from './shell-resources.ts';
 import { DEFAULT_SHELL_USER } from './shell-user.ts';
+import { landlockShortfall } from './slirp-landlock.ts';
 import { WorkspaceQuota } from './workspace-quota.ts';
 
 /** A sandbox that has not run `true` by then does not work here. */
@@ -245,7 +246,19 @@ export function chooseLauncher(settings: LauncherSettings): ChosenLauncher {
     networkWarning:
       found !== null && 'why' in found
         ? `shells are loopback only (--network on): ${found.why}; install it, or pass --network off to silence this`
-        : null,
+        : egressUnconfined(egress !== null),
     quota,
   };
+}
+
+/**
+ * An unprivileged server's slirp4netns parses the agents' packets as the server's user, under
+ * Landlock (slirp-landlock.ts); where Landlock is missing the operator hears so at start.
+ */
+function egressUnconfined(egressOn: boolean): string | null {
+  if (!egressOn || process.getuid?.() === 0) return null;
+  const why = landlockShortfall();
+  return why === null
+    ? null
+    : `slirp4netns (--network on) runs unconfined as this server's user: ${why}; a flaw in its packet parser would reach the data dir. Run the server as root (its slirp4netns sandboxes itself) or on a kernel with Landlock, or pass --network off`;
 }

@@ -19,6 +19,7 @@
  * seccomp filter. Root's slirp4netns is not confined so: Landlock forbids mounting, which its
  * own sandbox needs.
  */
+import { spawnSync } from 'node:child_process';
 import { PERL_STEP_END } from './perl-steps.ts';
 import { LANDLOCK_SYSCALL, PRIVILEGE_DROP_SYSCALLS } from './syscall-numbers.ts';
 
@@ -103,4 +104,31 @@ export function landlockPrelude(command: readonly string[], held: readonly strin
     '--',
     ...command,
   ];
+}
+
+/**
+ * Why slirp4netns would run without Landlock here (the kernel has none, or it is not among its
+ * LSMs, or this machine's syscall numbers are unknown); null when it is confined. Asked once at
+ * start, for the banner: the step's own line goes to slirp4netns's stderr, which the server
+ * reads only when slirp4netns fails. `syscall` is landlock_create_ruleset's number.
+ */
+export function landlockShortfall(syscall = LANDLOCK_SYSCALL): string | null {
+  if (syscall === undefined || PRIVILEGE_DROP_SYSCALLS?.prctl === undefined) {
+    return `no Landlock system call numbers for ${process.arch}`;
+  }
+  // LANDLOCK_CREATE_RULESET_VERSION: the ABI version, or -1 and why.
+  const probe = spawnSync(
+    'perl',
+    [
+      '-e',
+      'my $abi = syscall($ARGV[0] + 0, 0, 0, 1); print $abi >= 1 ? "abi $abi" : "$!"',
+      String(syscall),
+    ],
+    { encoding: 'utf8', timeout: 5000 },
+  );
+  if (probe.error !== undefined) return `perl could not be run: ${probe.error.message}`;
+  const said = probe.stdout.trim();
+  return /^abi \d+$/.test(said)
+    ? null
+    : `the kernel has no Landlock for it (${said || 'no answer'})`;
 }
