@@ -6,7 +6,8 @@
  * dashboard lists the shell; the shell's live stream on B is A's, byte for byte at the same
  * offsets; a person on B takes the controls and hands them back; a clipped call's full output
  * is read on B from the host's disk through A; a replica link without the cluster's secret is
- * refused; and the replica link cut and back while a shell floods loses no byte on B and
+ * refused; an answer A forwarded into a replica link that had died unnoticed reaches B on the
+ * next link; and the replica link cut and back while a shell floods loses no byte on B and
  * repeats none. B is reached by A through a forwarder the test can cut (B's --replica-url).
  */
 import { readFileSync } from 'node:fs';
@@ -299,6 +300,26 @@ describe.runIf(HAS_TEST_DATABASE)('replicas that relay to each other', () => {
     expect(plain.status).toBe(403);
     expect(((await plain.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
   });
+
+  it('answers a call made on B exactly when the replica link dies unnoticed as the answer goes up', async () => {
+    expect(await b.call('stranded', 'export KEPT=yes')).toEqual({ status: 200, output: '' });
+    const call = b.call('stranded', 'sleep 2; echo "relayed-$((6*7))-$KEPT"');
+    await b.waitFor(
+      async () => (await b.sessions()).some((s) => s.agent === 'stranded' && s.state === 'running'),
+      'the call to run',
+      10_000,
+    );
+    const linksBefore = forwarder?.accepted ?? 0;
+    // No FIN, no RST: A forwards the answer into a link that carries nothing, and each side
+    // learns of it only from silence; A dials B again through the forwarder.
+    forwarder?.strand();
+    expect(await call).toEqual({ status: 200, output: 'relayed-42-yes' });
+    expect(forwarder?.accepted ?? 0).toBeGreaterThan(linksBefore);
+    expect(await b.call('stranded', 'echo "after-$KEPT"')).toEqual({
+      status: 200,
+      output: 'after-yes',
+    });
+  }, 120_000);
 
   it('loses no byte on B and repeats none when the replica link is cut and back', async () => {
     expect(await a.call('flood', 'echo start')).toEqual({ status: 200, output: 'start' });

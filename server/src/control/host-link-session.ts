@@ -85,9 +85,9 @@ export class HostLinkSession {
     if (message.type === 'call_result' || message.type === 'call_error') {
       host.lastSeen = new Date();
       if (!calls.answered(host, message)) this.tap?.unanswered(host, message);
-      // Read here from the host's own socket: it may let the answer go. A relayed link's
-      // answer was acknowledged by the replica holding the link, which read it first.
-      if (this.via === null && host.protocol >= LINK_ANSWER_ACK_VERSION)
+      // To whoever sent it, who may let it go: the host (its own link), or the replica that
+      // relays it here, which keeps it for this replica until then (replica-relay.ts).
+      if (host.protocol >= LINK_ANSWER_ACK_VERSION)
         this.connection.send({ type: 'call_ack', callId: message.callId });
     } else if (message.type === 'viewer_closed') {
       viewers.closedByHost(host, message.viewerId, message.code, message.reason);

@@ -12,8 +12,13 @@
  * link cut and back resumes each shell at the offset the peer names in its welcome, from the
  * bytes kept meanwhile, and answers that came meanwhile are delivered then.
  */
-import type { ControlMessage, HostMessage } from '../../../shared/src/link.ts';
-import { encodeLinkOutput } from '../../../shared/src/link.ts';
+import {
+  type ControlMessage,
+  encodeLinkOutput,
+  type HostMessage,
+  LINK_ANSWER_ACK_VERSION,
+  LINK_PROTOCOL_MIN_VERSION,
+} from '../../../shared/src/link.ts';
 import { LinkOutbox } from '../link/output-outbox.ts';
 import {
   type HostDirectory,
@@ -41,6 +46,12 @@ interface Offered {
   readonly outbox: LinkOutbox;
   /** The peer answered this offer's hello: output may flow. */
   welcomed: boolean;
+  /**
+   * The peer acknowledges each answer it reads (`call_ack`; it chose link protocol 3 or later
+   * for this host): an answer forwarded to it is kept until then, and forwarded again on the
+   * next link if the one it went on had died unnoticed.
+   */
+  acknowledges: boolean;
 }
 
 type Answer = Extract<HostMessage, { type: 'call_result' | 'call_error' }>;
@@ -88,7 +99,7 @@ export class PeerRelay {
   offer(host: JoinedHost): void {
     let offered = this.offered.get(host.name);
     if (offered === undefined) {
-      offered = { outbox: new LinkOutbox(), welcomed: false };
+      offered = { outbox: new LinkOutbox(), welcomed: false, acknowledges: false };
       this.offered.set(host.name, offered);
     }
     offered.welcomed = false;
@@ -101,7 +112,8 @@ export class PeerRelay {
       tokenId: host.tokenId,
       hello: {
         type: 'hello',
-        versions: [host.protocol],
+        // Every version up to the host's: a peer of an older build takes the host at its own.
+        versions: versionsUpTo(Math.max(host.protocol, LINK_PROTOCOL_MIN_VERSION)),
         name: host.name,
         labels: { ...host.labels },
         maxShells: host.capacity,
@@ -127,7 +139,7 @@ export class PeerRelay {
         if (this.calls.get(message.callId) !== host.name) return;
         this.calls.delete(message.callId);
         if (offered?.welcomed === true) this.forward(host, message);
-        else this.keep(host.name, message);
+        if (offered?.welcomed !== true || offered.acknowledges) this.keep(host.name, message);
         return;
       case 'viewer_closed':
       case 'file_opened':
@@ -215,6 +227,7 @@ export class PeerRelay {
         if (offered === undefined) return;
         offered.outbox.resume(new Map(message.resume.map((r) => [r.shellId, r.offset])));
         offered.welcomed = true;
+        offered.acknowledges = message.version >= LINK_ANSWER_ACK_VERSION;
         this.deliverKept(host);
         this.pump(host.name);
         // The peer's `lost` list is its own view: the shells live on here.
@@ -225,6 +238,12 @@ export class PeerRelay {
       case 'credit':
         offered?.outbox.ack(message.shellId, message.offset);
         this.pump(host.name);
+        return;
+      case 'call_ack':
+        // The peer has the answer this replica relayed (the host had its own ack from here).
+        this.kept = this.kept.filter(
+          (k) => k.host !== host.name || k.message.callId !== message.callId,
+        );
         return;
       case 'call_start': {
         this.calls.set(message.callId, host.name);
@@ -266,9 +285,11 @@ export class PeerRelay {
     if (this.kept.length > MAX_KEPT_ANSWERS) this.kept.shift();
   }
 
+  /** The peer welcomed the host (again): the answers kept for it go; kept on until acknowledged. */
   private deliverKept(host: JoinedHost): void {
     const mine = this.kept.filter((k) => k.host === host.name);
-    this.kept = this.kept.filter((k) => k.host !== host.name);
+    if (this.offered.get(host.name)?.acknowledges !== true)
+      this.kept = this.kept.filter((k) => k.host !== host.name);
     for (const { message } of mine) this.forward(host, message);
   }
 
@@ -282,4 +303,11 @@ export class PeerRelay {
       );
     }
   }
+}
+
+/** The link protocol versions from the oldest this build speaks up to `newest`. */
+function versionsUpTo(newest: number): number[] {
+  const versions: number[] = [];
+  for (let v = LINK_PROTOCOL_MIN_VERSION; v <= newest; v++) versions.push(v);
+  return versions;
 }
