@@ -82,13 +82,14 @@ function hostOutput(directory: HostDirectory, host: JoinedHost, offset: number, 
   return data;
 }
 
-function welcome(relay: PeerRelay, offset: number): void {
+/** The peer welcomes host h1 at link protocol `version`, its shell's output from `offset`. */
+function welcome(relay: PeerRelay, offset: number, version = 2): void {
   relay.fromPeer({
     type: 'control',
     host: 'h1',
     message: {
       type: 'welcome',
-      version: 2,
+      version,
       graceMs: 60_000,
       resume: [{ shellId: SHELL, offset }],
       lost: [],
@@ -183,5 +184,70 @@ describe('PeerRelay', () => {
     expect(back.messages[0]).toMatchObject({ type: 'offer', hello: { calls: ['call-1'] } });
     welcome(mine, 0);
     expect(back.messages.at(-1)).toEqual({ type: 'host', host: 'h1', message: result });
+  });
+
+  it("keeps an answer for a peer of protocol 3 until it acknowledges it, and offers it again on the peer's next link", () => {
+    const { directory, host, toHost } = joinedHost();
+    const relay = new PeerRelay('peer-b', directory);
+    const callId = '5e0f3c1a-0000-4000-8000-000000000001';
+    const answer = { type: 'call_result', callId, output: 'done' } as const;
+    const answersIn = (peer: ReturnType<typeof peerEnd>) =>
+      peer.messages.filter((m) => m.type === 'host' && m.message.type === 'call_result');
+    let peer = peerEnd();
+    relay.attach(peer);
+    // Every version up to the host's: a peer of an older build takes the host at its own.
+    const offer = peer.messages[0];
+    expect(offer?.type === 'offer' && offer.hello.versions).toEqual([1, 2, 3]);
+    welcome(relay, 0, 3);
+    relay.fromPeer({
+      type: 'control',
+      host: 'h1',
+      message: { type: 'call_start', callId, agent: 'a1', dialect: 'bash', command: 'true' },
+    });
+    relay.hostMessage(host, answer);
+    expect(answersIn(peer)).toHaveLength(1);
+    // The link died unnoticed with the answer on it: the next link's offer names the call, and
+    // the answer goes again once the peer welcomes the host.
+    relay.detach(peer);
+    peer = peerEnd();
+    relay.attach(peer);
+    const again = peer.messages[0];
+    expect(again?.type === 'offer' && again.hello.calls).toEqual([callId]);
+    welcome(relay, 0, 3);
+    expect(answersIn(peer)).toEqual([{ type: 'host', host: 'h1', message: answer }]);
+    // Acknowledged: it is let go, and the acknowledgement is not the host's business.
+    const sentToHost = toHost.length;
+    relay.fromPeer({ type: 'control', host: 'h1', message: { type: 'call_ack', callId } });
+    expect(toHost).toHaveLength(sentToHost);
+    relay.detach(peer);
+    peer = peerEnd();
+    relay.attach(peer);
+    const last = peer.messages[0];
+    expect(last?.type === 'offer' && last.hello.calls).toEqual([]);
+    welcome(relay, 0, 3);
+    expect(answersIn(peer)).toEqual([]);
+  });
+
+  it('forwards an answer once to a peer that chose protocol 2 (it sends no acknowledgement)', () => {
+    const { directory, host } = joinedHost();
+    const relay = new PeerRelay('peer-b', directory);
+    const callId = '5e0f3c1a-0000-4000-8000-000000000002';
+    let peer = peerEnd();
+    relay.attach(peer);
+    welcome(relay, 0, 2);
+    relay.fromPeer({
+      type: 'control',
+      host: 'h1',
+      message: { type: 'call_start', callId, agent: 'a1', dialect: 'bash', command: 'true' },
+    });
+    relay.hostMessage(host, { type: 'call_result', callId, output: 'done' });
+    expect(peer.messages.filter((m) => m.type === 'host')).toHaveLength(1);
+    relay.detach(peer);
+    peer = peerEnd();
+    relay.attach(peer);
+    const offer = peer.messages[0];
+    expect(offer?.type === 'offer' && offer.hello.calls).toEqual([]);
+    welcome(relay, 0, 2);
+    expect(peer.messages.filter((m) => m.type === 'host')).toEqual([]);
   });
 });
