@@ -34,8 +34,9 @@ const MAX_KEPT_STORIES = 10_000;
 const MAX_REPORTED_WORKSPACES = 10_000;
 
 /**
- * Answered calls whose answers wait for the control plane's acknowledgement, at most: past it
- * the oldest go (a control plane that never acknowledges must not make the host keep all).
+ * Answers sent and not yet acknowledged, kept at most: past it the oldest go (a control plane
+ * that never acknowledges must not make the host keep every answer). Answers the link has not
+ * taken yet (it is down) are not counted: one per shell at most, each kept until it goes.
  */
 const MAX_UNACKNOWLEDGED_ANSWERS = 1000;
 
@@ -62,8 +63,8 @@ export class HostShells {
   /** The saved outputs the control plane reads through the link. */
   readonly files: HostFiles;
   private readonly calls = new Map<string, RunningCall>();
-  /** Ids of the calls in `calls` that hold an answer, oldest answer first. */
-  private readonly answered = new Set<string>();
+  /** Ids of the calls whose answer went on a link and waits for its `call_ack`, oldest first. */
+  private readonly unacknowledged = new Set<string>();
   /** Shells' stories told while the link was down, oldest first. */
   private readonly keptStories: HostMessage[] = [];
   private readonly watched = new Map<string, DisposableStore>();
@@ -122,7 +123,7 @@ export class HostShells {
         this.calls.get(message.callId)?.controller.abort(new Error('cancelled by the caller'));
         break;
       case 'call_ack':
-        if (this.answered.has(message.callId)) this.letGo(message.callId);
+        if (this.unacknowledged.has(message.callId)) this.letGo(message.callId);
         break;
       case 'credit':
         this.outbox.ack(message.shellId, message.offset);
@@ -212,23 +213,30 @@ export class HostShells {
       if (shell !== undefined) this.flushInfo(shell);
     }
     call.answer = message;
-    this.answered.add(callId);
     this.sendAnswer(callId, message);
-    if (this.answered.size > MAX_UNACKNOWLEDGED_ANSWERS) {
-      const oldest = this.answered.values().next().value;
-      if (oldest !== undefined) this.letGo(oldest);
-    }
   }
 
-  /** Sends an answer kept in `calls`; lets it go at once where no acknowledgement comes. */
+  /**
+   * Sends an answer kept in `calls`. Taken by the link, it goes at once where no acknowledgement
+   * comes, else it waits for one.
+   */
   private sendAnswer(callId: string, answer: HostMessage): void {
-    if (this.link.send(answer) && !this.link.acknowledgesAnswers) this.letGo(callId);
+    if (!this.link.send(answer)) return;
+    if (!this.link.acknowledgesAnswers) {
+      this.letGo(callId);
+      return;
+    }
+    this.unacknowledged.add(callId);
+    if (this.unacknowledged.size > MAX_UNACKNOWLEDGED_ANSWERS) {
+      const oldest = this.unacknowledged.values().next().value;
+      if (oldest !== undefined) this.letGo(oldest);
+    }
   }
 
   /** The call is over here: its answer reached the control plane (or is given up). */
   private letGo(callId: string): void {
     this.calls.delete(callId);
-    this.answered.delete(callId);
+    this.unacknowledged.delete(callId);
   }
 
   private watch(shell: Shell): void {
