@@ -199,31 +199,22 @@ describe('PeerRelay', () => {
     const offer = peer.messages[0];
     expect(offer?.type === 'offer' && offer.hello.versions).toEqual([1, 2, 3]);
     welcome(relay, 0, 3);
-    relay.fromPeer({
-      type: 'control',
-      host: 'h1',
-      message: { type: 'call_start', callId, agent: 'a1', dialect: 'bash', command: 'true' },
-    });
+    startCall(relay, callId);
     relay.hostMessage(host, answer);
     expect(answersIn(peer)).toHaveLength(1);
     // The link died unnoticed with the answer on it: the next link's offer names the call, and
     // the answer goes again once the peer welcomes the host.
-    relay.detach(peer);
-    peer = peerEnd();
-    relay.attach(peer);
-    const again = peer.messages[0];
-    expect(again?.type === 'offer' && again.hello.calls).toEqual([callId]);
+    let calls: unknown;
+    ({ peer, calls } = relink(relay, peer));
+    expect(calls).toEqual([callId]);
     welcome(relay, 0, 3);
     expect(answersIn(peer)).toEqual([{ type: 'host', host: 'h1', message: answer }]);
     // Acknowledged: it is let go, and the acknowledgement is not the host's business.
     const sentToHost = toHost.length;
     relay.fromPeer({ type: 'control', host: 'h1', message: { type: 'call_ack', callId } });
     expect(toHost).toHaveLength(sentToHost);
-    relay.detach(peer);
-    peer = peerEnd();
-    relay.attach(peer);
-    const last = peer.messages[0];
-    expect(last?.type === 'offer' && last.hello.calls).toEqual([]);
+    ({ peer, calls } = relink(relay, peer));
+    expect(calls).toEqual([]);
     welcome(relay, 0, 3);
     expect(answersIn(peer)).toEqual([]);
   });
@@ -232,22 +223,36 @@ describe('PeerRelay', () => {
     const { directory, host } = joinedHost();
     const relay = new PeerRelay('peer-b', directory);
     const callId = '5e0f3c1a-0000-4000-8000-000000000002';
-    let peer = peerEnd();
-    relay.attach(peer);
+    const first = peerEnd();
+    relay.attach(first);
     welcome(relay, 0, 2);
-    relay.fromPeer({
-      type: 'control',
-      host: 'h1',
-      message: { type: 'call_start', callId, agent: 'a1', dialect: 'bash', command: 'true' },
-    });
+    startCall(relay, callId);
     relay.hostMessage(host, { type: 'call_result', callId, output: 'done' });
-    expect(peer.messages.filter((m) => m.type === 'host')).toHaveLength(1);
-    relay.detach(peer);
-    peer = peerEnd();
-    relay.attach(peer);
-    const offer = peer.messages[0];
-    expect(offer?.type === 'offer' && offer.hello.calls).toEqual([]);
+    expect(first.messages.filter((m) => m.type === 'host')).toHaveLength(1);
+    const { peer, calls } = relink(relay, first);
+    expect(calls).toEqual([]);
     welcome(relay, 0, 2);
     expect(peer.messages.filter((m) => m.type === 'host')).toEqual([]);
   });
 });
+
+/** The peer starts call `callId` on host h1 through the relay. */
+function startCall(relay: PeerRelay, callId: string): void {
+  relay.fromPeer({
+    type: 'control',
+    host: 'h1',
+    message: { type: 'call_start', callId, agent: 'a1', dialect: 'bash', command: 'true' },
+  });
+}
+
+/** The peer's link dies and a new one comes: the new end, and the calls its offer names. */
+function relink(
+  relay: PeerRelay,
+  old: PeerSocket,
+): { peer: ReturnType<typeof peerEnd>; calls: unknown } {
+  relay.detach(old);
+  const peer = peerEnd();
+  relay.attach(peer);
+  const offer = peer.messages[0];
+  return { peer, calls: offer?.type === 'offer' ? offer.hello.calls : undefined };
+}
