@@ -8,7 +8,8 @@
  * Flow: the host sends `hello` (the protocol versions it speaks, what it is and what it
  * runs); the control plane answers `welcome` (the version chosen, where to resume each
  * shell's output, which shells it gave up on) or `refused` and closes. Then calls go down
- * (`call_start`, `call_cancel`), results and shell news come up, and output comes up within
+ * (`call_start`, `call_cancel`), results and shell news come up (each result acknowledged,
+ * `call_ack`, from protocol 3: the host keeps it until then), and output comes up within
  * each shell's credit: the host sends at most `LINK_OUTPUT_WINDOW_BYTES` past the last offset
  * the control plane acknowledged (`credit`), so one flooding shell cannot fill the socket
  * ahead of the others.
