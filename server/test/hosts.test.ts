@@ -363,6 +363,16 @@ describe('a host whose link dies unnoticed', () => {
       path.strand();
       expect(await call).toEqual({ status: 200, output: 'answered-42-yes' });
       expect(await cluster.hostState('h3')).toBe('connected');
+      // The call's record went up the dead link too: it is in the control plane's history.
+      const shell = (await cluster.sessions()).find((s) => s.agent === 'forwarded-agent');
+      const calls = (await (await cluster.request(`/api/sessions/${shell?.id}/calls`)).json()) as {
+        command: string;
+        output: string;
+      }[];
+      expect(calls.map((c) => [c.command, c.output])).toEqual([
+        ['export KEPT=yes', ''],
+        ['sleep 2; echo "answered-$((6*7))-$KEPT"', 'answered-42-yes'],
+      ]);
       expect(await cluster.call('forwarded-agent', 'echo "after-$KEPT"', token)).toEqual({
         status: 200,
         output: 'after-yes',

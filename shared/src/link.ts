@@ -243,6 +243,9 @@ export const LinkHello = Type.Object({
    *  A replica that still holds an older link of the host lets it go to the one relaying a
    *  newer (docs/high-availability.md). Absent from hosts that predate it. */
   link: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** The host process (a random id made at its start): its story count (`seq`) is this
+   *  process's. Absent from hosts that predate it. */
+  instance: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
 export const LinkShellOpened = Type.Object({
@@ -285,6 +288,11 @@ export const LinkCallError = Type.Object({
 export const LinkShellStory = Type.Object({
   type: Type.Literal('shell_story'),
   shellId: Type.String(),
+  /**
+   * From protocol 3: the host's count of the stories it sent (from 1 at its start). The
+   * control plane acknowledges up to it (`call_ack`'s `stories`) and drops a story it had.
+   */
+  seq: Type.Optional(Type.Integer({ minimum: 1 })),
   story: Type.Union([
     Type.Object({ kind: Type.Literal('call_started'), command: Type.String() }),
     Type.Object({ kind: Type.Literal('call_finished'), call: CallInfo }),
@@ -364,6 +372,8 @@ export const LinkCallCancel = Type.Object({
 export const LinkCallAck = Type.Object({
   type: Type.Literal('call_ack'),
   callId: Type.String(),
+  /** And every story up to this `seq`: the host may let those go too. */
+  stories: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
 /** Keys for a shell (a person at the controls on the control plane). */

@@ -87,8 +87,10 @@ export class HostLinkSession {
       if (!calls.answered(host, message)) this.tap?.unanswered(host, message);
       // To whoever sent it, who may let it go: the host (its own link), or the replica that
       // relays it here, which keeps it for this replica until then (replica-relay.ts).
-      if (host.protocol >= LINK_ANSWER_ACK_VERSION)
-        this.connection.send({ type: 'call_ack', callId: message.callId });
+      if (host.protocol >= LINK_ANSWER_ACK_VERSION) {
+        const stories = host.storySeq > 0 ? { stories: host.storySeq } : {};
+        this.connection.send({ type: 'call_ack', callId: message.callId, ...stories });
+      }
     } else if (message.type === 'viewer_closed') {
       viewers.closedByHost(host, message.viewerId, message.code, message.reason);
     } else if (message.type === 'file_opened' || message.type === 'file_error') {

@@ -71,6 +71,10 @@ export class JoinedHost {
   dialects: Dialect[] = [];
   engineVersion = '';
   protocol = 0;
+  /** The newest story (`seq`) read from the host's process: a repeat of one before it is dropped. */
+  storySeq = 0;
+  /** That process (the hello's `instance`). */
+  instance: string | undefined;
   workspaces = new Set<string>();
   /** The agents (and dialects) whose calls this control plane sent here (`placementKey`). */
   readonly placed = new Set<string>();

@@ -130,6 +130,9 @@ export class HostDirectory {
     host.dialects = [...hello.dialects];
     host.engineVersion = hello.engineVersion;
     host.protocol = version;
+    // Another host process (restarted): its stories count from 1 again.
+    if (hello.instance === undefined || hello.instance !== host.instance) host.storySeq = 0;
+    host.instance = hello.instance;
     host.workspaces = new Set(hello.workspaces);
     // A replica relaying the host never ends a shell because this one gave up on it (its
     // replica link stayed down past the grace period): the shells it lists live, and are
@@ -173,6 +176,11 @@ export class HostDirectory {
         this.update(host, message.info);
         break;
       case 'shell_story':
+        // Sent again on a new link, unacknowledged when the last one died: told once.
+        if (message.seq !== undefined) {
+          if (message.seq <= host.storySeq) break;
+          host.storySeq = message.seq;
+        }
         host.shells.get(message.shellId)?.story.tell(message.story);
         break;
       case 'shell_closed': {

@@ -3,6 +3,7 @@ import type { SessionInfo } from '../../../shared/src/api.ts';
 import {
   type ControlMessage,
   decodeLinkOutput,
+  type HostMessage,
   LINK_OUTPUT_WINDOW_BYTES,
   LINK_PROTOCOL_VERSION,
 } from '../../../shared/src/link.ts';
@@ -33,12 +34,29 @@ function info(): SessionInfo {
   };
 }
 
-/** A directory with one host (linked here) running one shell at offset 0. */
-function joinedHost(): { directory: HostDirectory; host: JoinedHost; toHost: ControlMessage[] } {
+/**
+ * A directory with one host (linked here) running one shell at offset 0; `instance` is the host
+ * process its hello names.
+ */
+function joinedHost(instance = 'process-1'): {
+  directory: HostDirectory;
+  host: JoinedHost;
+  toHost: ControlMessage[];
+} {
   const directory = new HostDirectory(60_000);
   const toHost: ControlMessage[] = [];
+  const host = join(directory, instance, (message) => toHost.push(message));
+  return { directory, host, toHost };
+}
+
+/** Host h1 (re)joins `directory` with its shell, from host process `instance`. */
+function join(
+  directory: HostDirectory,
+  instance: string,
+  send: (message: ControlMessage) => void = () => undefined,
+): JoinedHost {
   const answer = directory.join(
-    { send: (message) => toHost.push(message), close: () => undefined },
+    { send, close: () => undefined },
     { id: 'token-1', name: 'h1' },
     {
       type: 'hello',
@@ -50,10 +68,11 @@ function joinedHost(): { directory: HostDirectory; host: JoinedHost; toHost: Con
       workspaces: ['a1'],
       shells: [{ info: info(), offset: 0 }],
       calls: [],
+      instance,
     },
   );
   if (!('host' in answer)) throw new Error(answer.refusal);
-  return { directory, host: answer.host, toHost };
+  return answer.host;
 }
 
 /** A peer's end that records what it was sent: messages, and output bytes by offset. */
@@ -256,3 +275,57 @@ function relink(
   const offer = peer.messages[0];
   return { peer, calls: offer?.type === 'offer' ? offer.hello.calls : undefined };
 }
+
+/**
+ * A host's stories (calls, control changes, keys) counted per host process (`seq`, link
+ * protocol 3), as every replica reads them: one sent again on a new link, unacknowledged when
+ * the last one died, is told once; a restarted host process counts from 1 again and is heard.
+ * (That the host sends them again: hosts.test.ts, a link that dies unnoticed.)
+ */
+describe("a host's stories", () => {
+  const story = (seq: number, id: string): HostMessage => ({
+    type: 'shell_story',
+    shellId: SHELL,
+    seq,
+    story: {
+      kind: 'call_finished',
+      call: {
+        id,
+        sessionId: SHELL,
+        command: 'true',
+        output: '',
+        exitCode: 0,
+        outcome: 'completed',
+        startedAt: new Date().toISOString(),
+        durationMs: 1,
+      },
+    },
+  });
+  /**
+   * Stories 1 and 2 on a link of host process-1; then h1 joins again from `instance` and sends
+   * `after` ([seq, call id]): the ids of the calls the shell's story told, in order.
+   */
+  const across = (instance: string, after: [number, string][]): string[] => {
+    const { directory, host } = joinedHost('process-1');
+    const ids: string[] = [];
+    host.shells.get(SHELL)?.story.onCallFinished.on((call) => ids.push(call.id));
+    directory.received(host, story(1, 'c1'));
+    directory.received(host, story(2, 'c2'));
+    join(directory, instance);
+    for (const [seq, id] of after) directory.received(host, story(seq, id));
+    return ids;
+  };
+
+  it('are told once when sent again on a new link of the same host process', () => {
+    expect(
+      across('process-1', [
+        [2, 'c2'],
+        [3, 'c3'],
+      ]),
+    ).toEqual(['c1', 'c2', 'c3']);
+  });
+
+  it('of a restarted host process count from 1 again and are heard', () => {
+    expect(across('process-2', [[1, 'c3']])).toEqual(['c1', 'c2', 'c3']);
+  });
+});

@@ -126,6 +126,7 @@ export class PeerRelay {
           ...[...pending].map((message) => message.callId),
         ],
         ...(host.link === undefined ? {} : { link: host.link }),
+        ...(host.instance === undefined ? {} : { instance: host.instance }),
       },
     });
   }

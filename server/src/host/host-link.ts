@@ -5,6 +5,7 @@
  * control plane names and kept answers go up. A refusal that retrying cannot fix (another
  * protocol version, a token that is not a host's) ends the host with the reason.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
 import { jitteredPauseMs } from '../../../shared/src/backoff.ts';
@@ -31,6 +32,8 @@ const RECONNECT_CEILINGS_MS = [200, 500, 1000, 2000, 4000, 8000];
 const SOCKET_HIGH_WATER_BYTES = 1024 * 1024;
 /** How soon a full socket is looked at again (ms). */
 const SOCKET_RETRY_MS = 5;
+/** This host process, in its hellos: the control plane counts its stories per process. */
+const INSTANCE = randomUUID();
 /** How often the link's silence is checked (ms). */
 const SILENCE_CHECK_MS = 1000;
 
@@ -211,6 +214,7 @@ export class HostLink {
           shells: this.shells.shells(),
           calls: this.shells.callIds(),
           link: this.links,
+          instance: INSTANCE,
         } satisfies HostMessage),
       );
     });

@@ -66,7 +66,11 @@ export class HostShells {
   /** Ids of the calls whose answer went on a link and waits for its `call_ack`, oldest first. */
   private readonly unacknowledged = new Set<string>();
   /** Shells' stories told while the link was down, oldest first. */
-  private readonly keptStories: HostMessage[] = [];
+  private keptStories: LinkShellStory[] = [];
+  /** Stories sent on a link that acknowledges them (protocol 3), not acknowledged yet. */
+  private unackedStories: LinkShellStory[] = [];
+  /** Stories numbered so far (`seq`). */
+  private storySeq = 0;
   private readonly watched = new Map<string, DisposableStore>();
   private readonly infoTimers = new Map<string, NodeJS.Timeout>();
   /** When each shell's info last went up (performance.now(), ms). */
@@ -122,9 +126,13 @@ export class HostShells {
       case 'call_cancel':
         this.calls.get(message.callId)?.controller.abort(new Error('cancelled by the caller'));
         break;
-      case 'call_ack':
+      case 'call_ack': {
         if (this.unacknowledged.has(message.callId)) this.letGo(message.callId);
+        const upTo = message.stories;
+        if (upTo !== undefined)
+          this.unackedStories = this.unackedStories.filter((story) => (story.seq ?? 0) > upTo);
         break;
+      }
       case 'credit':
         this.outbox.ack(message.shellId, message.offset);
         this.link.pumpOutput();
@@ -154,8 +162,11 @@ export class HostShells {
 
   /** The link is back: what happened in the shells meanwhile, then the answers kept, go up. */
   deliverKeptAnswers(): void {
+    // Those sent on the last link and never acknowledged are older than those kept since.
+    this.keptStories = [...this.unackedStories, ...this.keptStories];
+    this.unackedStories = [];
     while (this.keptStories.length > 0) {
-      if (!this.link.send(this.keptStories[0] as HostMessage)) return;
+      if (!this.sendStory(this.keptStories[0] as LinkShellStory)) return;
       this.keptStories.shift();
     }
     for (const [id, call] of this.calls) {
@@ -233,6 +244,21 @@ export class HostShells {
     }
   }
 
+  /**
+   * Sends a story, numbered where the control plane acknowledges stories, and then kept until
+   * it does (within the stories' bound); false when the link is down.
+   */
+  private sendStory(message: LinkShellStory): boolean {
+    const acknowledged = this.link.acknowledgesAnswers;
+    if (acknowledged && message.seq === undefined) message.seq = ++this.storySeq;
+    if (!this.link.send(message)) return false;
+    if (acknowledged) {
+      this.unackedStories.push(message);
+      if (this.unackedStories.length > MAX_KEPT_STORIES) this.unackedStories.shift();
+    }
+    return true;
+  }
+
   /** The call is over here: its answer reached the control plane (or is given up). */
   private letGo(callId: string): void {
     this.calls.delete(callId);
@@ -254,8 +280,8 @@ export class HostShells {
     const tell = (story: LinkShellStory['story']): void => {
       // Its info first: the control plane records a call with the shell's state at its end.
       this.flushInfo(shell);
-      const message: HostMessage = { type: 'shell_story', shellId: shell.id, story };
-      if (this.keptStories.length === 0 && this.link.send(message)) return;
+      const message: LinkShellStory = { type: 'shell_story', shellId: shell.id, story };
+      if (this.keptStories.length === 0 && this.sendStory(message)) return;
       // The link is down: the story waits for it (its newest part, within a bound).
       this.keptStories.push(message);
       if (this.keptStories.length > MAX_KEPT_STORIES) this.keptStories.shift();
