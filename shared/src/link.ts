@@ -502,6 +502,13 @@ export function incompatibleMessage(hostVersions: readonly number[]): string {
   return `incompatible link protocol: the host speaks version ${hostVersions.join(', ')}, this control plane speaks version ${ours}; upgrade the older side`;
 }
 
+/** The link protocol versions this build speaks, up to `newest` (default: all of them). */
+export function linkVersionsUpTo(newest = LINK_PROTOCOL_VERSION): number[] {
+  const versions: number[] = [];
+  for (let v = LINK_PROTOCOL_MIN_VERSION; v <= newest; v++) versions.push(v);
+  return versions;
+}
+
 function versionRange(low: number, high: number): string {
   return low === high ? `${high}` : `${low}-${high}`;
 }

@@ -18,6 +18,7 @@ import {
   type HostMessage,
   LINK_ANSWER_ACK_VERSION,
   LINK_PROTOCOL_MIN_VERSION,
+  linkVersionsUpTo,
 } from '../../../shared/src/link.ts';
 import { LinkOutbox } from '../link/output-outbox.ts';
 import {
@@ -113,7 +114,7 @@ export class PeerRelay {
       hello: {
         type: 'hello',
         // Every version up to the host's: a peer of an older build takes the host at its own.
-        versions: versionsUpTo(Math.max(host.protocol, LINK_PROTOCOL_MIN_VERSION)),
+        versions: linkVersionsUpTo(Math.max(host.protocol, LINK_PROTOCOL_MIN_VERSION)),
         name: host.name,
         labels: { ...host.labels },
         maxShells: host.capacity,
@@ -304,11 +305,4 @@ export class PeerRelay {
       );
     }
   }
-}
-
-/** The link protocol versions from the oldest this build speaks up to `newest`. */
-function versionsUpTo(newest: number): number[] {
-  const versions: number[] = [];
-  for (let v = LINK_PROTOCOL_MIN_VERSION; v <= newest; v++) versions.push(v);
-  return versions;
 }

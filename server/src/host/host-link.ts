@@ -16,8 +16,8 @@ import {
   LINK_CLOSE,
   LINK_PATH,
   LINK_PROTOCOL_MIN_VERSION,
-  LINK_PROTOCOL_VERSION,
   LINK_SILENCE_MS,
+  linkVersionsUpTo,
   MAX_LINK_MESSAGE_BYTES,
   parseControlMessage,
 } from '../../../shared/src/link.ts';
@@ -204,7 +204,7 @@ export class HostLink {
       socket.send(
         JSON.stringify({
           type: 'hello',
-          versions: versionsSpoken(),
+          versions: linkVersionsUpTo(),
           ...(identity.name === undefined ? {} : { name: identity.name }),
           labels: identity.labels,
           maxShells: identity.maxShells,
@@ -333,12 +333,6 @@ export class HostLink {
       }
     });
   }
-}
-
-function versionsSpoken(): number[] {
-  const versions: number[] = [];
-  for (let v = LINK_PROTOCOL_MIN_VERSION; v <= LINK_PROTOCOL_VERSION; v++) versions.push(v);
-  return versions;
 }
 
 /** Why the proxy would not open the tunnel, with what to do about an authentication refusal. */

@@ -165,10 +165,15 @@ export class HostShells {
     // Those sent on the last link and never acknowledged are older than those kept since.
     this.keptStories = [...this.unackedStories, ...this.keptStories];
     this.unackedStories = [];
-    while (this.keptStories.length > 0) {
-      if (!this.sendStory(this.keptStories[0] as LinkShellStory)) return;
-      this.keptStories.shift();
-    }
+    // Counted, then cut once: a shift per story would move the rest each time (20,000 at most).
+    let sent = 0;
+    while (
+      sent < this.keptStories.length &&
+      this.sendStory(this.keptStories[sent] as LinkShellStory)
+    )
+      sent++;
+    this.keptStories.splice(0, sent);
+    if (this.keptStories.length > 0) return;
     for (const [id, call] of this.calls) {
       if (call.answer !== undefined) this.sendAnswer(id, call.answer);
     }
