@@ -11,7 +11,7 @@ import { interruptForeground } from '../pty/terminal-mode.ts';
 import { interruptCommand } from './call-interrupt.ts';
 import type { CallLineHost, ForegroundCommand } from './call-line-host.ts';
 import { CallLineRepair } from './call-line-repair.ts';
-import { EndDoubt, lookAgainAfterEnd } from './end-doubt.ts';
+import { EndConfirm, EndDoubt } from './end-doubt.ts';
 import { endMarkOf, INTERRUPTED_STATUS, promptStatusOf } from './mark-status.ts';
 import { ReadingWatch } from './reading-watch.ts';
 import type { ShellStatus } from './shell-status.ts';
@@ -78,6 +78,8 @@ export class CallLine {
       this.endAt(status);
     },
   );
+  /** The looks again after a believed end (see confirmEnd). */
+  private readonly endConfirm = new EndConfirm();
 
   /** The dialect's line that (re-)installs the integration, once it is prepared. */
   installLine = '';
@@ -260,6 +262,7 @@ export class CallLine {
   /** Stops the pending looks at the shell. */
   dispose(): void {
     this.endDoubt.clear();
+    this.endConfirm.stop();
     this.repair.stop();
     this.promptWatch.stop();
   }
@@ -348,7 +351,7 @@ export class CallLine {
    * behind it, as at a terminal), never `idle`.
    */
   private confirmEnd(): void {
-    lookAgainAfterEnd(() => {
+    this.endConfirm.start(() => {
       const { host, status } = this;
       if (host.run || this.foregroundValue || !status.alive || status.state !== 'idle') return;
       if (host.humanControlled || !jobHoldsTerminal(host.stat())) return;

@@ -17,11 +17,35 @@ const DOUBT_LOOK_MS = 20;
 const END_CONFIRM_MS = [30, 300, 1000, 2500];
 
 /**
- * Runs `look` at each of END_CONFIRM_MS after a call's end was believed: a forged end mark
- * printed just before its job took the terminal passed the check at the mark.
+ * Runs a look at each of END_CONFIRM_MS after a call's end was believed: a forged end mark
+ * printed just before its job took the terminal passed the check at the mark. One timer at a
+ * time, and the next call's end starts the looks over (they look at the shell as it is now,
+ * and the new series reaches further): a shell answering calls back to back keeps one timer,
+ * where a series per call kept four, each with a read of /proc at its end.
  */
-export function lookAgainAfterEnd(look: () => void): void {
-  for (const delay of END_CONFIRM_MS) setTimeout(look, delay).unref();
+export class EndConfirm {
+  private timer: NodeJS.Timeout | undefined;
+
+  /** Starts the looks over with `look`. */
+  start(look: () => void): void {
+    this.stop();
+    const after = (step: number, since: number): void => {
+      const at = END_CONFIRM_MS[step];
+      if (at === undefined) return;
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        look();
+        after(step + 1, at);
+      }, at - since);
+      this.timer.unref();
+    };
+    after(0, 0);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 }
 
 export class EndDoubt {
