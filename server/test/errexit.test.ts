@@ -126,4 +126,18 @@ describe('the shell keeps its state after a failure', () => {
     expect(await engine.call('set +e; trap - ERR', agent)).toBe('');
     expect(await engine.call('false; echo after', agent)).toBe('after');
   });
+
+  // The call line writes what `trap -p` shows over one file in place, each trap ended by a
+  // NUL: a longer text an earlier call left there must not reach the next call's traps.
+  it('takes a trap replaced by a shorter one as it is now, for ERR and DEBUG', async () => {
+    const long = `: ${'long-trap-text-'.repeat(40)}`;
+    const errAgent = await freshShell();
+    expect(await engine.call(`trap '${long}' ERR`, errAgent)).toBe('');
+    expect(await engine.call('trap "echo E" ERR', errAgent)).toBe('');
+    expect(await engine.call('false; echo after', errAgent)).toBe('E\nafter');
+    const debugAgent = await freshShell();
+    expect(await engine.call(`trap '${long}' DEBUG`, debugAgent)).toBe('');
+    await engine.call('trap "echo D" DEBUG', debugAgent);
+    expect(await engine.call('echo ok', debugAgent)).toBe('D\nok');
+  });
 });

@@ -175,7 +175,7 @@ describe.each(setups)('as $user, sandbox $sandbox', ({ user, sandbox }) => {
       let n = 0;
       // What the server writes (and a name it writes through), what it reads of the shell's.
       const serverPaths = ['command', '.command.new', 'integration.bash'];
-      const shellPaths = ['shell/taken', 'shell/trap-DEBUG', 'shell/trap-RETURN'];
+      const shellPaths = ['shell/taken', 'shell/traps'];
       for (const name of [...serverPaths, ...shellPaths]) {
         for (const kind of KINDS) {
           const dir = await call(FIND_PRIVATE_DIR);

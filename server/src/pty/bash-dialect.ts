@@ -51,7 +51,7 @@ function enableNeeded(brokenMark: string): string {
   const enabled = NEEDED_BUILTINS.split(' ')
     .map(() => 'builtin')
     .join('\\n');
-  return `\\builtin enable -- ${NEEDED_BUILTINS} 2>/dev/null || \\enable -- ${NEEDED_BUILTINS} 2>/dev/null ||
+  return `\\builtin enable -- ${NEEDED_BUILTINS} || \\enable -- ${NEEDED_BUILTINS} ||
     [[ $(\\builtin type -t -- ${NEEDED_BUILTINS} 2>/dev/null) == $'${enabled}' ]] || {
     ${brokenMark}
     builtin return 0
@@ -107,6 +107,11 @@ function namesOf(context: DialectContext): string {
  *   call ended is at its prompt with the end mark still on its way through the terminal (a
  *   busy machine moves it late), never a command waiting for input. Both writes go over the
  *   file in place, padded (see TAKEN_MARK_BYTES): a truncation would wait for the disk.
+ * - **Traps seen after the command.** The call line writes `trap -p` of DEBUG, ERR and RETURN
+ *   (bash shows them only at the top level) into one file, each ended by a NUL, over the
+ *   file in place: one open, and no truncation (a truncation of an ext4 file costs more than
+ *   the rest of the call line; what lies past the third NUL is an earlier call's, unread).
+ *   It enables printf first: a command's `enable -n printf` lasts until its call ends anyway.
  * - the command is added to history with `history -s`; the wrapper line starts with a
  *   space and HISTCONTROL keeps ignorespace, so the wrapper itself is never recorded;
  * - the line starts with an assignment: after a parse error at end of input inside eval
@@ -127,8 +132,7 @@ function integrationScript(context: DialectContext, runFile: string): string {
     signal: string,
     dispatcher: string,
     action: string,
-  ) => `IFS= builtin read -r -d '' ${T}_l <"\${${T}_t}${signal}" || ${T}_y=
-  ${T}_l=\${${T}_l%$'\\n'}
+  ) => `${T}_l=\${${T}_l${signal}%$'\\n'}
   if [[ $${T}_l == "trap -- "*" ${signal}" && $${T}_l != "trap -- '${dispatcher}' ${signal}" && $${T}_l != "trap -- - ${signal}" ]]; then
     ${T}_l=\${${T}_l#trap -- }
     builtin eval "${action}=\${${T}_l% ${signal}}"
@@ -140,7 +144,7 @@ function integrationScript(context: DialectContext, runFile: string): string {
 builtin enable builtin printf read history set eval trap return unset enable bind 2>/dev/null
 ${T}_n=${context.nonce}
 ${T}_f=${shellQuote(context.commandFile)}
-${T}_t=${shellQuote(join(context.shellDir, 'trap-'))}
+${T}_t=${shellQuote(join(context.shellDir, 'traps'))}
 ${T}_g=${shellQuote(context.takenFile)}
 ${T}_rf=${shellQuote(runFile)}
 ${T}_a=$'\\e]${MARK_IDENT};'$${T}_n';A;'
@@ -210,6 +214,12 @@ ${T}_post() {
   \\unset -f builtin eval
   ${T}_x=\${-//[^x]/}
   builtin set +x
+  ${T}_lDEBUG= ${T}_lERR= ${T}_lRETURN=
+  {
+    IFS= builtin read -r -d '' ${T}_lDEBUG
+    IFS= builtin read -r -d '' ${T}_lERR
+    IFS= builtin read -r -d '' ${T}_lRETURN
+  } <"$${T}_t" || ${T}_y=
   ${errexitAfterCommand(T)}
   ${T}_c=
   if (( \${#BASH_ALIASES[@]} )); then builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=; fi
@@ -228,9 +238,9 @@ ${T}_post() {
   ${moveTrap('DEBUG', `${T}_d`, `${T}_dbg`)}
   [[ -n $${T}_l ]] || ${T}_dbg=
   ${moveTrap('RETURN', `${T}_r`, `${T}_ret`)}
-  ${errTrapMove(T, `\${${T}_t}ERR`)}
+  ${errTrapMove(T, `${T}_lERR`)}
   ${jobNoticesBeforeEnd(T)}
-  builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k;$${T}_s" 1<>"$${T}_g" 2>/dev/null
+  builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k;$${T}_s" 1<>"$${T}_g"
   ${mark('E', `"$${T}_k;$${T}_s"`)}
   [[ -n $${T}_x ]] && builtin set -x
   builtin return 0
@@ -273,10 +283,18 @@ export const bashDialect: ShellDialect = {
   callLine(context: DialectContext): string {
     const T = namesOf(context);
     const errTrap = errTrapAroundRun(T);
+    // Each step names the integration (the assignment), so a DEBUG trap's dispatcher skips
+    // it; a DEBUG trap the command set itself runs before each, and prints where it always
+    // did (the file is fd 9 for the steps only).
+    const traps = ['DEBUG', 'ERR', 'RETURN']
+      .map(
+        (signal) => `${T}_y= \\builtin trap -p ${signal} >&9;${T}_y= \\builtin printf '\\0' >&9;`,
+      )
+      .join('');
     return (
       ` ${T}_s=I;{ \\${T}_pre||${T}_y=;${errTrap.before}} 2>/dev/null;\\. "$${T}_rf"||{ ${T}_s=$?;} 2>/dev/null;` +
-      `{ ${T}_s=\${${T}_s/#I/0};\\builtin trap -p DEBUG >|"$${T}_t"DEBUG;\\builtin trap -p ERR >|"$${T}_t"ERR;` +
-      `\\builtin trap -p RETURN >|"$${T}_t"RETURN;\\${T}_post||${T}_y=;${errTrap.after}} 2>/dev/null\n`
+      `{ ${T}_s=\${${T}_s/#I/0};${T}_y= \\builtin enable printf;{ ${traps}} 9<>"$${T}_t";` +
+      `\\${T}_post||${T}_y=;${errTrap.after}} 2>/dev/null\n`
     );
   },
   // bash never asks where the cursor is, and with echo off its `read` prints nothing typed.

@@ -135,25 +135,27 @@ export function errexitBeforeCommand(T: string): string {
 
 /**
  * In post and in the prompt hook (a line abandoned by a `set -u` error ran no post): the
- * user's errtrace back, once per call.
+ * user's errtrace back, once per call. The pattern is matched only against a command that
+ * names `set` at all: bash compiles a `=~` pattern each time it is matched.
  */
 export function errexitAfterCommand(T: string): string {
   const n = names(T);
   return `if [[ -n \${${n.inCall}-} ]]; then
     ${n.inCall}=
-    [[ -n \${${n.userErrtrace}-} || \${${T}_c-} =~ $${n.errtracePattern} ]] || builtin set +E
+    [[ -n \${${n.userErrtrace}-} || ( \${${T}_c-} == *set* && \${${T}_c-} =~ $${n.errtracePattern} ) ]] ||
+      builtin set +E
     ${n.unwinding}=
   fi`;
 }
 
 /**
  * In post: an ERR trap the command set (or removed) becomes the user's trap, and the
- * dispatcher takes its place again. `file` holds the call line's `trap -p ERR`.
+ * dispatcher takes its place again. `shown` is a variable holding the call line's
+ * `trap -p ERR`.
  */
-export function errTrapMove(T: string, file: string): string {
+export function errTrapMove(T: string, shown: string): string {
   const n = names(T);
-  return `IFS= builtin read -r -d '' ${T}_l <"${file}" || ${T}_y=
-  ${T}_l=\${${T}_l%$'\\n'}
+  return `${T}_l=\${${shown}%$'\\n'}
   if [[ $${T}_l != "trap -- '$${n.dispatcher}' ERR" ]]; then
     ${n.userTrap}=
     if [[ $${T}_l == "trap -- "*" ERR" ]]; then

@@ -72,5 +72,5 @@ export function jobNoticesBeforeEnd(T: string): string {
       fi
     done <"\${${T}_t}J"
   fi
-  builtin jobs -n >/dev/tty 2>/dev/null || ${T}_y=`;
+  builtin jobs -n >/dev/tty || ${T}_y=`;
 }
