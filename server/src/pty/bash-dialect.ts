@@ -13,7 +13,7 @@ import {
   errTrapMove,
   runFileText,
 } from './bash-errexit.ts';
-import { jobNoticesBeforeEnd, jobNoticesInstall } from './bash-job-notices.ts';
+import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
 import {
   type DialectContext,
   type ShellDialect,
@@ -119,8 +119,9 @@ function namesOf(context: DialectContext): string {
  */
 function integrationScript(context: DialectContext, runFile: string): string {
   const T = namesOf(context);
-  const mark = (event: string, data: string) =>
-    `builtin printf '\\e]${MARK_IDENT};%s;${event};%s\\a' "$${T}_n" ${data} >/dev/tty`;
+  const markText = (event: string, data: string) =>
+    `builtin printf '\\e]${MARK_IDENT};%s;${event};%s\\a' "$${T}_n" ${data}`;
+  const mark = (event: string, data: string) => `${markText(event, data)} >/dev/tty`;
   // Inlined where used: a function calling another would fail under a low FUNCNEST.
   const restoreMarks = `if [[ ! -v PS1 || \${PS1@a} != *r* ]] && [[ \${PS1-} != "$${T}_p1"*"$${T}_p2" ]]; then
     PS1=\${PS1-}
@@ -241,7 +242,10 @@ ${T}_post() {
   ${errTrapMove(T, `${T}_lERR`)}
   ${jobNoticesBeforeEnd(T)}
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k;$${T}_s" 1<>"$${T}_g"
-  ${mark('E', `"$${T}_k;$${T}_s"`)}
+  {
+    ${jobNoticesPrint(T)}
+    ${markText('E', `"$${T}_k;$${T}_s"`)}
+  } >/dev/tty
   [[ -n $${T}_x ]] && builtin set -x
   builtin return 0
 }

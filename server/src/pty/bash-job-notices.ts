@@ -71,6 +71,13 @@ export function jobNoticesBeforeEnd(T: string): string {
         builtin wait -- "$${T}_jp" 2>/dev/tty || ${T}_y=
       fi
     done <"\${${T}_t}J"
-  fi
-  builtin jobs -n >/dev/tty || ${T}_y=`;
+  fi`;
+}
+
+/**
+ * post's step that prints the notices, run with the terminal as its output (post opens it
+ * once for this and the end mark that follows).
+ */
+export function jobNoticesPrint(T: string): string {
+  return `builtin jobs -n || ${T}_y=`;
 }
