@@ -24,6 +24,13 @@ import {
 } from './bench-server.ts';
 
 const TRUE_CALLS = 200;
+/**
+ * Calls before the timed ones, on either side alike: both compare servers as they answer once
+ * warm. A joined host's call runs code in two processes (the link's framing on each side),
+ * which V8 optimises over the first thousand calls or so; timed cold, that warming weighed on
+ * the joined host's median alone.
+ */
+const WARM_CALLS = 1000;
 const SEQ_RUNS = 5;
 const SEQ_COMMAND = 'seq 1 1000000';
 const EXTRA_MS_TARGET = 0.5;
@@ -97,7 +104,7 @@ export async function stopHost(host: HostChild): Promise<void> {
 
 /** Median `bash("true")` and `seq` times (ms) on a server's shells. */
 async function figures(server: Server, prefix: string): Promise<{ trueMs: number; seqMs: number }> {
-  await call(server, `${prefix}-true`, 'true');
+  for (let i = 0; i < WARM_CALLS; i++) await call(server, `${prefix}-true`, 'true');
   const trueMs = median(await timings(TRUE_CALLS, () => call(server, `${prefix}-true`, 'true')));
   await call(server, `${prefix}-seq`, 'true');
   const seqMs = median(await timings(SEQ_RUNS, () => call(server, `${prefix}-seq`, SEQ_COMMAND)));

@@ -32,6 +32,11 @@ import { scaleBenchmarks, shellsFromArgv } from './scale-bench.ts';
 import { timeoutBenchmarks } from './timeout-bench.ts';
 
 const TRUE_CALLS = 200;
+/**
+ * Calls before the timed ones: a call's round trip as a running server answers it, once V8
+ * has optimised the path (over the first thousand calls or so; see call-cost-bench.ts).
+ */
+const TRUE_WARM_CALLS = 1000;
 const SPAWN_RUNS = 200;
 const SEQ_RUNS = 5;
 const SEQ_COMMAND = 'seq 1 1000000';
@@ -143,7 +148,7 @@ async function callFigures(): Promise<boolean[]> {
   const results: boolean[] = [];
   try {
     // 1. Round trip of a trivial call against starting a bash per call.
-    await call(server, 'bench-true', 'true');
+    for (let i = 0; i < TRUE_WARM_CALLS; i++) await call(server, 'bench-true', 'true');
     const trueTimes = await timings(TRUE_CALLS, () => call(server, 'bench-true', 'true'));
     const spawnTimes = await timings(SPAWN_RUNS, spawnBashTrue);
     const tool = median(trueTimes);
