@@ -326,6 +326,34 @@ describe('answers on the link', () => {
       }
     }
   });
+
+  it("acknowledge a host's stories every 100 even when no call answers (people typing only)", async () => {
+    const name = 'raw-stories';
+    const { socket, messages } = await rawHost(name, 3);
+    try {
+      const story = (seq: number) =>
+        JSON.stringify({
+          type: 'shell_story',
+          shellId: 'no-such-shell',
+          seq,
+          story: { kind: 'input', keys: 'ls\r' },
+        });
+      for (let seq = 1; seq <= 150; seq++) socket.send(story(seq));
+      const storyAcks = () => messages.filter((m) => m.type === 'call_ack');
+      await cluster.waitFor(async () => storyAcks().length > 0, 'the stories acknowledged', 10_000);
+      // Fifty more read after it: not yet the next hundred.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(storyAcks()).toEqual([{ type: 'call_ack', callId: '', stories: 100 }]);
+    } finally {
+      socket.close();
+      await cluster.waitFor(
+        async () => (await cluster.hostState(name)) !== 'connected',
+        `${name}'s link to close`,
+        10_000,
+      );
+      await cluster.request(`/api/hosts/${name}`, { method: 'DELETE' });
+    }
+  });
 });
 
 describe('a host whose link dies unnoticed', () => {

@@ -368,7 +368,11 @@ export const LinkCallCancel = Type.Object({
   callId: Type.String(),
 });
 
-/** The control plane has the call's answer: the host may let it go (protocol 3). */
+/**
+ * The control plane has the call's answer: the host may let it go (protocol 3). An empty
+ * `callId` names no call: the acknowledgement is for `stories` only (sent every so many
+ * stories, so a host whose shells see only people at the keyboard keeps few).
+ */
 export const LinkCallAck = Type.Object({
   type: Type.Literal('call_ack'),
   callId: Type.String(),

@@ -46,8 +46,17 @@ export interface HostLinkTap {
   down(host: JoinedHost): void;
 }
 
+/**
+ * Stories read from a host (link protocol 3) before they are acknowledged on their own, when
+ * no answer's acknowledgement has carried them meanwhile: a host keeps each story it sent
+ * until then, and a shell that only people type in answers no call.
+ */
+const STORY_ACK_EVERY = 100;
+
 export class HostLinkSession {
   private joinedHost: JoinedHost | null = null;
+  /** Stories read since the last acknowledgement that named them. */
+  private storiesUnacked = 0;
 
   constructor(
     private readonly parts: HostLinkParts,
@@ -90,13 +99,24 @@ export class HostLinkSession {
       if (host.protocol >= LINK_ANSWER_ACK_VERSION) {
         const stories = host.storySeq > 0 ? { stories: host.storySeq } : {};
         this.connection.send({ type: 'call_ack', callId: message.callId, ...stories });
+        if (host.storySeq > 0) this.storiesUnacked = 0;
       }
     } else if (message.type === 'viewer_closed') {
       viewers.closedByHost(host, message.viewerId, message.code, message.reason);
     } else if (message.type === 'file_opened' || message.type === 'file_error') {
       if (this.tap?.claims(host, message.requestId) !== true) files?.received(host, message);
-    } else directory.received(host, message);
+    } else {
+      directory.received(host, message);
+      if (message.type === 'shell_story' && message.seq !== undefined) this.storyRead(host);
+    }
     this.tap?.message(host, message);
+  }
+
+  /** A numbered story was read (a repeat too): every STORY_ACK_EVERY, they are acknowledged. */
+  private storyRead(host: JoinedHost): void {
+    if (++this.storiesUnacked < STORY_ACK_EVERY || host.storySeq === 0) return;
+    this.storiesUnacked = 0;
+    this.connection.send({ type: 'call_ack', callId: '', stories: host.storySeq });
   }
 
   /** A binary frame from the host: a shell's output, a file chunk or a relayed viewer's. */
