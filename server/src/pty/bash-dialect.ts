@@ -38,7 +38,7 @@ const KEYWORD_ALIASES =
  * may disable any of them (`enable -n eval`); pre enables them again before anything the
  * user could see, so a command's `enable -n` of these lasts until its own call ends.
  */
-const NEEDED_BUILTINS = 'builtin printf read history set eval trap return unset . source';
+const NEEDED_BUILTINS = 'builtin printf read mapfile history set eval trap return unset . source';
 
 /**
  * pre's first step: the needed builtins back (through `builtin`, or through `enable` itself
@@ -142,7 +142,7 @@ function integrationScript(context: DialectContext, runFile: string): string {
   return `# jumpseat shell integration for bash; sourced at start, and again if a command broke it.
 \\unset -f builtin eval 2>/dev/null
 \\builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null
-builtin enable builtin printf read history set eval trap return unset enable bind 2>/dev/null
+builtin enable builtin printf read mapfile history set eval trap return unset enable bind 2>/dev/null
 ${T}_n=${context.nonce}
 ${T}_f=${shellQuote(context.commandFile)}
 ${T}_t=${shellQuote(join(context.shellDir, 'traps'))}
@@ -157,6 +157,9 @@ ${T}_4=$'\\001'
 ${T}_k=
 ${T}_s=
 ${T}_c=
+${T}_o=
+${T}_ca=()
+${T}_la=()
 ${T}_x=
 ${T}_hook='{ ${T}_h; } 2>/dev/null'
 ${jobNoticesInstall(T)}
@@ -165,6 +168,7 @@ HISTCONTROL=\${HISTCONTROL:-ignorespace}
 [[ -n \${${T}_ready-} ]] || { stty -echo 2>/dev/null; PS1='\\w\\$ '; ${T}_ready=1; }
 ${T}_h() {
   ${T}_q=$?
+  ${T}_o=
   ${errexitAfterCommand(T)}
   ${restoreMarks}
   if [[ -v PS1 && \${PS1@a} == *r* && \${PS1-} != *"$${T}_p2" ]]; then
@@ -172,7 +176,7 @@ ${T}_h() {
   fi
 }
 ${T}_d() {
-  [[ \${FUNCNAME[1]-} == ${T}_* || \${BASH_COMMAND-} == *${T}_* ]] && builtin return 0
+  [[ \${FUNCNAME[1]-} == ${T}_* || -n \${${T}_o-} || \${BASH_COMMAND-} == *${T}_* ]] && builtin return 0
   builtin eval -- "\${${T}_dbg-}"
 }
 ${T}_r() {
@@ -185,14 +189,18 @@ ${T}_pre() {
   ${enableNeeded(mark('X', '""'))}
   ${T}_x=\${-//[^x]/}
   builtin set +x
-  if [[ -n \${${T}_k@a}\${${T}_c@a}\${${T}_s@a}\${${T}_x@a}\${${T}_n@a}\${${T}_f@a} ]]; then
+  if [[ -n \${${T}_k@a}\${${T}_c@a}\${${T}_s@a}\${${T}_x@a}\${${T}_n@a}\${${T}_f@a}\${${T}_o@a} || \${${T}_ca@a}\${${T}_la@a} != aa ]]; then
     ${mark('X', '""')}
     builtin return 0
   fi
-  {
-    IFS= builtin read -r ${T}_k || ${T}_k=
-    IFS= builtin read -r -d '' ${T}_c || ${T}_y=
-  } <"$${T}_f"
+  # The nonce's line, then the command as it is (no NUL in it: bash holds none).
+  builtin mapfile -d '' -n 1 ${T}_ca <"$${T}_f" || ${T}_ca=()
+  ${T}_c=\${${T}_ca[0]-}
+  ${T}_k=
+  if [[ $${T}_c == *$'\n'* ]]; then
+    ${T}_k=\${${T}_c%%$'\n'*}
+    ${T}_c=\${${T}_c#*$'\n'}
+  fi
   [[ -n $${T}_k ]] || builtin return 0
   # The start mark before the command is marked taken: a mark that cannot be printed
   # (printf disabled) leaves it untaken, so the engine knows the command did not run.
@@ -215,12 +223,9 @@ ${T}_post() {
   \\unset -f builtin eval
   ${T}_x=\${-//[^x]/}
   builtin set +x
-  ${T}_lDEBUG= ${T}_lERR= ${T}_lRETURN=
-  {
-    IFS= builtin read -r -d '' ${T}_lDEBUG
-    IFS= builtin read -r -d '' ${T}_lERR
-    IFS= builtin read -r -d '' ${T}_lRETURN
-  } <"$${T}_t" || ${T}_y=
+  ${T}_o=
+  builtin mapfile -t -d '' -n 3 ${T}_la <"$${T}_t" || ${T}_la=()
+  ${T}_lDEBUG=\${${T}_la[0]-} ${T}_lERR=\${${T}_la[1]-} ${T}_lRETURN=\${${T}_la[2]-}
   ${errexitAfterCommand(T)}
   ${T}_c=
   if (( \${#BASH_ALIASES[@]} )); then builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=; fi
@@ -287,17 +292,18 @@ export const bashDialect: ShellDialect = {
   callLine(context: DialectContext): string {
     const T = namesOf(context);
     const errTrap = errTrapAroundRun(T);
-    // Each step names the integration (the assignment), so a DEBUG trap's dispatcher skips
-    // it; a DEBUG trap the command set itself runs before each, and prints where it always
+    // The steps after the run file are the integration's, and the DEBUG dispatcher skips them:
+    // `_o` says so from the first (an assignment of ours) until post. No step has an
+    // assignment in front (`x= cmd`): bash rebuilds the whole exported environment after each
+    // such command, the largest part of a call's cost in bash when the line had seven. A
+    // DEBUG trap the command set itself runs before each step, and prints where it always
     // did (the file is fd 9 for the steps only).
     const traps = ['DEBUG', 'ERR', 'RETURN']
-      .map(
-        (signal) => `${T}_y= \\builtin trap -p ${signal} >&9;${T}_y= \\builtin printf '\\0' >&9;`,
-      )
+      .map((signal) => `\\builtin trap -p ${signal} >&9;\\builtin printf '\\0' >&9;`)
       .join('');
     return (
       ` ${T}_s=I;{ \\${T}_pre||${T}_y=;${errTrap.before}} 2>/dev/null;\\. "$${T}_rf"||{ ${T}_s=$?;} 2>/dev/null;` +
-      `{ ${T}_s=\${${T}_s/#I/0};${T}_y= \\builtin enable printf;{ ${traps}} 9<>"$${T}_t";` +
+      `{ ${T}_s=\${${T}_s/#I/0} ${T}_o=1;\\builtin enable printf;{ ${traps}} 9<>"$${T}_t";` +
       `\\${T}_post||${T}_y=;${errTrap.after}} 2>/dev/null\n`
     );
   },

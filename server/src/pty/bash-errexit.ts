@@ -62,6 +62,8 @@ function names(T: string) {
     userTrap: `${T}_ut`,
     /** The dispatcher's text, and the pattern of USER_SETS_ERRTRACE. */
     dispatcher: `${T}_et`,
+    /** The ERR trap's action: short, so `trap -p ERR` and its comparison stay cheap. */
+    trapAction: `${T}_ev`,
     errtracePattern: `${T}_ure`,
   };
 }
@@ -95,6 +97,17 @@ export function errDispatcher(T: string): string {
 }
 
 /**
+ * The ERR trap's action: the dispatcher's text run through `eval`, which keeps `$?`,
+ * `BASH_COMMAND` (bash does not update it inside a trap) and the level `return` leaves. The
+ * action is what the call line, the run file and post pass around and compare with `trap -p
+ * ERR` at every call; the dispatcher's 900 bytes would be quoted, printed and compared each
+ * time, and are parsed now only when the trap fires.
+ */
+function trapActionText(T: string): string {
+  return `\\builtin eval -- "$${names(T).dispatcher}"`;
+}
+
+/**
  * The run file, sourced by the call line. Parsed line by line as it runs, so with the
  * command's own aliases: no reserved word. The eval is its last line (after it, xtrace may
  * be on); the call line captures the traps the command set.
@@ -103,7 +116,7 @@ export function runFileText(T: string): string {
   const n = names(T);
   return [
     // The call line removed it: see errTrapAroundRun.
-    `\\builtin trap -- "$${n.dispatcher}" ERR`,
+    `\\builtin trap -- "$${n.trapAction}" ERR`,
     // A sourced file starts without the DEBUG trap unless functrace is on.
     `(( !\${#${T}_dbg} )) || \\builtin trap -- ${T}_d DEBUG`,
     `\\builtin eval -- "\${${T}_c-}"`,
@@ -115,13 +128,14 @@ export function runFileText(T: string): string {
 export function errexitInstall(T: string): string {
   const n = names(T);
   return `${n.dispatcher}=${bashSingleQuote(errDispatcher(T))}
+${n.trapAction}=${bashSingleQuote(trapActionText(T))}
 ${n.errtracePattern}=${bashSingleQuote(USER_SETS_ERRTRACE)}
 ${n.userTrap}=\${${n.userTrap}-}
 ${n.inCall}=
 ${n.unwinding}=
 ${n.userErrtrace}=
 ${T}_dbg=\${${T}_dbg-}
-builtin trap -- "$${n.dispatcher}" ERR`;
+builtin trap -- "$${n.trapAction}" ERR`;
 }
 
 /** In pre, the last step before the command: errtrace on, the call marked running. */
@@ -156,7 +170,7 @@ export function errexitAfterCommand(T: string): string {
 export function errTrapMove(T: string, shown: string): string {
   const n = names(T);
   return `${T}_l=\${${shown}%$'\\n'}
-  if [[ $${T}_l != "trap -- '$${n.dispatcher}' ERR" ]]; then
+  if [[ $${T}_l != "trap -- '$${n.trapAction}' ERR" ]]; then
     ${n.userTrap}=
     if [[ $${T}_l == "trap -- "*" ERR" ]]; then
       ${T}_l=\${${T}_l#trap -- }
@@ -178,7 +192,7 @@ export function errTrapAroundRun(T: string): { before: string; after: string } {
     // `trap - DEBUG` would not last; the run file sets the dispatcher again when there is a
     // trap of the command's to dispatch, and post reads what the command left.
     before: `\\builtin trap - "\${${T}_sig-ERR}";\\builtin trap - "\${${T}_sigd-DEBUG}";`,
-    after: `\\builtin trap -- "$${names(T).dispatcher}" ERR;`,
+    after: `\\builtin trap -- "$${names(T).trapAction}" ERR;`,
   };
 }
 
