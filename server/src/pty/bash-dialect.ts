@@ -11,9 +11,11 @@ import {
   errexitInstall,
   errTrapAroundRun,
   errTrapMove,
+  errTrapShown,
   runFileText,
 } from './bash-errexit.ts';
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
+import { bashSingleQuote } from './bash-quote.ts';
 import {
   type DialectContext,
   type ShellDialect,
@@ -136,18 +138,29 @@ function integrationScript(context: DialectContext, runFile: string): string {
   ) => `${T}_l=\${${T}_l${signal}%$'\\n'}
   if [[ $${T}_l == "trap -- "*" ${signal}" && $${T}_l != "trap -- '${dispatcher}' ${signal}" && $${T}_l != "trap -- - ${signal}" ]]; then
     ${T}_l=\${${T}_l#trap -- }
-    builtin eval "${action}=\${${T}_l% ${signal}}"
-    builtin trap -- ${dispatcher} ${signal}
+    \\builtin eval "${action}=\${${T}_l% ${signal}}"
+    \\builtin trap -- ${dispatcher} ${signal}
   fi`;
+  // post's trap moves, as text it `eval`s only when a trap is not as the last call left it
+  // (bash copies a function's whole body at each call). Every builtin as `\builtin`; post
+  // has removed aliases named like reserved words by then.
+  const trapMoves = [
+    moveTrap('DEBUG', `${T}_d`, `${T}_dbg`),
+    `[[ -n $${T}_l ]] || ${T}_dbg=`,
+    moveTrap('RETURN', `${T}_r`, `${T}_ret`),
+    errTrapMove(T, `${T}_lERR`),
+  ].join('\n');
+  // What the call line reads when no trap changed (`trap -p` ends each with a newline).
+  const shownAsLeft = (shown: string) => `${bashSingleQuote(shown)}$'\\n'`;
   return `# jumpseat shell integration for bash; sourced at start, and again if a command broke it.
 \\unset -f builtin eval 2>/dev/null
 \\builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null
 builtin enable builtin printf read mapfile history set eval trap return unset enable bind 2>/dev/null
 ${T}_n=${context.nonce}
-${T}_f=${shellQuote(context.commandFile)}
-${T}_t=${shellQuote(join(context.shellDir, 'traps'))}
-${T}_g=${shellQuote(context.takenFile)}
-${T}_rf=${shellQuote(runFile)}
+${T}_f=${bashSingleQuote(context.commandFile)}
+${T}_t=${bashSingleQuote(join(context.shellDir, 'traps'))}
+${T}_g=${bashSingleQuote(context.takenFile)}
+${T}_rf=${bashSingleQuote(runFile)}
 ${T}_a=$'\\e]${MARK_IDENT};'$${T}_n';A;'
 ${T}_z=$'\\a'
 ${T}_b=$'\\e]${MARK_IDENT};'$${T}_n$';B;\\a'
@@ -161,7 +174,11 @@ ${T}_o=
 ${T}_ca=()
 ${T}_la=()
 ${T}_x=
-${T}_hook='{ ${T}_h; } 2>/dev/null'
+${T}_tm=${bashSingleQuote(trapMoves)}
+${T}_kd=${shownAsLeft(`trap -- '${T}_d' DEBUG`)}
+${T}_kr=${shownAsLeft(`trap -- '${T}_r' RETURN`)}
+${T}_ke=${shownAsLeft(errTrapShown(T))}
+${T}_hook='{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; } 2>/dev/null'
 ${jobNoticesInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
 HISTCONTROL=\${HISTCONTROL:-ignorespace}
@@ -195,11 +212,9 @@ ${T}_pre() {
   fi
   # The nonce's line, then the command as it is (no NUL in it: bash holds none).
   builtin mapfile -d '' -n 1 ${T}_ca <"$${T}_f" || ${T}_ca=()
-  ${T}_c=\${${T}_ca[0]-}
-  ${T}_k=
+  ${T}_c=\${${T}_ca[0]-} ${T}_k=
   if [[ $${T}_c == *$'\n'* ]]; then
-    ${T}_k=\${${T}_c%%$'\n'*}
-    ${T}_c=\${${T}_c#*$'\n'}
+    ${T}_k=\${${T}_c%%$'\n'*} ${T}_c=\${${T}_c#*$'\n'}
   fi
   [[ -n $${T}_k ]] || builtin return 0
   # The start mark before the command is marked taken: a mark that cannot be printed
@@ -211,19 +226,16 @@ ${T}_pre() {
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k" 1<>"$${T}_g"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
   if [[ ! -v PS4 || \${PS4@a} != *r* ]]; then
-    ${T}_4u=\${PS4-}
-    ${T}_4s=\${PS4+set}
-    PS4=$${T}_4\${PS4-+ }
-    ${T}_4m=$PS4
+    # One command: bash assigns left to right.
+    ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} PS4=$${T}_4\${PS4-+ } ${T}_4m=$PS4
   fi
   [[ -z $${T}_x ]] || ${T}_c="\\builtin set -x;$${T}_c"
   ${errexitBeforeCommand(T)}
 }
 ${T}_post() {
   \\unset -f builtin eval
-  ${T}_x=\${-//[^x]/}
+  ${T}_x=\${-//[^x]/} ${T}_o=
   builtin set +x
-  ${T}_o=
   builtin mapfile -t -d '' -n 3 ${T}_la <"$${T}_t" || ${T}_la=()
   ${T}_lDEBUG=\${${T}_la[0]-} ${T}_lERR=\${${T}_la[1]-} ${T}_lRETURN=\${${T}_la[2]-}
   ${errexitAfterCommand(T)}
@@ -241,10 +253,8 @@ ${T}_post() {
     PROMPT_COMMAND[${HOOK_INDEX}]=$${T}_hook
   fi
   ${restoreMarks}
-  ${moveTrap('DEBUG', `${T}_d`, `${T}_dbg`)}
-  [[ -n $${T}_l ]] || ${T}_dbg=
-  ${moveTrap('RETURN', `${T}_r`, `${T}_ret`)}
-  ${errTrapMove(T, `${T}_lERR`)}
+  [[ ( -z \${${T}_lDEBUG-}\${${T}_dbg-} || \${${T}_lDEBUG-} == "\${${T}_kd-}" ) && ( -z \${${T}_lRETURN-} || \${${T}_lRETURN-} == "\${${T}_kr-}" ) && \${${T}_lERR-} == "\${${T}_ke-}" ]] ||
+    builtin eval -- "$${T}_tm"
   ${jobNoticesBeforeEnd(T)}
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k;$${T}_s" 1<>"$${T}_g"
   {
@@ -279,7 +289,7 @@ export const bashDialect: ShellDialect = {
     // The command runs in a file of its own, sourced: see bash-errexit.ts.
     const runFile = context.deliver('run.bash', runFileText(namesOf(context)));
     const script = context.deliver('integration.bash', integrationScript(context, runFile));
-    return ` . ${shellQuote(script)}\n`;
+    return ` . ${bashSingleQuote(script)}\n`;
   },
   // readline for a person: history, arrow keys, Tab. A leading space keeps them out of history.
   // `stty` runs as a job of the shell's own, so bash records the terminal's modes with echo
@@ -312,7 +322,3 @@ export const bashDialect: ShellDialect = {
   hostEchoesInput: false,
   ownGroupInterrupt: 'group',
 };
-
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
-}

@@ -41,6 +41,7 @@
  *   terminal would say it can only return from a function; `BASH_SOURCE` and `caller` see
  *   the run file.
  */
+import { bashSingleQuote } from './bash-quote.ts';
 
 /**
  * A command that reads like it switches errtrace on (`set -eE`, `set -o errtrace`): errtrace
@@ -107,6 +108,11 @@ function trapActionText(T: string): string {
   return `\\builtin eval -- "$${names(T).dispatcher}"`;
 }
 
+/** What `trap -p ERR` shows while the dispatcher is the ERR trap. */
+export function errTrapShown(T: string): string {
+  return `trap -- '${trapActionText(T)}' ERR`;
+}
+
 /**
  * The run file, sourced by the call line. Parsed line by line as it runs, so with the
  * command's own aliases: no reserved word. The eval is its last line (after it, xtrace may
@@ -141,9 +147,7 @@ builtin trap -- "$${n.trapAction}" ERR`;
 /** In pre, the last step before the command: errtrace on, the call marked running. */
 export function errexitBeforeCommand(T: string): string {
   const n = names(T);
-  return `${n.userErrtrace}=\${-//[^E]/}
-  ${n.unwinding}=
-  ${n.inCall}=1
+  return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1
   builtin set -E`;
 }
 
@@ -174,7 +178,7 @@ export function errTrapMove(T: string, shown: string): string {
     ${n.userTrap}=
     if [[ $${T}_l == "trap -- "*" ERR" ]]; then
       ${T}_l=\${${T}_l#trap -- }
-      builtin eval "${n.userTrap}=\${${T}_l% ERR}"
+      \\builtin eval "${n.userTrap}=\${${T}_l% ERR}"
     fi
   fi`;
 }
@@ -194,8 +198,4 @@ export function errTrapAroundRun(T: string): { before: string; after: string } {
     before: `\\builtin trap - "\${${T}_sig-ERR}";\\builtin trap - "\${${T}_sigd-DEBUG}";`,
     after: `\\builtin trap -- "$${names(T).trapAction}" ERR;`,
   };
-}
-
-function bashSingleQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
