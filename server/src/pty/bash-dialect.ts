@@ -249,10 +249,15 @@ ${T}_post() {
   if [[ \${PS4-} == "\${${T}_4m-}" && \${PS4@a} != *r* ]]; then
     if [[ -n \${${T}_4s-} ]]; then PS4=\${${T}_4u-}; else builtin unset PS4; fi
   fi
-  if [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} != "$${T}_hook" ]] && [[ ! -v PROMPT_COMMAND || \${PROMPT_COMMAND@a} != *r* ]]; then
-    PROMPT_COMMAND[${HOOK_INDEX}]=$${T}_hook
+  # The hook runs after every other prompt command and puts the marks back. Where it cannot
+  # be put back (a read-only PROMPT_COMMAND), post puts them back itself.
+  if [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} != "$${T}_hook" ]]; then
+    if [[ ! -v PROMPT_COMMAND || \${PROMPT_COMMAND@a} != *r* ]]; then
+      PROMPT_COMMAND[${HOOK_INDEX}]=$${T}_hook
+    else
+      ${restoreMarks}
+    fi
   fi
-  ${restoreMarks}
   [[ ( -z \${${T}_lDEBUG-}\${${T}_dbg-} || \${${T}_lDEBUG-} == "\${${T}_kd-}" ) && ( -z \${${T}_lRETURN-} || \${${T}_lRETURN-} == "\${${T}_kr-}" ) && \${${T}_lERR-} == "\${${T}_ke-}" ]] ||
     builtin eval -- "$${T}_tm"
   ${jobNoticesBeforeEnd(T)}

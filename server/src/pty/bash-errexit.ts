@@ -195,7 +195,7 @@ export function errTrapAroundRun(T: string): { before: string; after: string } {
     // trap goes too: bash puts back after `.` a DEBUG trap it had before, so a command's
     // `trap - DEBUG` would not last; the run file sets the dispatcher again when there is a
     // trap of the command's to dispatch, and post reads what the command left.
-    before: `\\builtin trap - "\${${T}_sig-ERR}";\\builtin trap - "\${${T}_sigd-DEBUG}";`,
+    before: `\\builtin trap - "\${${T}_sig-ERR}" "\${${T}_sigd-DEBUG}";`,
     after: `\\builtin trap -- "$${names(T).trapAction}" ERR;`,
   };
 }
