@@ -62,6 +62,12 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     ['set -o noclobber -o noglob', 'ok'],
     ['readonly PS1 PS4 PROMPT_COMMAND', 'ok'],
     ['unset PS1 PROMPT_COMMAND PS4', 'ok'],
+    // Declared read-only with no value: `[[ -v ]]` says unset, and an assignment fails.
+    ['PROMPT_COMMAND=(); readonly PROMPT_COMMAND', 'ok'],
+    ['unset PS1; readonly PS1', 'ok'],
+    ['unset PS4; readonly PS4', 'ok'],
+    ['unset HISTCONTROL; readonly HISTCONTROL', 'ok'],
+    ['unset PS1 PS4 HISTCONTROL; readonly PS1 PS4 HISTCONTROL; set -u', 'ok'],
     ['PS1=; PS4=', 'ok'],
     ['alias builtin=false eval=false; printf() { echo x; }; read() { echo x; }', 'ok'],
     ['for f in $(compgen -A function __js); do unset -f "$f"; done', 'ok'],
@@ -122,6 +128,21 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     expect(await engine.call('echo ok', agent)).toBe('TRACE echo ok\nok');
     expect(await engine.call('set +x; echo "$PS4"', agent)).toBe('TRACE set +x\nTRACE ');
     expect(await screenOf(agent)).toContain('fw:/tmp> ');
+  });
+
+  it('keeps the prompt marks when PROMPT_COMMAND is read-only and the hook cannot come back', async () => {
+    const agent = await shellWithState();
+    expect(await engine.call(`PROMPT_COMMAND=(); readonly PROMPT_COMMAND; PS1='ro> '`, agent)).toBe(
+      '',
+    );
+    // A `set -u` error abandons the whole line, post with it: only the prompt's mark, put back
+    // by the call before, ends this call with its status.
+    expect(await engine.call('set -u; echo "$NOT_SET_HERE"; echo never', agent)).toBe(
+      'bash: NOT_SET_HERE: unbound variable\n[exit code: 1]',
+    );
+    expect(await engine.call('set +u; echo ok', agent)).toBe('ok');
+    expect(await screenOf(agent)).toContain('ro> ');
+    await expectStateKept(agent);
   });
 
   it('keeps stdout redirected as at a terminal, and restored', async () => {

@@ -125,10 +125,12 @@ function integrationScript(context: DialectContext, runFile: string): string {
     `builtin printf '\\e]${MARK_IDENT};%s;${event};%s\\a' "$${T}_n" ${data}`;
   const mark = (event: string, data: string) => `${markText(event, data)} >/dev/tty`;
   // Inlined where used: a function calling another would fail under a low FUNCNEST.
-  const restoreMarks = `if [[ ! -v PS1 || \${PS1@a} != *r* ]] && [[ \${PS1-} != "$${T}_p1"*"$${T}_p2" ]]; then
-    PS1=\${PS1-}
-    PS1=$${T}_p1\${PS1//"$${T}_p1"/}
-    PS1=\${PS1//"$${T}_p2"/}$${T}_p2
+  // A variable of the user's is set through `printf -v`: on a read-only one (even one declared
+  // read-only with no value, which `[[ -v ]]` calls unset) that builtin fails, where an
+  // assignment would abandon the whole line, the call's end included.
+  const restoreMarks = `if [[ \${PS1-} != "$${T}_p1"*"$${T}_p2" ]]; then
+    ${T}_pp=\${PS1-} ${T}_pp=$${T}_p1\${${T}_pp//"$${T}_p1"/}
+    builtin printf -v PS1 %s "\${${T}_pp//"$${T}_p2"/}$${T}_p2" || ${T}_y=
   fi`;
   // The call line saved `trap -p` (inside a function bash shows no DEBUG or RETURN trap).
   const moveTrap = (
@@ -181,14 +183,14 @@ ${T}_ke=${shownAsLeft(errTrapShown(T))}
 ${T}_hook='{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; } 2>/dev/null'
 ${jobNoticesInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
-HISTCONTROL=\${HISTCONTROL:-ignorespace}
+builtin printf -v HISTCONTROL %s "\${HISTCONTROL:-ignorespace}" 2>/dev/null
 [[ -n \${${T}_ready-} ]] || { stty -echo 2>/dev/null; PS1='\\w\\$ '; ${T}_ready=1; }
 ${T}_h() {
   ${T}_q=$?
   ${T}_o=
   ${errexitAfterCommand(T)}
   ${restoreMarks}
-  if [[ -v PS1 && \${PS1@a} == *r* && \${PS1-} != *"$${T}_p2" ]]; then
+  if [[ \${PS1-} != *"$${T}_p2" ]]; then
     ${mark('H', `"$${T}_k;$${T}_s;$${T}_q"`)}
   fi
 }
@@ -225,10 +227,8 @@ ${T}_pre() {
   fi
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k" 1<>"$${T}_g"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
-  if [[ ! -v PS4 || \${PS4@a} != *r* ]]; then
-    # One command: bash assigns left to right.
-    ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} PS4=$${T}_4\${PS4-+ } ${T}_4m=$PS4
-  fi
+  ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} ${T}_4m=
+  builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4
   [[ -z $${T}_x ]] || ${T}_c="\\builtin set -x;$${T}_c"
   ${errexitBeforeCommand(T)}
 }
@@ -243,20 +243,16 @@ ${T}_post() {
   if (( \${#BASH_ALIASES[@]} )); then builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=; fi
   case :\${HISTCONTROL-}: in
     *:ignorespace:* | *:ignoreboth:*) ;;
-    *) [[ -v HISTCONTROL && \${HISTCONTROL@a} == *r* ]] ||
-      HISTCONTROL=\${HISTCONTROL:+$HISTCONTROL:}ignorespace ;;
+    *) builtin printf -v HISTCONTROL %s "\${HISTCONTROL:+$HISTCONTROL:}ignorespace" || ${T}_y= ;;
   esac
-  if [[ \${PS4-} == "\${${T}_4m-}" && \${PS4@a} != *r* ]]; then
-    if [[ -n \${${T}_4s-} ]]; then PS4=\${${T}_4u-}; else builtin unset PS4; fi
+  if [[ -n \${${T}_4m-} && \${PS4-} == "$${T}_4m" ]]; then
+    if [[ -n \${${T}_4s-} ]]; then builtin printf -v PS4 %s "\${${T}_4u-}" || ${T}_y=; else builtin unset PS4 || ${T}_y=; fi
   fi
   # The hook runs after every other prompt command and puts the marks back. Where it cannot
   # be put back (a read-only PROMPT_COMMAND), post puts them back itself.
-  if [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} != "$${T}_hook" ]]; then
-    if [[ ! -v PROMPT_COMMAND || \${PROMPT_COMMAND@a} != *r* ]]; then
-      PROMPT_COMMAND[${HOOK_INDEX}]=$${T}_hook
-    else
-      ${restoreMarks}
-    fi
+  if [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} != "$${T}_hook" ]] &&
+    ! builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; then
+    ${restoreMarks}
   fi
   [[ ( -z \${${T}_lDEBUG-}\${${T}_dbg-} || \${${T}_lDEBUG-} == "\${${T}_kd-}" ) && ( -z \${${T}_lRETURN-} || \${${T}_lRETURN-} == "\${${T}_kr-}" ) && \${${T}_lERR-} == "\${${T}_ke-}" ]] ||
     builtin eval -- "$${T}_tm"
@@ -269,7 +265,7 @@ ${T}_post() {
   [[ -n $${T}_x ]] && builtin set -x
   builtin return 0
 }
-PROMPT_COMMAND[${HOOK_INDEX}]=$${T}_hook
+builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook" 2>/dev/null
 ${errexitInstall(T)}
 ${mark('R', '"$$"')}
 `;
