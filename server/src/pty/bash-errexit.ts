@@ -105,7 +105,7 @@ export function errDispatcher(T: string): string {
  * time, and are parsed now only when the trap fires.
  */
 function trapActionText(T: string): string {
-  return `\\builtin eval -- "$${names(T).dispatcher}"`;
+  return `\\builtin eval -- "\${${names(T).dispatcher}-}"`;
 }
 
 /** What `trap -p ERR` shows while the dispatcher is the ERR trap. */
