@@ -255,7 +255,7 @@ ${T}_post() {
     ${restoreMarks}
   fi
   [[ ( -z \${${T}_lDEBUG-}\${${T}_dbg-} || \${${T}_lDEBUG-} == "\${${T}_kd-}" ) && ( -z \${${T}_lRETURN-} || \${${T}_lRETURN-} == "\${${T}_kr-}" ) && \${${T}_lERR-} == "\${${T}_ke-}" ]] ||
-    builtin eval -- "$${T}_tm"
+    builtin eval -- "\${${T}_tm-}"
   ${jobNoticesBeforeEnd(T)}
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k;$${T}_s" 1<>"$${T}_g"
   {

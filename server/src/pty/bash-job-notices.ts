@@ -90,7 +90,7 @@ fi
  * only ever makes one dead: with none, the settling has nothing to look at.
  */
 export function jobNoticesBeforeEnd(T: string): string {
-  return `[[ \${${T}_j@P} == 0 ]] || builtin eval -- "$${T}_jw"`;
+  return `[[ \${${T}_j@P} == 0 ]] || builtin eval -- "\${${T}_jw-}"`;
 }
 
 /**
