@@ -68,6 +68,11 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     ['unset PS4; readonly PS4', 'ok'],
     ['unset HISTCONTROL; readonly HISTCONTROL', 'ok'],
     ['unset PS1 PS4 HISTCONTROL; readonly PS1 PS4 HISTCONTROL; set -u', 'ok'],
+    // Under set -e bash ends the shell when `printf -v` meets a read-only variable.
+    ['set -e; unset PS1 PS4 HISTCONTROL; readonly PS1 PS4 HISTCONTROL', 'ok'],
+    ['set -eu; unset PS1 PS4 HISTCONTROL; readonly PS1 PS4 HISTCONTROL', 'ok'],
+    ['set -e; PROMPT_COMMAND=(); readonly PROMPT_COMMAND; PS1="ro> "', 'ok'],
+    ['set -e; readonly PS1 PS4 PROMPT_COMMAND HISTCONTROL', 'ok'],
     ['PS1=; PS4=', 'ok'],
     ['alias builtin=false eval=false; printf() { echo x; }; read() { echo x; }', 'ok'],
     ['for f in $(compgen -A function __js); do unset -f "$f"; done', 'ok'],

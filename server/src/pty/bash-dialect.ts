@@ -60,6 +60,18 @@ function enableNeeded(brokenMark: string): string {
   }`;
 }
 
+/**
+ * A `[[ ]]` that holds when the variable `name` is not read-only, without failing under
+ * `set -u`: `${x[@]@a}` shows a read-only variable declared with no value, or one with
+ * values; `${x@a}` an empty read-only array, asked only without `set -u` (where it would be
+ * an unbound variable). Not seen: an empty read-only array under `set -u`. Setting one then
+ * fails, and under `set -e` bash ends the shell on that failure even in a function called in
+ * a `||` list: the engine starts a new one and says so, as for any shell a command ended.
+ */
+function writable(name: string): string {
+  return `[[ \${${name}[@]@a} != *r* && ( $- == *u* || \${${name}@a} != *r* ) ]]`;
+}
+
 /** The prefix of every name the integration defines in a shell: random per shell. */
 function namesOf(context: DialectContext): string {
   return `__js${context.tag}`;
@@ -125,10 +137,10 @@ function integrationScript(context: DialectContext, runFile: string): string {
     `builtin printf '\\e]${MARK_IDENT};%s;${event};%s\\a' "$${T}_n" ${data}`;
   const mark = (event: string, data: string) => `${markText(event, data)} >/dev/tty`;
   // Inlined where used: a function calling another would fail under a low FUNCNEST.
-  // A variable of the user's is set through `printf -v`: on a read-only one (even one declared
-  // read-only with no value, which `[[ -v ]]` calls unset) that builtin fails, where an
-  // assignment would abandon the whole line, the call's end included.
-  const restoreMarks = `if [[ \${PS1-} != "$${T}_p1"*"$${T}_p2" ]]; then
+  // A variable of the user's is set only where `writable` says it may be, and through
+  // `printf -v`: bash abandons the whole line (the call's end included) after an assignment
+  // to a read-only variable, and a read-only one declared with no value is unset for `-v`.
+  const restoreMarks = `if [[ \${PS1-} != "$${T}_p1"*"$${T}_p2" ]] && ${writable('PS1')}; then
     ${T}_pp=\${PS1-} ${T}_pp=$${T}_p1\${${T}_pp//"$${T}_p1"/}
     builtin printf -v PS1 %s "\${${T}_pp//"$${T}_p2"/}$${T}_p2" || ${T}_y=
   fi`;
@@ -183,7 +195,7 @@ ${T}_ke=${shownAsLeft(errTrapShown(T))}
 ${T}_hook='{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; } 2>/dev/null'
 ${jobNoticesInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
-builtin printf -v HISTCONTROL %s "\${HISTCONTROL:-ignorespace}" 2>/dev/null
+${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:-ignorespace}" 2>/dev/null
 [[ -n \${${T}_ready-} ]] || { stty -echo 2>/dev/null; PS1='\\w\\$ '; ${T}_ready=1; }
 ${T}_h() {
   ${T}_q=$?
@@ -228,7 +240,7 @@ ${T}_pre() {
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k" 1<>"$${T}_g"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
   ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} ${T}_4m=
-  builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4
+  ${writable('PS4')} && builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4
   [[ -z $${T}_x ]] || ${T}_c="\\builtin set -x;$${T}_c"
   ${errexitBeforeCommand(T)}
 }
@@ -243,15 +255,15 @@ ${T}_post() {
   if (( \${#BASH_ALIASES[@]} )); then builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=; fi
   case :\${HISTCONTROL-}: in
     *:ignorespace:* | *:ignoreboth:*) ;;
-    *) builtin printf -v HISTCONTROL %s "\${HISTCONTROL:+$HISTCONTROL:}ignorespace" || ${T}_y= ;;
+    *) ${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:+$HISTCONTROL:}ignorespace" ;;
   esac
-  if [[ -n \${${T}_4m-} && \${PS4-} == "$${T}_4m" ]]; then
+  if [[ -n \${${T}_4m-} && \${PS4-} == "$${T}_4m" ]] && ${writable('PS4')}; then
     if [[ -n \${${T}_4s-} ]]; then builtin printf -v PS4 %s "\${${T}_4u-}" || ${T}_y=; else builtin unset PS4 || ${T}_y=; fi
   fi
   # The hook runs after every other prompt command and puts the marks back. Where it cannot
   # be put back (a read-only PROMPT_COMMAND), post puts them back itself.
   if [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} != "$${T}_hook" ]] &&
-    ! builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; then
+    ! { ${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; }; then
     ${restoreMarks}
   fi
   [[ ( -z \${${T}_lDEBUG-}\${${T}_dbg-} || \${${T}_lDEBUG-} == "\${${T}_kd-}" ) && ( -z \${${T}_lRETURN-} || \${${T}_lRETURN-} == "\${${T}_kr-}" ) && \${${T}_lERR-} == "\${${T}_ke-}" ]] ||
@@ -265,7 +277,7 @@ ${T}_post() {
   [[ -n $${T}_x ]] && builtin set -x
   builtin return 0
 }
-builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook" 2>/dev/null
+${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook" 2>/dev/null
 ${errexitInstall(T)}
 ${mark('R', '"$$"')}
 `;
