@@ -186,6 +186,19 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     expect(await engine.call('echo fresh', agent)).toBe('fresh');
   });
 
+  it('says so when an empty read-only PROMPT_COMMAND under set -eu ends the shell', async () => {
+    // The one read-only variable post cannot see under `set -u`: its `printf -v` fails, and
+    // under `set -e` bash ends the shell. The call's own output comes first, then the reset.
+    const agent = await shellWithState();
+    expect(
+      await engine.call('set -eu; PROMPT_COMMAND=(); readonly PROMPT_COMMAND; echo set', agent),
+    ).toBe(
+      'set\n[shell exited: code 1]\nThe persistent bash shell was reset; the next bash call starts ' +
+        'from the workspace with a fresh current directory and environment.',
+    );
+    expect(await engine.call('echo ok', agent)).toBe('ok');
+  });
+
   it('ends the shell, as a terminal does, when an ERR trap exits', async () => {
     const agent = await shellWithState();
     expect(await engine.call('trap "exit 3" ERR; false', agent)).toBe(

@@ -61,15 +61,22 @@ function enableNeeded(brokenMark: string): string {
 }
 
 /**
- * A `[[ ]]` that holds when the variable `name` is not read-only, without failing under
- * `set -u`: `${x[@]@a}` shows a read-only variable declared with no value, or one with
- * values; `${x@a}` an empty read-only array, asked only without `set -u` (where it would be
- * an unbound variable). Not seen: an empty read-only array under `set -u`. Setting one then
- * fails, and under `set -e` bash ends the shell on that failure even in a function called in
- * a `||` list: the engine starts a new one and says so, as for any shell a command ended.
+ * A `[[ ]]` that holds when the variable `name` may be set through `printf -v`. That builtin
+ * only fails on a read-only variable, but under `set -e` bash then ends the shell, even in a
+ * function called in a `||` list; so under `set -e` the variable is asked first, without
+ * failing under `set -u`: `${x[@]@a}` shows a read-only variable declared with no value, or
+ * one with values; `${x@a}` an empty read-only array, asked only without `set -u` (where it
+ * would be an unbound variable). Not seen: an empty read-only array under `set -eu`; the
+ * shell then ends, and the engine starts a new one and says so.
  */
 function writable(name: string): string {
-  return `[[ \${${name}[@]@a} != *r* && ( $- == *u* || \${${name}@a} != *r* ) ]]`;
+  return `[[ ${writableTerm(name)} ]]`;
+}
+
+/** writable's condition, to join to another inside one `[[ ]]`. Without `set -e` a failed
+ *  `printf -v` is harmless, and nothing else needs asking. */
+function writableTerm(name: string): string {
+  return `( $- != *e* || ( \${${name}[@]@a} != *r* && ( $- == *u* || \${${name}@a} != *r* ) ) )`;
 }
 
 /** The prefix of every name the integration defines in a shell: random per shell. */
@@ -140,7 +147,7 @@ function integrationScript(context: DialectContext, runFile: string): string {
   // A variable of the user's is set only where `writable` says it may be, and through
   // `printf -v`: bash abandons the whole line (the call's end included) after an assignment
   // to a read-only variable, and a read-only one declared with no value is unset for `-v`.
-  const restoreMarks = `if [[ \${PS1-} != "$${T}_p1"*"$${T}_p2" ]] && ${writable('PS1')}; then
+  const restoreMarks = `if [[ \${PS1-} != "$${T}_p1"*"$${T}_p2" && ${writableTerm('PS1')} ]]; then
     ${T}_pp=\${PS1-} ${T}_pp=$${T}_p1\${${T}_pp//"$${T}_p1"/}
     builtin printf -v PS1 %s "\${${T}_pp//"$${T}_p2"/}$${T}_p2" || ${T}_y=
   fi`;
@@ -257,7 +264,7 @@ ${T}_post() {
     *:ignorespace:* | *:ignoreboth:*) ;;
     *) ${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:+$HISTCONTROL:}ignorespace" ;;
   esac
-  if [[ -n \${${T}_4m-} && \${PS4-} == "$${T}_4m" ]] && ${writable('PS4')}; then
+  if [[ -n \${${T}_4m-} && \${PS4-} == "$${T}_4m" && ${writableTerm('PS4')} ]]; then
     if [[ -n \${${T}_4s-} ]]; then builtin printf -v PS4 %s "\${${T}_4u-}" || ${T}_y=; else builtin unset PS4 || ${T}_y=; fi
   fi
   # The hook runs after every other prompt command and puts the marks back. Where it cannot
