@@ -3,6 +3,9 @@
  * loop is too busy to read it within node-pty's grace period after the exit.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { signalName, spawnPty } from './pty-process.ts';
 
@@ -46,9 +49,16 @@ it('delivers every write whole and in order, whether the terminal takes it at on
   const big = 'abcdefghij'.repeat(30_000); // far past what a terminal holds: written in parts
   const smalls = Array.from({ length: 50 }, (_, i) => `<${i}>`);
   const sent = big + smalls.join('') + big.slice(0, 1000);
+  // The reader starts only once the writes are queued: a reader on the other core could
+  // otherwise keep up with the kernel taking the big write (seen once beside two CPU hogs).
+  const dir = mkdtempSync(join(tmpdir(), 'jumpseat-pty-write-'));
+  const go = join(dir, 'go');
   const pty = spawnPty({
     file: '/bin/sh',
-    args: ['-c', `stty raw -echo; echo READY; head -c ${sent.length} | sha256sum`],
+    args: [
+      '-c',
+      `stty raw -echo; echo READY; while [ ! -e '${go}' ]; do sleep 0.02; done; head -c ${sent.length} | sha256sum`,
+    ],
     cwd: '/',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     cols: 80,
@@ -68,7 +78,9 @@ it('delivers every write whole and in order, whether the terminal takes it at on
   expect(pty.unwrittenBytes()).toBeGreaterThan(0);
   for (const small of smalls) pty.write(small);
   pty.write(big.slice(0, 1000));
+  writeFileSync(go, '');
   await exited;
+  rmSync(dir, { recursive: true, force: true });
   const expected = createHash('sha256').update(sent).digest('hex');
   expect(output).toContain(expected);
   // The terminal is gone: a write is dropped, as node-pty drops it, and never throws.
