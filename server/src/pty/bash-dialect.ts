@@ -66,8 +66,8 @@ function enableNeeded(brokenMark: string): string {
  * function called in a `||` list; so under `set -e` the variable is asked first, without
  * failing under `set -u`: `${x[@]@a}` shows a read-only variable declared with no value, or
  * one with values; `${x@a}` an empty read-only array, asked only without `set -u` (where it
- * would be an unbound variable). Not seen: an empty read-only array under `set -eu`; the
- * shell then ends, and the engine starts a new one and says so.
+ * would be an unbound variable). Not seen: an empty read-only array under `set -eu`: the
+ * shell then ends there, and the engine starts a new one, as for any shell a command ended.
  */
 function writable(name: string): string {
   return `[[ ${writableTerm(name)} ]]`;
