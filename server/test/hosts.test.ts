@@ -284,6 +284,17 @@ describe('answers on the link', () => {
     return { socket, messages };
   }
 
+  /** Closes a raw host's link and, once the control plane saw it go, forgets the host. */
+  async function forgetRawHost(socket: WebSocket, name: string): Promise<void> {
+    socket.close();
+    await cluster.waitFor(
+      async () => (await cluster.hostState(name)) !== 'connected',
+      `${name}'s link to close`,
+      10_000,
+    );
+    await cluster.request(`/api/hosts/${name}`, { method: 'DELETE' });
+  }
+
   it('are acknowledged to a host of protocol 3, once per answer read, and to no older host', async () => {
     for (const [name, version] of [
       ['raw-v3', 3],
@@ -316,13 +327,7 @@ describe('answers on the link', () => {
           expect(acks()).toEqual([]);
         }
       } finally {
-        socket.close();
-        await cluster.waitFor(
-          async () => (await cluster.hostState(name)) !== 'connected',
-          `${name}'s link to close`,
-          10_000,
-        );
-        await cluster.request(`/api/hosts/${name}`, { method: 'DELETE' });
+        await forgetRawHost(socket, name);
       }
     }
   });
@@ -345,13 +350,7 @@ describe('answers on the link', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(storyAcks()).toEqual([{ type: 'call_ack', callId: '', stories: 100 }]);
     } finally {
-      socket.close();
-      await cluster.waitFor(
-        async () => (await cluster.hostState(name)) !== 'connected',
-        `${name}'s link to close`,
-        10_000,
-      );
-      await cluster.request(`/api/hosts/${name}`, { method: 'DELETE' });
+      await forgetRawHost(socket, name);
     }
   });
 });
