@@ -85,4 +85,23 @@ describe('job notices', () => {
       '[1]+  Killed                  sh -c \'trap "" TERM; : >.trap-set; sleep 30\'',
     );
   });
+
+  it('are settled by the integration whatever the command named like its words', async () => {
+    // post settles jobs (while one runs) with text parsed at that moment: functions named like
+    // the builtins it uses, and aliases named like reserved words made in the same call, must
+    // not reach it (a `read` of the command's own would loop for ever).
+    const agent = 'jobs-hostile-names';
+    expect(
+      await engine.call(
+        'continue() { echo HIJACKED; }; jobs() { echo HIJACKED; }; wait() { echo HIJACKED; }; ' +
+          'read() { echo HIJACKED; }; sleep 30 &',
+        agent,
+      ),
+    ).toBe('');
+    expect(
+      await engine.call("alias while='echo HIJACKED;' do=: if=: '[['=false; echo made", agent),
+    ).toBe('made');
+    expect(await engine.call('kill %1', agent)).toBe('[1]+  Terminated              sleep 30');
+    expect(await engine.call('echo after', agent)).toBe('after');
+  });
 });
