@@ -221,6 +221,24 @@ describe('races', () => {
     await engine.call('rm /tmp/idiom-race.log', agent);
   });
 
+  it('replaces a shell that died while the next call waited for its prompt', async () => {
+    const agent = await shellWithState();
+    // The prompt after this call takes 5 s to draw: the next call waits for it (2 s at most).
+    expect(await engine.call(`PS1='$(sleep 5)'"$PS1"`, agent)).toBe('');
+    const pid = engine.tools.registry.sessions().find((s) => s.agent === agent)?.pid ?? 0;
+    expect(pid).toBeGreaterThan(0);
+    // Stopped, the shell still counts as running when the call begins; it dies in the wait.
+    process.kill(pid, 'SIGSTOP');
+    const next = engine.call(
+      'echo ran >> /tmp/idiom-race2.log; wc -l < /tmp/idiom-race2.log',
+      agent,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    process.kill(pid, 'SIGKILL');
+    expect(await next).toBe('1');
+    await engine.call('rm /tmp/idiom-race2.log', agent);
+  });
+
   it('never reports a read answered at once as waiting for input (bounded: 25 rounds)', async () => {
     const agent = await shellWithState();
     for (let round = 0; round < 25; round++) {

@@ -94,6 +94,9 @@ export class AgentCalls {
     if (status.state === 'waiting_input' && calls.foreground) await pty.quiet();
     human.refuseAgent();
     if (this.runValue) throw new Error('a call is already running on this shell');
+    // The waits above (for the prompt after a call, up to 2 s) may have seen the shell end:
+    // its exit told no run, and a run made now would wait for an end that never comes.
+    if (!status.alive) throw new ShellGoneError();
     const run = new CallRun({
       capture: this.parts.newCapture(host.agent ?? ''),
       timeoutMs: Math.max(0, deadlineAt - Date.now()),

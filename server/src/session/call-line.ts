@@ -259,6 +259,11 @@ export class CallLine {
     }
   }
 
+  /** The shell ended: no prompt comes, and nobody waits for one. */
+  shellExited(): void {
+    for (const resolve of this.promptUpWaiters.splice(0)) resolve();
+  }
+
   /** Stops the pending looks at the shell. */
   dispose(): void {
     this.endDoubt.clear();

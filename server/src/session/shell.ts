@@ -57,6 +57,7 @@ export class Shell {
   private readonly status = new ShellStatus(
     () => {
       this.human.shellExited();
+      this.calls.shellExited();
       // An ended shell keeps its info and history, not its screen model (issue 15).
       this.output.freezeWhenQuiet();
     },
@@ -69,7 +70,6 @@ export class Shell {
   private readonly files: ShellFiles;
   private readonly disposables = new DisposableStore();
   private readonly start = new ShellStartUp();
-  /** The agent's calls (see AgentCalls). */
   private readonly agentCalls: AgentCalls;
   /** The prompt, the call line, and what holds the terminal. */
   private readonly calls: CallLine;
