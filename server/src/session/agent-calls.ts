@@ -84,7 +84,10 @@ export class AgentCalls {
     const host = this.host;
     await this.parts.ready;
     if (this.runValue) throw new Error('a call is already running on this shell');
-    if (!status.alive || !pty.running) throw new ShellGoneError();
+    // A shell that died but whose exit is not announced yet (its last output is read first)
+    // is typed to all the same: its exit then ends the run unstarted, and the command runs in
+    // a new shell (see below). A look at /proc here cost every call a read of its stat.
+    if (!status.alive) throw new ShellGoneError();
     human.refuseAgent();
     await human.handedBack();
     // Editing left on (the human released with a program running): off before the agent types.

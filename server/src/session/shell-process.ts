@@ -59,15 +59,6 @@ export class ShellProcess {
   }
 
   /**
-   * The shell process still runs: not gone and not a zombie. Read from /proc at once, since
-   * the PTY's exit is announced only after its last output has been read.
-   */
-  get running(): boolean {
-    const state = this.stat()?.state;
-    return state !== undefined && state !== 'Z' && state !== 'X';
-  }
-
-  /**
    * The shell process's stat now, read at once (in place, once the shell is located); null
    * once it is gone.
    */
