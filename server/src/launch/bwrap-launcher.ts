@@ -164,6 +164,7 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
   const runKey = settings.egress?.runKey;
   return {
     kind: 'bwrap',
+    shellMayReplaceFiles: false,
     place(request: PlacementRequest): Placement {
       const cgroup = settings.cgroups.create(settings);
       const workspace = realOrNull(request.workspace) ?? request.workspace;

@@ -29,6 +29,7 @@ export interface DirectSettings extends CgroupLimits {
 export function directLauncher(settings: DirectSettings): ShellLauncher {
   return {
     kind: 'off',
+    shellMayReplaceFiles: true,
     place(request: PlacementRequest): Placement {
       // Without a cgroup no per-shell process limit holds here: RLIMIT_NPROC would count
       // every process of the server's user, the server's other shells included.

@@ -73,6 +73,11 @@ export interface Placement {
 export interface ShellLauncher {
   /** `bwrap` or `off`: what the banner and the API report. */
   readonly kind: 'bwrap' | 'off';
+  /**
+   * The shell may rename or remove what the server put in its private dir (outside its
+   * writable `shell/` part): true unsandboxed; a sandbox mounts that dir read-only.
+   */
+  readonly shellMayReplaceFiles: boolean;
   place(request: PlacementRequest): Placement;
   /** Ends what an earlier run of this server (killed without a shutdown) left running. */
   sweepLeftovers(): Promise<number>;

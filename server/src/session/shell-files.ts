@@ -99,8 +99,11 @@ export class PrivateDirs {
     this.run = `${process.pid}-${startTicks('self') ?? '0'}`;
   }
 
-  /** A new private dir for one shell; a data dir that refuses it is said as such. */
-  create(): ShellFiles {
+  /**
+   * A new private dir for one shell; a data dir that refuses it is said as such.
+   * `shellMayReplace`: the shell can rename or remove the server's files in it (unsandboxed).
+   */
+  create(shellMayReplace: boolean): ShellFiles {
     const dir = join(this.root, this.run, randomBytes(RANDOM_BYTES).toString('hex'));
     try {
       if (!this.runMade) mkdirSync(this.root, { recursive: true, mode: DIR_MODE });
@@ -118,7 +121,7 @@ export class PrivateDirs {
         `cannot make the shell's private directory in ${this.root} (${code})`,
       );
     }
-    return new ShellFiles(dir);
+    return new ShellFiles(dir, shellMayReplace);
   }
 
   /**
@@ -187,7 +190,11 @@ export class ShellFiles {
   /** Device and inode of the held file (see holdsPath). */
   private heldIdentity = '';
 
-  constructor(dir: string) {
+  /** `shellMayReplace`: the shell can rename or remove the server's files (unsandboxed). */
+  constructor(
+    dir: string,
+    private readonly shellMayReplace: boolean,
+  ) {
     this.dir = dir;
     this.shellDir = join(dir, SHELL_WRITABLE_NAME);
     this.commandFile = join(dir, 'command');
@@ -269,8 +276,12 @@ export class ShellFiles {
     }
   }
 
-  /** The command file at its path is still the one held open (one lstat). */
+  /**
+   * The command file at its path is still the one held open: always in a sandbox, where the
+   * shell sees this dir read-only; else one lstat.
+   */
   private holdsPath(): boolean {
+    if (!this.shellMayReplace) return true;
     try {
       return identityOf(lstatSync(this.commandFile)) === this.heldIdentity;
     } catch {

@@ -85,7 +85,7 @@ export class Shell {
     this.agentId = options.agent;
     this.owner = options.owner ?? null;
     const nonce = markNonce(randomBytes(16));
-    const files = options.privateDirs.create();
+    const files = options.privateDirs.create(options.launcher.shellMayReplaceFiles);
     this.files = files;
     const context = dialectContext(files, nonce, randomBytes(4).toString('hex'));
     this.output = new ShellDisplay(options.cols, options.rows);
