@@ -119,16 +119,19 @@ export function descendants(rootPid: number): number[] {
   return found;
 }
 
+/** The thread ids of `pid` (none when it is gone), read at once. */
+function tasksOf(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+}
+
 /** The children of every thread of `pid` (none when it is gone), read at once. */
 export function childrenOf(pid: number): number[] {
   const children: number[] = [];
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return children;
-  }
-  for (const tid of tasks) {
+  for (const tid of tasksOf(pid)) {
     let list = '';
     try {
       list = readFileSync(`/proc/${pid}/task/${tid}/children`, 'latin1');
@@ -211,7 +214,7 @@ export async function findWaitingReader(
   if (!table) return null;
   if (!shell || shell.tpgid <= 0) return null;
   for (const pid of descendants(shell.pid)) {
-    const stat = pid === shell.pid ? shell : await readStat(pid);
+    const stat = pid === shell.pid ? shell : readStatNow(pid);
     if (!stat || stat.pgrp !== shell.tpgid) continue;
     if (await blockedOnTerminal(pid, ttyPath, table)) {
       const name = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
@@ -226,8 +229,9 @@ async function blockedOnTerminal(
   ttyPath: string,
   table: SyscallTable,
 ): Promise<boolean> {
-  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
-  for (const tid of tasks) {
+  // The threads' list read at once (it never waits on the process); what each thread is in
+  // the middle of is read asynchronously: the kernel reads it under the lock an exec holds.
+  for (const tid of tasksOf(pid)) {
     const text = await readFile(`/proc/${pid}/task/${tid}/syscall`, 'latin1').catch(() => '');
     const parts = text.trim().split(' ');
     const nr = Number(parts[0]);
