@@ -26,11 +26,9 @@ export const SPILL_DIR_NAME = 'outputs';
 export const SPILL_FILES_KEPT_PER_AGENT = 20;
 /** Bytes of output one file holds at most, so a runaway command cannot fill the disk. */
 export const SPILL_FILE_MAX_BYTES = 256 * 1024 * 1024;
-/** Bytes collected before one write is issued: the renderer emits many small pieces
+/** Characters collected before one write is issued: the renderer emits many small pieces
  *  (a line at a time for coloured output) and one fs write per piece would cost more. */
-const SPILL_BATCH_BYTES = 64 * 1024;
-/** The most UTF-8 bytes one UTF-16 unit becomes (a lone surrogate becomes U+FFFD's three). */
-const MAX_UTF8_BYTES_PER_UNIT = 3;
+const SPILL_BATCH_CHARS = 64 * 1024;
 /** Other users on the host must not read what an agent's commands printed. Group read is
  *  for a shell that runs as its own user (launch/shell-ownership.ts): the directory is 0700
  *  unless that shell's group is let in. */
@@ -219,12 +217,7 @@ class SpillFile implements SpillWriter {
   private readonly maxBytes: number;
   private readonly pruned: Promise<void>;
   private readonly budget: SpillFileBudget;
-  /**
-   * The batch: text encoded as it comes, straight into bytes (text joined as a string was
-   * copied twice more, flattened to be measured and encoded by the stream, at every flush).
-   */
-  private batch: Buffer | null = null;
-  private batchUsed = 0;
+  private pending = '';
   private bytes = 0;
   private endsWithNewline = true;
   /** Budget bytes held for the cut line (taken with the first write); null before it. */
@@ -253,15 +246,8 @@ class SpillFile implements SpillWriter {
 
   write(text: string): void {
     if (this.stopped) return;
-    const room = text.length * MAX_UTF8_BYTES_PER_UNIT;
-    if (room > SPILL_BATCH_BYTES) {
-      this.flush();
-      this.flushBytes(Buffer.from(text));
-      return;
-    }
-    if (this.batch !== null && this.batchUsed + room > this.batch.length) this.flush();
-    this.batch ??= Buffer.allocUnsafe(SPILL_BATCH_BYTES);
-    this.batchUsed += this.batch.write(text, this.batchUsed);
+    this.pending += text;
+    if (this.pending.length >= SPILL_BATCH_CHARS) this.flush();
   }
 
   /** Resolves once the file is closed: every byte is with the OS, readable by the shell
@@ -281,25 +267,17 @@ class SpillFile implements SpillWriter {
   }
 
   async discard(): Promise<void> {
-    this.batch = null;
-    this.batchUsed = 0;
+    this.pending = '';
     await this.close();
     await unlink(this.path).catch(() => undefined);
     this.budget.closed(null, true);
     await this.pruned;
   }
 
-  /** Writes the batch out; the stream keeps its bytes, so the next batch is a new one. */
   private flush(): void {
-    if (this.batch === null || this.batchUsed === 0) return;
-    const bytes = this.batch.subarray(0, this.batchUsed);
-    this.batch = null;
-    this.batchUsed = 0;
-    this.flushBytes(bytes);
-  }
-
-  private flushBytes(bytes: Buffer): void {
-    if (this.stopped || bytes.length === 0) return;
+    const text = this.pending;
+    this.pending = '';
+    if (this.stopped || text.length === 0) return;
     if (this.cutRoom === null) {
       // The room for the cut line is held from the first write on, so a file cut at any cap
       // (even one reached before this file took a byte) ends with why within that cap.
@@ -310,18 +288,19 @@ class SpillFile implements SpillWriter {
         return;
       }
     }
-    const size = bytes.length;
+    const size = Buffer.byteLength(text);
     const wanted = Math.min(size, this.maxBytes - this.bytes);
     const { granted, cap } = this.budget.take(wanted);
     if (granted === size) {
       // Backpressure is not awaited (the PTY must not stall on the disk); what waits in the
       // stream is bounded by the byte caps, and a disk is far faster than a PTY anyway.
-      this.stream.write(bytes);
+      this.stream.write(text);
       this.bytes += size;
-      this.endsWithNewline = bytes[size - 1] === 0x0a;
+      this.endsWithNewline = text.endsWith('\n');
       return;
     }
     // Over a cap: keep what fits, without splitting a UTF-8 sequence, then say so.
+    const bytes = Buffer.from(text);
     let end = granted;
     while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
     this.budget.giveBack(granted - end);
