@@ -3,6 +3,8 @@
  * agent's shell, after a call that sets state; the next call must give the terminal's answer
  * and find the state kept. Texts are exact.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type TestEngine } from './support/engine.ts';
 
@@ -209,16 +211,28 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
   });
 });
 
+/**
+ * A command that counts its runs in the agent's workspace, which outlives its shell (a sandbox's
+ * /tmp is the shell's own: a new shell would count from nothing there).
+ */
+function countRun(agent: string): string {
+  const log = join(engine.workspaceOf(agent), 'runs.log');
+  return `echo ran >> '${log}'; wc -l < '${log}'`;
+}
+
+/** What the runs counted by countRun left, read outside the shell. */
+function runsOf(agent: string): string {
+  return readFileSync(join(engine.workspaceOf(agent), 'runs.log'), 'utf8');
+}
+
 describe('races', () => {
   it('replaces a shell that died between calls and runs the next command once', async () => {
     const agent = await shellWithState();
     const pid = engine.tools.registry.sessions().find((s) => s.agent === agent)?.pid ?? 0;
     expect(pid).toBeGreaterThan(0);
     process.kill(pid, 'SIGKILL');
-    expect(
-      await engine.call('echo ran >> /tmp/idiom-race.log; wc -l < /tmp/idiom-race.log', agent),
-    ).toBe('1');
-    await engine.call('rm /tmp/idiom-race.log', agent);
+    expect(await engine.call(countRun(agent), agent)).toBe('1');
+    expect(runsOf(agent)).toBe('ran\n');
   });
 
   it('replaces a shell that died while the next call waited for its prompt', async () => {
@@ -229,14 +243,11 @@ describe('races', () => {
     expect(pid).toBeGreaterThan(0);
     // Stopped, the shell still counts as running when the call begins; it dies in the wait.
     process.kill(pid, 'SIGSTOP');
-    const next = engine.call(
-      'echo ran >> /tmp/idiom-race2.log; wc -l < /tmp/idiom-race2.log',
-      agent,
-    );
+    const next = engine.call(countRun(agent), agent);
     await new Promise((resolve) => setTimeout(resolve, 500));
     process.kill(pid, 'SIGKILL');
     expect(await next).toBe('1');
-    await engine.call('rm /tmp/idiom-race2.log', agent);
+    expect(runsOf(agent)).toBe('ran\n');
   });
 
   it('never reports a read answered at once as waiting for input (bounded: 25 rounds)', async () => {
