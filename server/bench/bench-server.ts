@@ -127,6 +127,26 @@ export async function timings(runs: number, action: () => Promise<unknown>): Pro
   return times;
 }
 
+/**
+ * Times two actions in alternating blocks of `block` runs each, `rounds` times: a figure and
+ * its baseline then see the same moments of a machine whose speed wanders (a shared VM's
+ * does, by 15% and more over a few seconds), where one block after the other would compare
+ * a fast moment with a slow one. The two lists of times (ms), in the order given.
+ */
+export async function interleavedTimings(
+  rounds: number,
+  block: number,
+  actions: readonly [() => Promise<unknown>, () => Promise<unknown>],
+): Promise<[number[], number[]]> {
+  const first: number[] = [];
+  const second: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    first.push(...(await timings(block, actions[0])));
+    second.push(...(await timings(block, actions[1])));
+  }
+  return [first, second];
+}
+
 export function rssKiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? 0);

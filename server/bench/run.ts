@@ -10,6 +10,7 @@ import * as nodePty from 'node-pty';
 import { locatePwsh, PWSH_MISSING_HINT } from '../src/pty/pwsh-executable.ts';
 import {
   call,
+  interleavedTimings,
   median,
   report,
   rssKiB,
@@ -18,7 +19,6 @@ import {
   spawnAndWait,
   startServer,
   stopServer,
-  timed,
   timings,
 } from './bench-server.ts';
 import { cpuPerCall, throughputBenchmark } from './call-cost-bench.ts';
@@ -31,13 +31,18 @@ import { sandboxBenchmarks } from './sandbox-bench.ts';
 import { scaleBenchmarks, shellsFromArgv } from './scale-bench.ts';
 import { timeoutBenchmarks } from './timeout-bench.ts';
 
-const TRUE_CALLS = 200;
+/**
+ * The trivial call and its baseline are timed in alternating blocks (see interleavedTimings):
+ * 200 of each.
+ */
+const TRUE_ROUNDS = 10;
+const TRUE_BLOCK = 20;
 /**
  * Calls before the timed ones: a call's round trip as a running server answers it, once V8
  * has optimised the path (over the first thousand calls or so; see call-cost-bench.ts).
  */
 const TRUE_WARM_CALLS = 1000;
-const SPAWN_RUNS = 200;
+/** Runs of the million lines through the tool, each followed by one on the raw PTY. */
 const SEQ_RUNS = 5;
 const SEQ_COMMAND = 'seq 1 1000000';
 const IDLE_SHELLS = 50;
@@ -56,14 +61,19 @@ function spawnBashTrue(): Promise<void> {
   return spawnAndWait('bash', ['--noprofile', '--norc', '-c', 'true']);
 }
 
-/** A persistent raw bash on node-pty: write the command, read until a sentinel line. */
-async function rawPtySeq(): Promise<number[]> {
+/** A persistent raw bash on node-pty, the baseline of the million lines. */
+interface RawPty {
+  /** Runs SEQ_COMMAND: writes it, reads until a sentinel line. */
+  seq(): Promise<void>;
+  close(): void;
+}
+
+function rawPty(): RawPty {
   const pty = nodePty.spawn('bash', ['--noprofile', '--norc'], {
     cols: 120,
     rows: 40,
     env: { ...process.env, PS1: '' } as Record<string, string>,
   });
-  const times: number[] = [];
   let buffer = '';
   let done: (() => void) | null = null;
   pty.onData((data) => {
@@ -71,36 +81,24 @@ async function rawPtySeq(): Promise<number[]> {
     if (buffer.length > 64) buffer = buffer.slice(-64);
     if (done && buffer.includes('RAW-DONE-7')) done();
   });
-  try {
-    for (let i = 0; i < SEQ_RUNS; i++) {
+  const seq = () =>
+    new Promise<void>((resolve, reject) => {
       buffer = '';
-      times.push(
-        await timed(
-          () =>
-            new Promise<void>((resolve, reject) => {
-              // Bounded: a raw bash that never answers fails the step by name, never hangs the run.
-              const giveUp = setTimeout(() => {
-                done = null;
-                reject(
-                  new Error(
-                    `raw node-pty bash did not finish ${SEQ_COMMAND} in ${RAW_SEQ_LIMIT_MS} ms`,
-                  ),
-                );
-              }, RAW_SEQ_LIMIT_MS);
-              done = () => {
-                clearTimeout(giveUp);
-                done = null;
-                resolve();
-              };
-              pty.write(`${SEQ_COMMAND}; echo RAW-DONE-$((3+4))\r`);
-            }),
-        ),
-      );
-    }
-  } finally {
-    pty.kill();
-  }
-  return times;
+      // Bounded: a raw bash that never answers fails the step by name, never hangs the run.
+      const giveUp = setTimeout(() => {
+        done = null;
+        reject(
+          new Error(`raw node-pty bash did not finish ${SEQ_COMMAND} in ${RAW_SEQ_LIMIT_MS} ms`),
+        );
+      }, RAW_SEQ_LIMIT_MS);
+      done = () => {
+        clearTimeout(giveUp);
+        done = null;
+        resolve();
+      };
+      pty.write(`${SEQ_COMMAND}; echo RAW-DONE-$((3+4))\r`);
+    });
+  return { seq, close: () => pty.kill() };
 }
 
 /**
@@ -149,8 +147,10 @@ async function callFigures(): Promise<boolean[]> {
   try {
     // 1. Round trip of a trivial call against starting a bash per call.
     for (let i = 0; i < TRUE_WARM_CALLS; i++) await call(server, 'bench-true', 'true');
-    const trueTimes = await timings(TRUE_CALLS, () => call(server, 'bench-true', 'true'));
-    const spawnTimes = await timings(SPAWN_RUNS, spawnBashTrue);
+    const [trueTimes, spawnTimes] = await interleavedTimings(TRUE_ROUNDS, TRUE_BLOCK, [
+      () => call(server, 'bench-true', 'true'),
+      spawnBashTrue,
+    ]);
     const tool = median(trueTimes);
     const baseline = median(spawnTimes);
     results.push(
@@ -173,8 +173,18 @@ async function callFigures(): Promise<boolean[]> {
 
     // 2. Throughput: a million lines through the tool against a raw PTY.
     await call(server, 'bench-seq', 'true');
-    const seqTimes = await timings(SEQ_RUNS, () => call(server, 'bench-seq', SEQ_COMMAND));
-    const rawTimes = await rawPtySeq();
+    const raw = rawPty();
+    let seqTimes: number[];
+    let rawTimes: number[];
+    try {
+      await raw.seq();
+      [seqTimes, rawTimes] = await interleavedTimings(SEQ_RUNS, 1, [
+        () => call(server, 'bench-seq', SEQ_COMMAND),
+        raw.seq,
+      ]);
+    } finally {
+      raw.close();
+    }
     const seqTool = median(seqTimes);
     const seqRaw = median(rawTimes);
     results.push(
