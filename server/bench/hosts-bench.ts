@@ -2,10 +2,10 @@
  * Across machines (issue 23.7): the same calls on a server that runs its shells itself and
  * through a control plane (`--local-shells off`) to a joined `jumpseat host`, in the same run:
  * `bash("true")` (target: at most 0.5 ms more, printed as the extra over 0.5 ms) and a million
- * lines (at most 1.2×); the embedded figures are measured before and after the joined host's
- * and averaged, as the sandbox step alternates, so drift favours neither. Then several hosts
- * with many idle shells each answer calls to random shells, a few at a time: p99 against
- * 250 ms. `--hosts N` and `--host-shells N` (per host) size that step (3 × 500 by default).
+ * lines (at most 1.2×); the embedded server runs beside the control plane and its host, and
+ * the two are timed in alternating blocks, so the machine's drift favours neither. Then
+ * several hosts with many idle shells each answer calls to random shells, a few at a time:
+ * p99 against 250 ms. `--hosts N` and `--host-shells N` (per host) size that step (3 × 500 by default).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -14,16 +14,18 @@ import { join } from 'node:path';
 import {
   call,
   firstCall,
+  interleavedTimings,
   median,
   report,
   type Server,
   sleep,
   startServer,
   stopServer,
-  timings,
 } from './bench-server.ts';
 
-const TRUE_CALLS = 200;
+/** 200 calls on either side, in alternating blocks of 20. */
+const TRUE_ROUNDS = 10;
+const TRUE_BLOCK = 20;
 /**
  * Calls before the timed ones, on either side alike: both compare servers as they answer once
  * warm. A joined host's call runs code in two processes (the link's framing on each side),
@@ -42,6 +44,11 @@ const SPREAD_CONCURRENCY = 8;
 /** Shells started at once while filling the hosts. */
 const START_CONCURRENCY = 4;
 const JOIN_DEADLINE_MS = 120_000;
+
+interface Figures {
+  readonly trueMs: number;
+  readonly seqMs: number;
+}
 
 export interface HostChild {
   readonly child: ChildProcess;
@@ -102,23 +109,34 @@ export async function stopHost(host: HostChild): Promise<void> {
   rmSync(host.dir, { recursive: true, force: true });
 }
 
-/** Median `bash("true")` and `seq` times (ms) on a server's shells. */
-async function figures(server: Server, prefix: string): Promise<{ trueMs: number; seqMs: number }> {
-  for (let i = 0; i < WARM_CALLS; i++) await call(server, `${prefix}-true`, 'true');
-  const trueMs = median(await timings(TRUE_CALLS, () => call(server, `${prefix}-true`, 'true')));
-  await call(server, `${prefix}-seq`, 'true');
-  const seqMs = median(await timings(SEQ_RUNS, () => call(server, `${prefix}-seq`, SEQ_COMMAND)));
-  return { trueMs, seqMs };
-}
-
-/** `figures` on a server of its own that runs its shells itself. */
-async function embeddedFigures(): Promise<{ trueMs: number; seqMs: number }> {
-  const embedded = await startServer();
-  try {
-    return await figures(embedded, 'bench-embedded');
-  } finally {
-    await stopServer(embedded);
+/**
+ * Median `bash("true")` and `seq` times (ms) through the joined host and on the embedded
+ * server, both warm, timed in alternating blocks (see interleavedTimings): the two servers
+ * run side by side, and whichever is not being called is idle.
+ */
+async function sideBySide(
+  remote: Server,
+  embedded: Server,
+): Promise<{ remote: Figures; embedded: Figures }> {
+  for (const [server, prefix] of [
+    [remote, 'bench-remote'],
+    [embedded, 'bench-embedded'],
+  ] as const) {
+    for (let i = 0; i < WARM_CALLS; i++) await call(server, `${prefix}-true`, 'true');
+    await call(server, `${prefix}-seq`, 'true');
   }
+  const [remoteTrue, embeddedTrue] = await interleavedTimings(TRUE_ROUNDS, TRUE_BLOCK, [
+    () => call(remote, 'bench-remote-true', 'true'),
+    () => call(embedded, 'bench-embedded-true', 'true'),
+  ]);
+  const [remoteSeq, embeddedSeq] = await interleavedTimings(SEQ_RUNS, 1, [
+    () => call(remote, 'bench-remote-seq', SEQ_COMMAND),
+    () => call(embedded, 'bench-embedded-seq', SEQ_COMMAND),
+  ]);
+  return {
+    remote: { trueMs: median(remoteTrue), seqMs: median(remoteSeq) },
+    embedded: { trueMs: median(embeddedTrue), seqMs: median(embeddedSeq) },
+  };
 }
 
 /** Runs `work(i)` for i in 0..count-1, `width` at a time. */
@@ -135,19 +153,18 @@ export async function hostsBenchmarks(argv: readonly string[]): Promise<boolean[
   const hostCount = argValue(argv, '--hosts', 3);
   const shellsPerHost = argValue(argv, '--host-shells', 500);
   const results: boolean[] = [];
-  const before = await embeddedFigures();
   const plane = await startServer(['--local-shells', 'off']);
   const hosts: HostChild[] = [];
   try {
     hosts.push(await startHost(plane, 'bench-host-1', shellsPerHost + 10));
-    const remote = await figures(plane, 'bench-remote');
-    // Embedded again (the plane and its host idle meanwhile): the baseline is the mean of the
-    // runs before and after, so the machine's drift favours neither side.
-    const after = await embeddedFigures();
-    const local = {
-      trueMs: (before.trueMs + after.trueMs) / 2,
-      seqMs: (before.seqMs + after.seqMs) / 2,
-    };
+    const embeddedServer = await startServer();
+    let remote: Figures;
+    let local: Figures;
+    try {
+      ({ remote, embedded: local } = await sideBySide(plane, embeddedServer));
+    } finally {
+      await stopServer(embeddedServer);
+    }
     results.push(
       report(
         'bash("true") through a joined host: extra over embedded, against 0.5 ms',
