@@ -10,6 +10,8 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { type IMarker, type ITheme, Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
+import { RepeatClamp } from '../../shared/src/repeat-clamp.ts';
+import { guardTerminal } from '../../shared/src/xterm-guard.ts';
 
 /** Lines a viewer can scroll back; the server's snapshot carries 2,000 of its own. */
 const SCROLLBACK_LINES = 10_000;
@@ -74,6 +76,11 @@ export class TerminalView {
   private readonly search = new SearchAddon();
   private readonly queue: Operation[] = [];
   private writing = false;
+  /**
+   * A shell's repeat counts bounded before xterm.js runs them (see repeat-clamp.ts): the page
+   * applies operations in order, so the terminal's size is the one the bytes are parsed at.
+   */
+  private readonly clamp = new RepeatClamp(() => this.terminal);
   /** A controller fitted the shell to the window: keep the font, do not scale. */
   private fitMode = false;
   /** While fitted: told the size that fills the box whenever the box changes size. */
@@ -102,6 +109,10 @@ export class TerminalView {
       cursorBlink: false,
       screenReaderMode: false,
     });
+    // A shell's output reaches defects of xterm.js; the page recovers rather than freezes.
+    guardTerminal(this.terminal, (error) =>
+      console.error('jumpseat: the terminal was reset after an xterm.js defect', error),
+    );
     this.terminal.loadAddon(this.fit);
     this.terminal.loadAddon(this.search);
     this.terminal.loadAddon(new Unicode11Addon());
@@ -305,10 +316,11 @@ export class TerminalView {
     };
     switch (operation.kind) {
       case 'output':
-        this.terminal.write(concat(operation.chunks), next);
+        this.terminal.write(this.clamp.push(concat(operation.chunks)), next);
         break;
       case 'replace':
         this.terminal.reset();
+        this.clamp.reset();
         this.applySize(operation.cols, operation.rows);
         this.terminal.write(operation.data, next);
         break;

@@ -127,11 +127,29 @@ describe('ScreenModel', () => {
     model.dispose();
   });
 
-  it('counts every byte written in its offset', async () => {
+  it('draws output full of escape sequences, parsed in slices, as a terminal does', async () => {
+    // Colours, moves, scrolls and UTF-8 in chunks much larger than a slice, cut anywhere.
+    const piece = (i: number) =>
+      `\x1b[3${i % 8}mcolour ${i} é€😀\x1b[0m\x1b[${1 + (i % 40)};${1 + (i % 90)}H\x1b[${i % 3}S\r\n`;
+    const data = Buffer.from(Array.from({ length: 3000 }, (_, i) => piece(i)).join(''));
+    const model = new ScreenModel(120, 40);
+    for (let at = 0; at < data.length; at += 7777) model.write(data.subarray(at, at + 7777));
+    await model.settled();
+    const snapshot = model.serialize();
+    model.dispose();
+    expect(snapshot).toBe(await referenceScreen(data, 120, 40));
+    expect(snapshot).toContain('colour 2999');
+  });
+
+  it('counts every byte written in its offset, bounded counts and all', async () => {
     const model = new ScreenModel(40, 5);
     model.write(Buffer.from('abc'));
     model.write(Buffer.from('é'));
     expect(model.offset).toBe(5);
+    // Held back until its final byte, then bounded: every byte still counts.
+    model.write(Buffer.from('\x1b[99999'));
+    model.write(Buffer.from('99S'));
+    expect(model.offset).toBe(5 + 7 + 3);
     model.dispose();
   });
 });

@@ -10,6 +10,8 @@
 
 import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
+import { RepeatClamp } from '../../../shared/src/repeat-clamp.ts';
+import { guardTerminal } from '../../../shared/src/xterm-guard.ts';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serialize;
@@ -22,6 +24,9 @@ const SCREEN_QUIET_MS = 8;
 const SCREEN_HOLD_MAX_BYTES = 8 * 1024 * 1024;
 /** Below this, parsing everything costs less than looking for what can be skipped. */
 const SKIP_MIN_BYTES = 64 * 1024;
+/** The most of a chunk with escape sequences that xterm.js parses without yielding. */
+const PARSE_SLICE_BYTES = 512;
+const ESC = 0x1b;
 const CR = 0x0d;
 const LF = 0x0a;
 const CRLF = Buffer.from('\r\n');
@@ -44,6 +49,14 @@ export class ScreenModel {
   private held: Buffer[] = [];
   private heldBytes = 0;
   private quietTimer: NodeJS.Timeout | undefined;
+  /**
+   * The size bytes written now will be parsed at: a resize applies in stream order, after
+   * the bytes written before it, so the terminal's own size can still be the old one.
+   */
+  private streamSize: { cols: number; rows: number };
+  /** A shell's repeat counts bounded before xterm.js runs them (see repeat-clamp.ts). */
+  private readonly clamp = new RepeatClamp(() => this.streamSize);
+  private defectSeen = false;
 
   constructor(cols: number, rows: number) {
     this.terminal = new Terminal({
@@ -57,6 +70,8 @@ export class ScreenModel {
     });
     this.serializer = new SerializeAddon();
     this.terminal.loadAddon(this.serializer);
+    this.streamSize = { cols, rows };
+    guardTerminal(this.terminal, (error) => this.defect(error));
   }
 
   get cols(): number {
@@ -74,9 +89,15 @@ export class ScreenModel {
 
   write(chunk: Buffer): void {
     if (this.disposed || chunk.length === 0) return;
+    // Offsets count the display stream's bytes; the parser gets them with counts bounded.
     this.written += chunk.length;
-    this.held.push(chunk);
-    this.heldBytes += chunk.length;
+    const safe = this.clamp.push(chunk);
+    if (safe.length === 0) return;
+    const parsed = Buffer.isBuffer(safe)
+      ? safe
+      : Buffer.from(safe.buffer, safe.byteOffset, safe.length);
+    this.held.push(parsed);
+    this.heldBytes += parsed.length;
     if (this.heldBytes >= SCREEN_HOLD_MAX_BYTES) {
       this.release();
       return;
@@ -122,9 +143,10 @@ export class ScreenModel {
     this.held = [];
     this.heldBytes = 0;
     const end = this.written;
-    const last = chunks.length - 1;
-    for (let i = 0; i < last; i++) this.terminal.write(chunks[i] as Buffer);
-    this.terminal.write(chunks[last] as Buffer, () => {
+    const pieces = chunks.flatMap(slices);
+    const last = pieces.length - 1;
+    for (let i = 0; i < last; i++) this.terminal.write(pieces[i] as Buffer);
+    this.terminal.write(pieces[last] as Buffer, () => {
       this.parsed = end;
     });
   }
@@ -132,6 +154,7 @@ export class ScreenModel {
   /** Resizes in stream order: bytes written before the resize are parsed at the old size. */
   resize(cols: number, rows: number): void {
     if (this.disposed) return;
+    this.streamSize = { cols, rows };
     this.release();
     this.terminal.write('', () => {
       if (!this.disposed) this.terminal.resize(cols, rows);
@@ -197,6 +220,15 @@ export class ScreenModel {
     return new Promise((resolve) => this.terminal.write('', () => resolve(take())));
   }
 
+  /** Said once per model: a shell that keeps tripping a defect must not flood the log. */
+  private defect(error: unknown): void {
+    if (this.defectSeen) return;
+    this.defectSeen = true;
+    process.emitWarning(
+      `a shell's screen model was reset after an xterm.js defect: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -204,6 +236,21 @@ export class ScreenModel {
     this.held = [];
     this.terminal.dispose();
   }
+}
+
+/**
+ * A chunk as xterm.js should take it. xterm.js parses what it is given in slices of about
+ * 12 ms, checking the time between writes only: a 4 KB chunk of scroll sequences costs it
+ * about 0.1 s, during which no call or viewer of any shell is served. Chunks with escape
+ * sequences go in pieces of PARSE_SLICE_BYTES; plain text, cheap to parse, as it is.
+ */
+function slices(chunk: Buffer): Buffer[] {
+  if (chunk.length <= PARSE_SLICE_BYTES || chunk.indexOf(ESC) === -1) return [chunk];
+  const pieces: Buffer[] = [];
+  for (let at = 0; at < chunk.length; at += PARSE_SLICE_BYTES) {
+    pieces.push(chunk.subarray(at, at + PARSE_SLICE_BYTES));
+  }
+  return pieces;
 }
 
 /**

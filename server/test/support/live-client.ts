@@ -12,6 +12,8 @@ import {
   parseServerMessage,
   type ServerMessage,
 } from '../../../shared/src/live.ts';
+import { RepeatClamp } from '../../../shared/src/repeat-clamp.ts';
+import { guardTerminal } from '../../../shared/src/xterm-guard.ts';
 
 const { Terminal } = headless;
 
@@ -32,6 +34,7 @@ export class LiveClient {
   position = 0;
   readonly problems: string[] = [];
   private readonly terminal: InstanceType<typeof Terminal> | null;
+  private readonly clamp = new RepeatClamp(() => this.terminal ?? { cols: 120, rows: 40 });
   private waiters: (() => void)[] = [];
   closed: { code: number; reason: string } | null = null;
 
@@ -42,6 +45,10 @@ export class LiveClient {
     this.terminal = screen
       ? new Terminal({ cols: 120, rows: 40, scrollback: 2000, allowProposedApi: true })
       : null;
+    // As a page does (terminal-view.ts): counts bounded, xterm.js's defects guarded.
+    if (this.terminal) {
+      guardTerminal(this.terminal, (error) => this.problems.push(`xterm.js defect: ${error}`));
+    }
     socket.on('message', (data, isBinary) => this.onFrame(data as Buffer, isBinary));
     socket.on('close', (code, reason) => {
       this.closed = { code, reason: reason.toString() };
@@ -164,7 +171,7 @@ export class LiveClient {
         }
         this.output.push(Buffer.from(frame.data));
         this.position = frame.offset + frame.data.length;
-        this.terminal?.write(frame.data);
+        this.terminal?.write(this.clamp.push(frame.data));
       }
     } else {
       const parsed = parseServerMessage(data.toString('utf8'));
@@ -176,6 +183,7 @@ export class LiveClient {
           this.position = message.offset;
           if (this.startOffset === null) this.startOffset = message.offset;
           this.terminal?.reset();
+          this.clamp.reset();
           this.terminal?.resize(message.cols, message.rows);
           this.terminal?.write(message.data);
         } else if (message.type === 'resumed') {

@@ -1,0 +1,292 @@
+/**
+ * Bounds the repeat counts a terminal emulator carries out one step at a time, before xterm.js
+ * (the server's screen model, every viewer's terminal) parses a shell's bytes. xterm.js 6 runs
+ * `CSI n S` (scroll up), `T` (scroll down), `L` (insert lines), `M` (delete lines), `b`
+ * (repeat the last character), `Z` and `I` (tab back and forward) as a loop of n steps, n up
+ * to 2^31 − 1: `printf '\e[2147483647S'`, 15 bytes, kept the server's event loop busy for
+ * most of an hour (every agent's calls, every viewer) and froze every browser watching. Other
+ * terminals bound the same counts (kitty, iTerm2, VTE, mintty, mosh each fixed this).
+ *
+ * The bounds change nothing a screen shows: scrolling, inserting or deleting more lines than
+ * the screen has rows blanks the scroll region, as many as there are rows do; tabbing more
+ * stops than there are columns ends at the line's edge, as many as there are columns do. The
+ * one exception is `b`, bounded to a line's width: a program repeating one character over more
+ * than a whole line (curses repeats runs within a line only) gets one line of it.
+ *
+ * What counts as a sequence follows xterm.js's parser, and errs towards seeing one: the
+ * introducer is ESC `[` or U+009B (bytes C2 9B); C0 controls and DEL inside a sequence are
+ * carried out without ending it, and so are bytes that are not valid UTF-8 (xterm.js's decoder
+ * drops them: `\e[30\xff0000S` scrolls 300,000 lines), so every byte of 0x80 and above is
+ * taken to continue a sequence (a valid non-ASCII character ends one in xterm.js; bounding the
+ * count of such garbage as well changes only how garbage is shown). ESC, CAN and SUB end a
+ * sequence as they do there.
+ *
+ * A sequence's parameters are held back until its final byte, so a count split across chunks
+ * is seen whole; at most HOLD_MAX_BYTES of them (a longer one is let through as it comes, its
+ * first parameter bounded to the smallest bound whatever its final byte turns out to be).
+ */
+
+const ESC = 0x1b;
+const CAN = 0x18;
+const SUB = 0x1a;
+const DEL = 0x7f;
+const LEFT_BRACKET = 0x5b;
+/** U+009B (CSI) in UTF-8: C2 9B. */
+const UTF8_C1_LEAD = 0xc2;
+const C1_CSI = 0x9b;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const COLON = 0x3a;
+const SEMICOLON = 0x3b;
+/** `<`, `=`, `>`, `?`: private markers (none of the bounded sequences has one). */
+const PRIVATE_FIRST = 0x3c;
+const PRIVATE_LAST = 0x3f;
+const INTERMEDIATE_FIRST = 0x20;
+const INTERMEDIATE_LAST = 0x2f;
+const FINAL_FIRST = 0x40;
+const FINAL_LAST = 0x7e;
+/** xterm.js caps every parameter at this. */
+const PARAM_MAX = 0x7fffffff;
+/** A sequence's parameter bytes held back at most (real ones are a few dozen). */
+export const HOLD_MAX_BYTES = 512;
+
+/** The final bytes whose first parameter counts lines, and those that count columns. */
+const LINE_COUNTS = new Set([0x53, 0x54, 0x4c, 0x4d]); // S T L M
+const COLUMN_COUNTS = new Set([0x62, 0x5a, 0x49]); // b Z I
+
+export interface TerminalSize {
+  readonly cols: number;
+  readonly rows: number;
+}
+
+/**
+ * `held`: inside a CSI, its parameter bytes held back; `passing`: inside a CSI too long to
+ * hold, its bytes going through as they come.
+ */
+type State = 'ground' | 'escape' | 'held' | 'passing';
+
+export class RepeatClamp {
+  private state: State = 'ground';
+  /** The last byte seen was C2 (with a 9B next, U+009B: a CSI from any state). */
+  private afterC2 = false;
+  /** The current CSI's bytes after its introducer, while held. */
+  private held: number[] = [];
+  /** Indices in `held` of the first parameter's digits. */
+  private firstDigits: number[] = [];
+  /** The first parameter's value so far (capped as xterm.js caps it). */
+  private first = 0;
+  /** A `;` or `:` ended the first parameter. */
+  private firstDone = false;
+  /** A private marker or an intermediate: not one of the bounded sequences. */
+  private other = false;
+
+  /** `size`: the terminal's size where these bytes will be parsed. */
+  constructor(private readonly size: () => TerminalSize) {}
+
+  /** The stream starts over (a terminal reset, a snapshot): nothing is pending. */
+  reset(): void {
+    this.state = 'ground';
+    this.afterC2 = false;
+    this.clearSequence();
+  }
+
+  /**
+   * The bytes to parse for `chunk`: the chunk itself when nothing in it needs bounding (and
+   * no sequence is pending), otherwise new bytes; bytes of an unfinished sequence come with a
+   * later chunk.
+   */
+  push(chunk: Uint8Array): Uint8Array {
+    if (
+      this.state === 'ground' &&
+      !this.afterC2 &&
+      chunk.indexOf(ESC) === -1 &&
+      chunk.indexOf(UTF8_C1_LEAD) === -1
+    ) {
+      return chunk;
+    }
+    // A sequence held from an earlier chunk goes on being held: no run of this one is kept yet.
+    const out = new Output(chunk, this.state !== 'held');
+    for (let i = 0; i < chunk.length; i++) this.take(chunk[i] as number, i, out);
+    return out.finish();
+  }
+
+  private take(byte: number, at: number, out: Output): void {
+    const c1Csi = this.afterC2 && byte === C1_CSI;
+    this.afterC2 = byte === UTF8_C1_LEAD;
+    if (c1Csi || byte === ESC || byte === CAN || byte === SUB) {
+      // Ends any sequence in progress (as it was: it never reached its final byte).
+      if (this.state === 'held') out.insert(this.held);
+      out.keepFrom(at);
+      this.clearSequence();
+      this.state = c1Csi ? this.startHolding(out, at) : byte === ESC ? 'escape' : 'ground';
+      return;
+    }
+    switch (this.state) {
+      case 'ground':
+        return;
+      case 'escape':
+        if (byte === LEFT_BRACKET) this.state = this.startHolding(out, at);
+        else if (!continuesSequence(byte)) this.state = 'ground';
+        return;
+      case 'held':
+        this.hold(byte, at, out);
+        return;
+      case 'passing':
+        this.pass(byte, at, out);
+        return;
+    }
+  }
+
+  /** The introducer at `at` goes through (it is in the kept run); what follows is held. */
+  private startHolding(out: Output, at: number): State {
+    out.holdFrom(at + 1);
+    return 'held';
+  }
+
+  private hold(byte: number, at: number, out: Output): void {
+    if (byte >= FINAL_FIRST && byte <= FINAL_LAST) {
+      const limit = this.limitFor(byte);
+      if (limit !== null && this.first > limit) this.rewriteFirst(limit);
+      this.held.push(byte);
+      out.insert(this.held);
+      out.keepFrom(at + 1);
+      this.clearSequence();
+      this.state = 'ground';
+      return;
+    }
+    this.note(byte, this.held.length);
+    this.held.push(byte);
+    if (this.held.length >= HOLD_MAX_BYTES) {
+      // Too long to hold: bounded now to the smallest bound, then let through as it comes.
+      const { cols, rows } = this.size();
+      const limit = Math.min(cols, rows);
+      if (!this.other && this.first > limit) this.rewriteFirst(limit);
+      out.insert(this.held);
+      out.keepFrom(at + 1);
+      this.held = [];
+      this.state = 'passing';
+    }
+  }
+
+  private pass(byte: number, at: number, out: Output): void {
+    if (byte >= FINAL_FIRST && byte <= FINAL_LAST) {
+      this.clearSequence();
+      this.state = 'ground';
+      return;
+    }
+    // The first parameter went out bounded: more of its digits would undo that.
+    if (!this.firstDone && !this.other && byte >= DIGIT_0 && byte <= DIGIT_9) out.drop(at);
+    else this.note(byte, -1);
+  }
+
+  /** What a byte inside a CSI says of the sequence (`index`: where it is held, or −1). */
+  private note(byte: number, index: number): void {
+    if (byte >= DIGIT_0 && byte <= DIGIT_9) {
+      if (this.firstDone || this.other) return;
+      this.first = Math.min(PARAM_MAX, this.first * 10 + (byte - DIGIT_0));
+      if (index >= 0) this.firstDigits.push(index);
+    } else if (byte === SEMICOLON || byte === COLON) {
+      this.firstDone = true;
+    } else if (
+      (byte >= PRIVATE_FIRST && byte <= PRIVATE_LAST) ||
+      (byte >= INTERMEDIATE_FIRST && byte <= INTERMEDIATE_LAST)
+    ) {
+      this.other = true;
+    }
+    // Anything else (C0, DEL, bytes of 0x80 and above) continues the sequence unchanged.
+  }
+
+  private limitFor(final: number): number | null {
+    if (this.other) return null;
+    if (LINE_COUNTS.has(final)) return this.size().rows;
+    if (COLUMN_COUNTS.has(final)) return this.size().cols;
+    return null;
+  }
+
+  /** The first parameter's digits become `value`'s, where its first digit was. */
+  private rewriteFirst(value: number): void {
+    const [firstAt] = this.firstDigits;
+    if (firstAt === undefined) return;
+    const digits = Array.from(String(value), (ch) => ch.charCodeAt(0));
+    const dropped = new Set(this.firstDigits);
+    const rewritten: number[] = [];
+    this.held.forEach((b, i) => {
+      if (i === firstAt) rewritten.push(...digits);
+      else if (!dropped.has(i)) rewritten.push(b);
+    });
+    this.held = rewritten;
+    this.firstDigits = [];
+    this.first = value;
+  }
+
+  private clearSequence(): void {
+    this.held = [];
+    this.firstDigits = [];
+    this.first = 0;
+    this.firstDone = false;
+    this.other = false;
+  }
+}
+
+/** Inside ESC (before `[`): bytes that leave xterm.js's escape state as it was. */
+function continuesSequence(byte: number): boolean {
+  return byte < INTERMEDIATE_FIRST || byte === DEL || byte >= 0x80;
+}
+
+/**
+ * The bytes `push` returns: runs of the input kept as they are, with held or rewritten bytes
+ * put between them, and single bytes dropped. Positions are the input's.
+ */
+class Output {
+  private readonly parts: Uint8Array[] = [];
+  /** Start of the input run being kept; null while input is held back. */
+  private runStart: number | null;
+
+  constructor(
+    private readonly input: Uint8Array,
+    keeping: boolean,
+  ) {
+    this.runStart = keeping ? 0 : null;
+  }
+
+  /** Input from `at` on is kept (a run already being kept goes on). */
+  keepFrom(at: number): void {
+    this.runStart ??= at;
+  }
+
+  /** Input from `at` on is held back: the kept run ends there. */
+  holdFrom(at: number): void {
+    this.closeRun(at);
+  }
+
+  /** Bytes that were held go out here (while input is held back, so after what went before). */
+  insert(bytes: readonly number[]): void {
+    if (bytes.length > 0) this.parts.push(Uint8Array.from(bytes));
+  }
+
+  /** Input byte `at` goes nowhere; the run goes on after it. */
+  drop(at: number): void {
+    this.closeRun(at);
+    this.runStart = at + 1;
+  }
+
+  /** The output: what was kept or inserted, and the input's last run unless held back. */
+  finish(): Uint8Array {
+    this.closeRun(this.input.length);
+    if (this.parts.length === 1) return this.parts[0] as Uint8Array;
+    const total = this.parts.reduce((sum, part) => sum + part.length, 0);
+    const joined = new Uint8Array(total);
+    let offset = 0;
+    for (const part of this.parts) {
+      joined.set(part, offset);
+      offset += part.length;
+    }
+    return joined;
+  }
+
+  private closeRun(end: number): void {
+    if (this.runStart === null) return;
+    if (end > this.runStart) this.parts.push(this.input.subarray(this.runStart, end));
+    this.runStart = null;
+  }
+}
