@@ -333,7 +333,15 @@ export class TerminalView {
 
   private applySize(cols: number, rows: number): void {
     if (cols !== this.terminal.cols || rows !== this.terminal.rows) {
-      this.terminal.resize(cols, rows);
+      try {
+        this.terminal.resize(cols, rows);
+      } catch (error) {
+        // A defect of xterm.js met in its buffers: the screen starts over at the new size
+        // rather than the queue stopping here (as the server's screen model does).
+        console.error('jumpseat: the terminal was reset after an xterm.js defect', error);
+        this.terminal.reset();
+        this.terminal.resize(cols, rows);
+      }
       this.scaleToWidth();
     }
   }

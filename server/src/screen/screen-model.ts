@@ -157,7 +157,16 @@ export class ScreenModel {
     this.streamSize = { cols, rows };
     this.release();
     this.terminal.write('', () => {
-      if (!this.disposed) this.terminal.resize(cols, rows);
+      if (this.disposed) return;
+      try {
+        this.terminal.resize(cols, rows);
+      } catch (error) {
+        // A defect of xterm.js met in its buffers (a fuzz found one): thrown from this
+        // callback it would end the server. The screen starts over at the new size.
+        this.defect(error);
+        this.terminal.reset();
+        this.terminal.resize(cols, rows);
+      }
     });
   }
 
@@ -198,9 +207,19 @@ export class ScreenModel {
     return line ? line.translateToString(true, 0, buffer.cursorX) : '';
   }
 
-  /** Screen and scrollback as escape sequences that rebuild them on another terminal. */
+  /**
+   * Screen and scrollback as escape sequences that rebuild them on another terminal; called
+   * from xterm.js's write callbacks, where a throw would end the server: a buffer xterm.js
+   * cannot serialize gives an empty screen, which starts over (the defect is reported).
+   */
   serialize(scrollback = SCREEN_SCROLLBACK_LINES): string {
-    return this.serializer.serialize({ scrollback });
+    try {
+      return this.serializer.serialize({ scrollback });
+    } catch (error) {
+      this.defect(error);
+      this.terminal.reset();
+      return '';
+    }
   }
 
   /**
