@@ -5,6 +5,8 @@
  */
 import headless from '@xterm/headless';
 import type { LiveEvent } from '../../client/src/index.ts';
+import { RepeatClamp } from '../../shared/src/repeat-clamp.ts';
+import { guardTerminal } from '../../shared/src/xterm-guard.ts';
 
 const { Terminal } = headless;
 
@@ -23,19 +25,39 @@ export class ScreenMirror {
   });
   private snapshotSeen = false;
   private readonly waiters: (() => void)[] = [];
+  /**
+   * As jumpseat's own screens do (shared/src): a shell's repeat counts bounded and xterm.js's
+   * defects guarded, so no agent's output can hang or crash the test run watching it.
+   */
+  private readonly clamp = new RepeatClamp(() => this.terminal);
+
+  constructor() {
+    guardTerminal(this.terminal, () => {});
+  }
 
   /** Feeds one live event; output before the first snapshot is part of it and skipped. */
   apply(event: LiveEvent): void {
     if (event.type === 'snapshot') {
       this.terminal.reset();
-      this.terminal.resize(event.cols, event.rows);
+      this.clamp.reset();
+      this.resize(event.cols, event.rows);
       this.terminal.write(event.data);
       this.snapshotSeen = true;
       for (const wake of this.waiters.splice(0)) wake();
     } else if (event.type === 'output' && this.snapshotSeen) {
-      this.terminal.write(event.data);
+      this.terminal.write(this.clamp.push(event.data));
     } else if (event.type === 'resize') {
-      this.terminal.resize(event.cols, event.rows);
+      this.resize(event.cols, event.rows);
+    }
+  }
+
+  /** A resize xterm.js throws in (a defect met in its buffers) starts the screen over. */
+  private resize(cols: number, rows: number): void {
+    try {
+      this.terminal.resize(cols, rows);
+    } catch {
+      this.terminal.reset();
+      this.terminal.resize(cols, rows);
     }
   }
 
