@@ -69,9 +69,14 @@ export class RepeatClamp {
   private state: State = 'ground';
   /** The last byte seen was C2 (with a 9B next, U+009B: a CSI from any state). */
   private afterC2 = false;
-  /** The current CSI's bytes after its introducer, while held. */
+  /**
+   * The current CSI's bytes after its introducer that came in earlier chunks (held back);
+   * its bytes in the chunk being read start at `seqStart` and stay in place unless its count
+   * is rewritten.
+   */
   private held: number[] = [];
-  /** Indices in `held` of the first parameter's digits. */
+  private seqStart = 0;
+  /** Where the first parameter's digits are in the sequence (held bytes first). */
   private firstDigits: number[] = [];
   /** The first parameter's value so far (capped as xterm.js caps it). */
   private first = 0;
@@ -106,30 +111,43 @@ export class RepeatClamp {
     }
     // A sequence held from an earlier chunk goes on being held: no run of this one is kept yet.
     const out = new Output(chunk, this.state !== 'held');
-    for (let i = 0; i < chunk.length; i++) this.take(chunk[i] as number, i, out);
+    this.seqStart = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      if (this.state === 'ground') {
+        // Text: on to the next byte that can begin a sequence (after a C2, the next byte).
+        if (!this.afterC2) i = nextIntroducer(chunk, i);
+        if (i === chunk.length) break;
+      }
+      this.take(chunk, i, out);
+    }
+    if (this.state === 'held') {
+      // Unfinished: its bytes wait for the chunk that ends it.
+      out.holdFrom(this.seqStart);
+      for (let i = this.seqStart; i < chunk.length; i++) this.held.push(chunk[i] as number);
+    }
     return out.finish();
   }
 
-  private take(byte: number, at: number, out: Output): void {
+  private take(chunk: Uint8Array, at: number, out: Output): void {
+    const byte = chunk[at] as number;
     const c1Csi = this.afterC2 && byte === C1_CSI;
     this.afterC2 = byte === UTF8_C1_LEAD;
     if (c1Csi || byte === ESC || byte === CAN || byte === SUB) {
       // Ends any sequence in progress (as it was: it never reached its final byte).
-      if (this.state === 'held') out.insert(this.held);
-      out.keepFrom(at);
+      if (this.state === 'held') this.release(out);
       this.clearSequence();
-      this.state = c1Csi ? this.startHolding(out, at) : byte === ESC ? 'escape' : 'ground';
+      this.state = c1Csi ? this.startSequence(at) : byte === ESC ? 'escape' : 'ground';
       return;
     }
     switch (this.state) {
       case 'ground':
         return;
       case 'escape':
-        if (byte === LEFT_BRACKET) this.state = this.startHolding(out, at);
+        if (byte === LEFT_BRACKET) this.state = this.startSequence(at);
         else if (!continuesSequence(byte)) this.state = 'ground';
         return;
       case 'held':
-        this.hold(byte, at, out);
+        this.inSequence(chunk, at, out);
         return;
       case 'passing':
         this.pass(byte, at, out);
@@ -137,35 +155,45 @@ export class RepeatClamp {
     }
   }
 
-  /** The introducer at `at` goes through (it is in the kept run); what follows is held. */
-  private startHolding(out: Output, at: number): State {
-    out.holdFrom(at + 1);
+  /** The introducer ends at `at`; the sequence's own bytes begin after it. */
+  private startSequence(at: number): State {
+    this.seqStart = at + 1;
     return 'held';
   }
 
-  private hold(byte: number, at: number, out: Output): void {
-    if (byte >= FINAL_FIRST && byte <= FINAL_LAST) {
-      const limit = this.limitFor(byte);
-      if (limit !== null && this.first > limit) this.rewriteFirst(limit);
-      this.held.push(byte);
-      out.insert(this.held);
+  private inSequence(chunk: Uint8Array, at: number, out: Output): void {
+    const byte = chunk[at] as number;
+    const final = byte >= FINAL_FIRST && byte <= FINAL_LAST;
+    if (!final) this.note(byte, this.held.length + at - this.seqStart);
+    const length = this.held.length + at + 1 - this.seqStart;
+    if (!final && length < HOLD_MAX_BYTES) return;
+    // Ended, or too long to hold: bounded now (to the smallest bound when its final byte is
+    // not known yet), then let through as it comes.
+    const { cols, rows } = this.size();
+    const limit = final ? this.limitFor(byte) : this.other ? null : Math.min(cols, rows);
+    if (limit !== null && this.first > limit) {
+      const bytes = this.held.concat(Array.from(chunk.subarray(this.seqStart, at + 1)));
+      out.holdFrom(this.seqStart);
+      out.insert(this.rewriteFirst(bytes, limit));
       out.keepFrom(at + 1);
+    } else {
+      this.release(out);
+    }
+    if (final) {
       this.clearSequence();
       this.state = 'ground';
-      return;
-    }
-    this.note(byte, this.held.length);
-    this.held.push(byte);
-    if (this.held.length >= HOLD_MAX_BYTES) {
-      // Too long to hold: bounded now to the smallest bound, then let through as it comes.
-      const { cols, rows } = this.size();
-      const limit = Math.min(cols, rows);
-      if (!this.other && this.first > limit) this.rewriteFirst(limit);
-      out.insert(this.held);
-      out.keepFrom(at + 1);
+    } else {
       this.held = [];
       this.state = 'passing';
     }
+  }
+
+  /** The sequence goes out as it is: what was held first, then this chunk's bytes in place. */
+  private release(out: Output): void {
+    out.insert(this.held);
+    // The chunk's run was closed (or never opened) where the sequence's bytes begin.
+    out.keepFrom(this.seqStart);
+    this.held = [];
   }
 
   private pass(byte: number, at: number, out: Output): void {
@@ -179,7 +207,7 @@ export class RepeatClamp {
     else this.note(byte, -1);
   }
 
-  /** What a byte inside a CSI says of the sequence (`index`: where it is held, or −1). */
+  /** What a byte inside a CSI says of the sequence (`index`: where it is in it, or −1). */
   private note(byte: number, index: number): void {
     if (byte >= DIGIT_0 && byte <= DIGIT_9) {
       if (this.firstDone || this.other) return;
@@ -203,20 +231,20 @@ export class RepeatClamp {
     return null;
   }
 
-  /** The first parameter's digits become `value`'s, where its first digit was. */
-  private rewriteFirst(value: number): void {
+  /** `bytes` with the first parameter's digits made `value`'s, where its first digit was. */
+  private rewriteFirst(bytes: readonly number[], value: number): number[] {
     const [firstAt] = this.firstDigits;
-    if (firstAt === undefined) return;
+    if (firstAt === undefined) return [...bytes];
     const digits = Array.from(String(value), (ch) => ch.charCodeAt(0));
     const dropped = new Set(this.firstDigits);
     const rewritten: number[] = [];
-    this.held.forEach((b, i) => {
+    bytes.forEach((b, i) => {
       if (i === firstAt) rewritten.push(...digits);
       else if (!dropped.has(i)) rewritten.push(b);
     });
-    this.held = rewritten;
     this.firstDigits = [];
     this.first = value;
+    return rewritten;
   }
 
   private clearSequence(): void {
@@ -226,6 +254,17 @@ export class RepeatClamp {
     this.firstDone = false;
     this.other = false;
   }
+}
+
+/** Where the next ESC or C2 is from `from` on; the chunk's length when there is none. */
+function nextIntroducer(chunk: Uint8Array, from: number): number {
+  let i = from;
+  while (i < chunk.length) {
+    const byte = chunk[i];
+    if (byte === ESC || byte === UTF8_C1_LEAD) break;
+    i++;
+  }
+  return i;
 }
 
 /** Inside ESC (before `[`): bytes that leave xterm.js's escape state as it was. */
