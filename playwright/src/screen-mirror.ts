@@ -5,7 +5,7 @@
  */
 import headless from '@xterm/headless';
 import type { LiveEvent } from '../../client/src/index.ts';
-import { RepeatClamp } from '../../shared/src/repeat-clamp.ts';
+import { TerminalBounds } from '../../shared/src/terminal-bounds.ts';
 import { guardTerminal } from '../../shared/src/xterm-guard.ts';
 
 const { Terminal } = headless;
@@ -29,7 +29,7 @@ export class ScreenMirror {
    * As jumpseat's own screens do (shared/src): a shell's repeat counts bounded and xterm.js's
    * defects guarded, so no agent's output can hang or crash the test run watching it.
    */
-  private readonly clamp = new RepeatClamp(() => this.terminal);
+  private readonly bounds = new TerminalBounds(() => this.terminal);
 
   constructor() {
     guardTerminal(this.terminal, () => {});
@@ -39,13 +39,13 @@ export class ScreenMirror {
   apply(event: LiveEvent): void {
     if (event.type === 'snapshot') {
       this.terminal.reset();
-      this.clamp.reset();
+      this.bounds.reset();
       this.resize(event.cols, event.rows);
       this.terminal.write(event.data);
       this.snapshotSeen = true;
       for (const wake of this.waiters.splice(0)) wake();
     } else if (event.type === 'output' && this.snapshotSeen) {
-      this.terminal.write(this.clamp.push(event.data));
+      this.terminal.write(this.bounds.push(event.data));
     } else if (event.type === 'resize') {
       this.resize(event.cols, event.rows);
     }

@@ -4,7 +4,7 @@
  * few bytes that made xterm.js throw (which ended the whole server, every agent's shell) or
  * loop for most of an hour (the server's event loop with it). After each, the attacker's own
  * next call, another agent's call, a watching viewer and a viewer who joins later all carry on.
- * See shared/src/repeat-clamp.ts and shared/src/xterm-guard.ts.
+ * See shared/src/terminal-bounds.ts and shared/src/xterm-guard.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
@@ -26,6 +26,21 @@ const ATTACKS: readonly (readonly [string, string])[] = [
   ['tab forwards', String.raw`\033[2147483647I`],
   ['scroll up through the 8-bit introducer', String.raw`\302\2332147483647S`],
   ['a count split by a byte xterm.js drops', String.raw`\033[21474\377\20083647S`],
+];
+
+/**
+ * Commands whose output is a 9 MB title: xterm.js kept it as a string per character (about
+ * 300 MB of the server's memory per shell, measured); now cut at STRING_MAX_BYTES.
+ */
+const LONG_STRINGS: readonly (readonly [string, string])[] = [
+  [
+    'a 9 MB title',
+    String.raw`printf '\033]0;'; head -c 9000000 /dev/zero | tr '\0' t; printf '\007'`,
+  ],
+  [
+    'a 9 MB status request',
+    String.raw`printf '\033P$q'; head -c 9000000 /dev/zero | tr '\0' m; printf '\033\\'`,
+  ],
 ];
 
 let server: TestServer;
@@ -59,24 +74,25 @@ afterAll(async () => {
 });
 
 describe('an agent printing what xterm.js cannot take', () => {
-  it.each(ATTACKS.map(([name, bytes], index) => [name, bytes, index] as const))(
-    '%s: the server, the other agents and the viewers carry on',
-    async (_name, bytes, index) => {
-      const marker = `after-attack-${index}`;
-      expect(await call('attacker', `printf '${bytes}'; echo; echo ${marker}`)).toContain(marker);
-      expect(await call(`bystander-${index}`, 'echo ok')).toBe('ok');
-      // The viewer that watched it, and one who joins now (a snapshot of the server's model).
-      await viewer.until(() => viewer.outputText().includes(marker), marker);
-      expect(await viewer.screenText()).toContain(marker);
-      const late = await LiveClient.connect(liveUrl(session.id), { token: server.adminToken });
-      try {
-        await late.next('snapshot');
-        expect(await late.screenText()).toContain(marker);
-        expect(late.problems).toEqual([]);
-      } finally {
-        await late.close();
-      }
-      expect(viewer.problems).toEqual([]);
-    },
-  );
+  it.each(
+    [...ATTACKS.map(([name, bytes]) => [name, `printf '${bytes}'`] as const), ...LONG_STRINGS].map(
+      ([name, command], index) => [name, command, index] as const,
+    ),
+  )('%s: the server, the other agents and the viewers carry on', async (_name, command, index) => {
+    const marker = `after-attack-${index}`;
+    expect(await call('attacker', `${command}; echo; echo ${marker}`)).toContain(marker);
+    expect(await call(`bystander-${index}`, 'echo ok')).toBe('ok');
+    // The viewer that watched it, and one who joins now (a snapshot of the server's model).
+    await viewer.until(() => viewer.outputText().includes(marker), marker);
+    expect(await viewer.screenText()).toContain(marker);
+    const late = await LiveClient.connect(liveUrl(session.id), { token: server.adminToken });
+    try {
+      await late.next('snapshot');
+      expect(await late.screenText()).toContain(marker);
+      expect(late.problems).toEqual([]);
+    } finally {
+      await late.close();
+    }
+    expect(viewer.problems).toEqual([]);
+  });
 });

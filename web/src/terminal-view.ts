@@ -10,7 +10,7 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { type IMarker, type ITheme, Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
-import { RepeatClamp } from '../../shared/src/repeat-clamp.ts';
+import { TerminalBounds } from '../../shared/src/terminal-bounds.ts';
 import { guardTerminal } from '../../shared/src/xterm-guard.ts';
 
 /** Lines a viewer can scroll back; the server's snapshot carries 2,000 of its own. */
@@ -77,10 +77,10 @@ export class TerminalView {
   private readonly queue: Operation[] = [];
   private writing = false;
   /**
-   * A shell's repeat counts bounded before xterm.js runs them (see repeat-clamp.ts): the page
+   * A shell's repeat counts and strings bounded before xterm.js runs them (terminal-bounds.ts): the page
    * applies operations in order, so the terminal's size is the one the bytes are parsed at.
    */
-  private readonly clamp = new RepeatClamp(() => this.terminal);
+  private readonly bounds = new TerminalBounds(() => this.terminal);
   /** A controller fitted the shell to the window: keep the font, do not scale. */
   private fitMode = false;
   /** While fitted: told the size that fills the box whenever the box changes size. */
@@ -316,11 +316,11 @@ export class TerminalView {
     };
     switch (operation.kind) {
       case 'output':
-        this.terminal.write(this.clamp.push(concat(operation.chunks)), next);
+        this.terminal.write(this.bounds.push(concat(operation.chunks)), next);
         break;
       case 'replace':
         this.terminal.reset();
-        this.clamp.reset();
+        this.bounds.reset();
         this.applySize(operation.cols, operation.rows);
         this.terminal.write(operation.data, next);
         break;

@@ -10,7 +10,7 @@
 
 import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
-import { RepeatClamp } from '../../../shared/src/repeat-clamp.ts';
+import { TerminalBounds } from '../../../shared/src/terminal-bounds.ts';
 import { guardTerminal } from '../../../shared/src/xterm-guard.ts';
 
 const { Terminal } = headless;
@@ -54,8 +54,8 @@ export class ScreenModel {
    * the bytes written before it, so the terminal's own size can still be the old one.
    */
   private streamSize: { cols: number; rows: number };
-  /** A shell's repeat counts bounded before xterm.js runs them (see repeat-clamp.ts). */
-  private readonly clamp = new RepeatClamp(() => this.streamSize);
+  /** A shell's repeat counts and strings bounded before xterm.js runs them (terminal-bounds.ts). */
+  private readonly bounds = new TerminalBounds(() => this.streamSize);
   private defectSeen = false;
 
   constructor(cols: number, rows: number) {
@@ -91,7 +91,7 @@ export class ScreenModel {
     if (this.disposed || chunk.length === 0) return;
     // Offsets count the display stream's bytes; the parser gets them with counts bounded.
     this.written += chunk.length;
-    const safe = this.clamp.push(chunk);
+    const safe = this.bounds.push(chunk);
     if (safe.length === 0) return;
     const parsed = Buffer.isBuffer(safe)
       ? safe

@@ -12,7 +12,7 @@ import {
   parseServerMessage,
   type ServerMessage,
 } from '../../../shared/src/live.ts';
-import { RepeatClamp } from '../../../shared/src/repeat-clamp.ts';
+import { TerminalBounds } from '../../../shared/src/terminal-bounds.ts';
 import { guardTerminal } from '../../../shared/src/xterm-guard.ts';
 
 const { Terminal } = headless;
@@ -34,7 +34,7 @@ export class LiveClient {
   position = 0;
   readonly problems: string[] = [];
   private readonly terminal: InstanceType<typeof Terminal> | null;
-  private readonly clamp = new RepeatClamp(() => this.terminal ?? { cols: 120, rows: 40 });
+  private readonly bounds = new TerminalBounds(() => this.terminal ?? { cols: 120, rows: 40 });
   private waiters: (() => void)[] = [];
   closed: { code: number; reason: string } | null = null;
 
@@ -171,7 +171,7 @@ export class LiveClient {
         }
         this.output.push(Buffer.from(frame.data));
         this.position = frame.offset + frame.data.length;
-        this.terminal?.write(this.clamp.push(frame.data));
+        this.terminal?.write(this.bounds.push(frame.data));
       }
     } else {
       const parsed = parseServerMessage(data.toString('utf8'));
@@ -183,7 +183,7 @@ export class LiveClient {
           this.position = message.offset;
           if (this.startOffset === null) this.startOffset = message.offset;
           this.terminal?.reset();
-          this.clamp.reset();
+          this.bounds.reset();
           this.terminal?.resize(message.cols, message.rows);
           this.terminal?.write(message.data);
         } else if (message.type === 'resumed') {

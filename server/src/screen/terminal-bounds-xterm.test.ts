@@ -1,12 +1,12 @@
 /**
- * The repeat-count bounds (shared/src/repeat-clamp.ts) against xterm.js itself: a stream and
+ * The repeat-count bounds (shared/src/terminal-bounds.ts) against xterm.js itself: a stream and
  * its bounded form draw the same screen and scrollback, and a count of 2^31 − 1 costs what a
  * count of the screen's size costs.
  */
 import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { RepeatClamp } from '../../../shared/src/repeat-clamp.ts';
+import { TerminalBounds } from '../../../shared/src/terminal-bounds.ts';
 import { guardTerminal } from '../../../shared/src/xterm-guard.ts';
 
 const { Terminal } = headless;
@@ -14,7 +14,7 @@ const { SerializeAddon } = serialize;
 
 const COLS = 30;
 const ROWS = 10;
-const SEED = Number(process.env.REPEAT_CLAMP_SEED ?? Date.now() % 1_000_000);
+const SEED = Number(process.env.TERMINAL_BOUNDS_SEED ?? Date.now() % 1_000_000);
 const STREAMS = 150;
 const PIECES = 60;
 
@@ -44,8 +44,8 @@ async function drawn(chunks: readonly Uint8Array[]): Promise<string> {
 }
 
 function bounded(chunks: readonly Uint8Array[]): Uint8Array[] {
-  const clamp = new RepeatClamp(() => ({ cols: COLS, rows: ROWS }));
-  return chunks.map((chunk) => clamp.push(chunk));
+  const bounds = new TerminalBounds(() => ({ cols: COLS, rows: ROWS }));
+  return chunks.map((chunk) => bounds.push(chunk));
 }
 
 /** A small seeded generator (mulberry32), so a failure can be replayed. */
@@ -62,15 +62,15 @@ function random(seed: number): (below: number) => number {
 
 /**
  * Text, line ends and the bounded sequences with counts up to three times the bound (so the
- * unbounded stream is still cheap to draw), among scroll regions, cursor moves and erases;
- * cut into chunks at random places.
+ * unbounded stream is still cheap to draw), among scroll regions, cursor moves, erases and
+ * OSC and DCS strings up to three times STRING_MAX_BYTES; cut into chunks at random places.
  */
 function stream(next: (below: number) => number): Uint8Array[] {
   const pieces: string[] = [];
   for (let i = 0; i < PIECES; i++) {
     const lines = next(3 * ROWS + 1);
     const columns = next(3 * COLS + 1);
-    const choice = next(12);
+    const choice = next(13);
     if (choice === 0) pieces.push(`word${next(1000)} `);
     else if (choice === 1) pieces.push('\r\n');
     else if (choice === 2) pieces.push(`\x1b[${lines}${'STLM'[next(4)]}`);
@@ -83,7 +83,14 @@ function stream(next: (below: number) => number): Uint8Array[] {
     else if (choice === 8) pieces.push(`\x1b[${30 + next(8)};1m`);
     else if (choice === 9) pieces.push(`\xc2\x9b${lines}${'ST'[next(2)]}`);
     else if (choice === 10) pieces.push(`\x1b[${lines}\r${'LM'[next(2)]}`);
-    else pieces.push('\x1b[?1049h'.slice(0, next(2) === 0 ? 0 : 8));
+    else if (choice === 11) pieces.push('\x1b[?1049h'.slice(0, next(2) === 0 ? 0 : 8));
+    // Strings from empty to well past STRING_MAX_BYTES, each of the ways they end.
+    else {
+      const payload = 'p\xc2\xa9'.repeat(next(8000));
+      const opener = ['\x1b]0;', '\x1b]2;', '\x1bP$q', '\xc2\x9d0;', '\x1b]777;'][next(5)];
+      const end = ['\x07', '\x1b\\', '\xc2\x9c', '\x18', '\x1b[3S'][next(5)];
+      pieces.push(`${opener}${payload}${end}`);
+    }
   }
   const bytes = Uint8Array.from(pieces.join(''), (ch) => ch.charCodeAt(0));
   const chunks: Uint8Array[] = [];
@@ -95,9 +102,9 @@ function stream(next: (below: number) => number): Uint8Array[] {
   return chunks;
 }
 
-describe('RepeatClamp with xterm.js', () => {
+describe('TerminalBounds with xterm.js', () => {
   it(`draws what the unbounded stream draws (seed ${SEED})`, async () => {
-    console.log(`repeat-clamp seed ${SEED} (REPEAT_CLAMP_SEED=${SEED} replays it)`);
+    console.log(`terminal-bounds seed ${SEED} (TERMINAL_BOUNDS_SEED=${SEED} replays it)`);
     const next = random(SEED);
     for (let i = 0; i < STREAMS; i++) {
       const chunks = stream(next);

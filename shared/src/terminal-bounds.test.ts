@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOLD_MAX_BYTES, RepeatClamp } from './repeat-clamp.ts';
+import { HOLD_MAX_BYTES, STRING_MAX_BYTES, TerminalBounds } from './terminal-bounds.ts';
 
 const SIZE = { cols: 120, rows: 40 };
 
@@ -12,16 +12,16 @@ function text(data: Uint8Array): string {
   return String.fromCharCode(...data);
 }
 
-/** The clamp's output for `chunks` pushed one after another, joined. */
+/** The bounds's output for `chunks` pushed one after another, joined. */
 function through(chunks: readonly string[], size = SIZE): string {
-  const clamp = new RepeatClamp(() => size);
-  return chunks.map((chunk) => text(clamp.push(bytes(chunk)))).join('');
+  const bounds = new TerminalBounds(() => size);
+  return chunks.map((chunk) => text(bounds.push(bytes(chunk)))).join('');
 }
 
-describe('RepeatClamp', () => {
+describe('TerminalBounds', () => {
   it('hands back a chunk with no sequence in it as it is', () => {
     const chunk = bytes('plain output\r\nno escapes, only text \xc3\xa9\r\n');
-    expect(new RepeatClamp(() => SIZE).push(chunk)).toBe(chunk);
+    expect(new TerminalBounds(() => SIZE).push(chunk)).toBe(chunk);
   });
 
   it('bounds line counts to the rows and column counts to the columns', () => {
@@ -92,18 +92,60 @@ describe('RepeatClamp', () => {
     expect(through([`\x1b[99999${params}S`])).toBe(`\x1b[40${params}S`);
   });
 
+  it('passes OSC and DCS strings up to STRING_MAX_BYTES as they are', () => {
+    // Counted from the byte after ESC ]: `0;` and the title.
+    const title = `\x1b]0;${'t'.repeat(STRING_MAX_BYTES - 2)}\x07after`;
+    expect(through([title])).toBe(title);
+    const status = `\x1bP$q${'m'.repeat(100)}\x1b\\after`;
+    expect(through([status])).toBe(status);
+    const c1 = `\xc2\x9d8;;http://x/\xc2\x9cafter`;
+    expect(through([c1])).toBe(c1);
+  });
+
+  it('cancels a longer string with CAN and drops the rest of it up to its end', () => {
+    const cap = STRING_MAX_BYTES;
+    const kept = 'a'.repeat(cap - 2);
+    const long = `x\x1b]0;${kept}${'b\xc2\xa9'.repeat(5000)}\x07after`;
+    // Counted from `0;`, the bytes after ESC ].
+    expect(through([long])).toBe(`x\x1b]0;${kept}\x18after`);
+    // Ended by ESC: that goes on as ever (here ST, then a CSI that is still seen).
+    expect(through([`\x1b]0;${'c'.repeat(cap * 2)}\x1b\\\x1b[99999Sz`])).toBe(
+      `\x1b]0;${'c'.repeat(cap - 2)}\x18\x1b\\\x1b[40Sz`,
+    );
+    // Ended by a C1 control: its C2 goes back in front of it.
+    expect(through([`\x1bP${'d'.repeat(cap + 5)}\xc2\x9cz`])).toBe(
+      `\x1bP${'d'.repeat(cap)}\x18\xc2\x9cz`,
+    );
+    // BEL ends an OSC, not a DCS.
+    expect(through([`\x1bP${'e'.repeat(cap + 5)}\x07\x07e\x1b\\z`])).toBe(
+      `\x1bP${'e'.repeat(cap)}\x18\x1b\\z`,
+    );
+  });
+
+  it('counts a string across chunks, and cancels it the same at any cut', () => {
+    const stream = `a\x1b]2;${'f'.repeat(STRING_MAX_BYTES + 50)}\xc2\x9cb\x1b[123Sc`;
+    const whole = through([stream]);
+    expect(whole).toBe(`a\x1b]2;${'f'.repeat(STRING_MAX_BYTES - 2)}\x18\xc2\x9cb\x1b[40Sc`);
+    for (const cut of [1, 3, 5, 100, STRING_MAX_BYTES, STRING_MAX_BYTES + 5, stream.length - 12]) {
+      expect(through([stream.slice(0, cut), stream.slice(cut)]), `cut ${cut}`).toBe(whole);
+    }
+    // Cut between the C2 and the C1 control that ends the string.
+    const at = stream.indexOf('\xc2\x9c') + 1;
+    expect(through([stream.slice(0, at), stream.slice(at)])).toBe(whole);
+  });
+
   it('starts over after reset, with nothing held', () => {
-    const clamp = new RepeatClamp(() => SIZE);
-    expect(text(clamp.push(bytes('\x1b[9999')))).toBe('\x1b[');
-    clamp.reset();
-    expect(text(clamp.push(bytes('99S')))).toBe('99S');
+    const bounds = new TerminalBounds(() => SIZE);
+    expect(text(bounds.push(bytes('\x1b[9999')))).toBe('\x1b[');
+    bounds.reset();
+    expect(text(bounds.push(bytes('99S')))).toBe('99S');
   });
 
   it('bounds to the size at the time the bytes come', () => {
     let size = { cols: 120, rows: 40 };
-    const clamp = new RepeatClamp(() => size);
-    expect(text(clamp.push(bytes('\x1b[500S')))).toBe('\x1b[40S');
+    const bounds = new TerminalBounds(() => size);
+    expect(text(bounds.push(bytes('\x1b[500S')))).toBe('\x1b[40S');
     size = { cols: 200, rows: 100 };
-    expect(text(clamp.push(bytes('\x1b[500S')))).toBe('\x1b[100S');
+    expect(text(bounds.push(bytes('\x1b[500S')))).toBe('\x1b[100S');
   });
 });

@@ -1,13 +1,19 @@
 /**
- * Bounds the repeat counts a terminal emulator carries out one step at a time, before xterm.js
- * (the server's screen model, every viewer's terminal) parses a shell's bytes. xterm.js 6 runs
- * `CSI n S` (scroll up), `T` (scroll down), `L` (insert lines), `M` (delete lines), `b`
- * (repeat the last character), `Z` and `I` (tab back and forward) as a loop of n steps, n up
- * to 2^31 − 1: `printf '\e[2147483647S'`, 15 bytes, kept the server's event loop busy for
- * most of an hour (every agent's calls, every viewer) and froze every browser watching. Other
- * terminals bound the same counts (kitty, iTerm2, VTE, mintty, mosh each fixed this).
+ * Bounds the work a shell's bytes make a terminal emulator do, before xterm.js (the server's
+ * screen model, every page's terminal, jumpseat/playwright's mirror) parses them.
  *
- * The bounds change nothing a screen shows: scrolling, inserting or deleting more lines than
+ * - Repeat counts. xterm.js 6 runs `CSI n S` (scroll up), `T` (scroll down), `L` (insert
+ *   lines), `M` (delete lines), `b` (repeat the last character), `Z` and `I` (tab back and
+ *   forward) as a loop of n steps, n up to 2^31 − 1: `printf '\e[2147483647S'`, 15 bytes, kept
+ *   the server's event loop busy for most of an hour (every agent's calls, every viewer) and
+ *   froze every browser watching. Other terminals bound the same counts (kitty, iTerm2, VTE,
+ *   mintty, mosh each fixed this).
+ * - Strings. xterm.js keeps an OSC or DCS string it handles (a title, a hyperlink, a status
+ *   request) as one JavaScript string per character until it ends, up to ten million: 9 MB of
+ *   an unended title cost the server about 300 MB. Past STRING_MAX_BYTES a string is cancelled
+ *   with CAN, as xterm.js cancels one past its own limit, and the rest of it dropped.
+ *
+ * The count bounds change nothing a screen shows: scrolling, inserting or deleting more lines than
  * the screen has rows blanks the scroll region, as many as there are rows do; tabbing more
  * stops than there are columns ends at the line's edge, as many as there are columns do. The
  * one exception is `b`, bounded to a line's width: a program repeating one character over more
@@ -23,7 +29,9 @@
  *
  * A sequence's parameters are held back until its final byte, so a count split across chunks
  * is seen whole; at most HOLD_MAX_BYTES of them (a longer one is let through as it comes, its
- * first parameter bounded to the smallest bound whatever its final byte turns out to be).
+ * first parameter bounded to the smallest bound whatever its final byte turns out to be). A
+ * string ends where it ends in xterm.js: BEL (an OSC's), ESC, CAN, SUB or any C1 control; a
+ * cancelled string's bytes are dropped to there (a C1's own C2 goes back in front of it).
  */
 
 const ESC = 0x1b;
@@ -34,6 +42,14 @@ const LEFT_BRACKET = 0x5b;
 /** U+009B (CSI) in UTF-8: C2 9B. */
 const UTF8_C1_LEAD = 0xc2;
 const C1_CSI = 0x9b;
+/** C1 OSC and DCS (after C2): strings, like ESC ] and ESC P. */
+const C1_OSC = 0x9d;
+const C1_DCS = 0x90;
+const C1_FIRST = 0x80;
+const C1_LAST = 0x9f;
+const RIGHT_BRACKET = 0x5d;
+const LETTER_P = 0x50;
+const BEL = 0x07;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 const COLON = 0x3a;
@@ -49,6 +65,11 @@ const FINAL_LAST = 0x7e;
 const PARAM_MAX = 0x7fffffff;
 /** A sequence's parameter bytes held back at most (real ones are a few dozen). */
 export const HOLD_MAX_BYTES = 512;
+/**
+ * The most of an OSC or DCS string passed on (a title or a hyperlink is far shorter); past it
+ * the string is cancelled (CAN) and the rest of it dropped up to its end.
+ */
+export const STRING_MAX_BYTES = 8192;
 
 /** The final bytes whose first parameter counts lines, and those that count columns. */
 const LINE_COUNTS = new Set([0x53, 0x54, 0x4c, 0x4d]); // S T L M
@@ -63,9 +84,9 @@ export interface TerminalSize {
  * `held`: inside a CSI, its parameter bytes held back; `passing`: inside a CSI too long to
  * hold, its bytes going through as they come.
  */
-type State = 'ground' | 'escape' | 'held' | 'passing';
+type State = 'ground' | 'escape' | 'held' | 'passing' | 'string' | 'dropping';
 
-export class RepeatClamp {
+export class TerminalBounds {
   private state: State = 'ground';
   /** The last byte seen was C2 (with a 9B next, U+009B: a CSI from any state). */
   private afterC2 = false;
@@ -84,6 +105,9 @@ export class RepeatClamp {
   private firstDone = false;
   /** A private marker or an intermediate: not one of the bounded sequences. */
   private other = false;
+  /** In a string: an OSC (BEL ends it; a DCS takes BEL as data), and its bytes so far. */
+  private osc = false;
+  private stringBytes = 0;
 
   /** `size`: the terminal's size where these bytes will be parsed. */
   constructor(private readonly size: () => TerminalSize) {}
@@ -130,13 +154,24 @@ export class RepeatClamp {
 
   private take(chunk: Uint8Array, at: number, out: Output): void {
     const byte = chunk[at] as number;
-    const c1Csi = this.afterC2 && byte === C1_CSI;
+    // A C1 control (C2 80 to C2 9F): CSI, OSC and DCS begin sequences; any ends a string.
+    const c1 = this.afterC2 && byte >= C1_FIRST && byte <= C1_LAST ? byte : -1;
     this.afterC2 = byte === UTF8_C1_LEAD;
-    if (c1Csi || byte === ESC || byte === CAN || byte === SUB) {
+    if (this.state === 'dropping' && !this.dropped(byte, c1, at, out)) return;
+    if (
+      c1 === C1_CSI ||
+      c1 === C1_OSC ||
+      c1 === C1_DCS ||
+      byte === ESC ||
+      byte === CAN ||
+      byte === SUB
+    ) {
       // Ends any sequence in progress (as it was: it never reached its final byte).
       if (this.state === 'held') this.release(out);
       this.clearSequence();
-      this.state = c1Csi ? this.startSequence(at) : byte === ESC ? 'escape' : 'ground';
+      if (c1 === C1_CSI) this.state = this.startSequence(at);
+      else if (c1 !== -1) this.state = this.startString(c1 === C1_OSC);
+      else this.state = byte === ESC ? 'escape' : 'ground';
       return;
     }
     switch (this.state) {
@@ -144,7 +179,12 @@ export class RepeatClamp {
         return;
       case 'escape':
         if (byte === LEFT_BRACKET) this.state = this.startSequence(at);
-        else if (!continuesSequence(byte)) this.state = 'ground';
+        else if (byte === RIGHT_BRACKET || byte === LETTER_P) {
+          this.state = this.startString(byte === RIGHT_BRACKET);
+        } else if (!continuesSequence(byte)) this.state = 'ground';
+        return;
+      case 'string':
+        this.inString(byte, c1, at, out);
         return;
       case 'held':
         this.inSequence(chunk, at, out);
@@ -153,6 +193,48 @@ export class RepeatClamp {
         this.pass(byte, at, out);
         return;
     }
+  }
+
+  private startString(osc: boolean): State {
+    this.osc = osc;
+    this.stringBytes = 0;
+    return 'string';
+  }
+
+  private inString(byte: number, c1: number, at: number, out: Output): void {
+    // Its end (ESC, CAN and SUB are taken before): BEL ends an OSC, any C1 control a string.
+    if (c1 !== -1 || (this.osc && byte === BEL)) {
+      this.state = 'ground';
+      return;
+    }
+    this.stringBytes++;
+    if (this.stringBytes <= STRING_MAX_BYTES) return;
+    // Cancelled here; this byte and the rest of the string go nowhere.
+    out.holdFrom(at);
+    out.insert([CAN]);
+    out.keepFrom(at + 1);
+    this.state = 'dropping';
+  }
+
+  /**
+   * A byte of a cancelled string: false when dropped. ESC, or a C1 control, ends the string
+   * and is taken as usual (true); the C1's C2 was dropped with the string, so it goes back.
+   */
+  private dropped(byte: number, c1: number, at: number, out: Output): boolean {
+    if (c1 !== -1) {
+      out.holdFrom(at);
+      out.insert([UTF8_C1_LEAD]);
+      out.keepFrom(at);
+      this.state = 'ground';
+      return true;
+    }
+    if (byte === ESC) {
+      this.state = 'ground';
+      return true;
+    }
+    out.drop(at);
+    if (byte === CAN || byte === SUB || (this.osc && byte === BEL)) this.state = 'ground';
+    return false;
   }
 
   /** The introducer ends at `at`; the sequence's own bytes begin after it. */
