@@ -24,6 +24,7 @@ import {
 import { cpuPerCall, throughputBenchmark } from './call-cost-bench.ts';
 import { churnBenchmarks } from './churn-bench.ts';
 import { cliBenchmarks } from './cli-bench.ts';
+import { hostileOutputBenchmarks } from './hostile-output-bench.ts';
 import { hostsBenchmarks } from './hosts-bench.ts';
 import { liveBenchmarks } from './live-bench.ts';
 import { replicasBenchmarks } from './replicas-bench.ts';
@@ -234,6 +235,7 @@ const STEPS: Record<string, () => Promise<boolean[]>> = {
   churn: churnBenchmarks,
   sandbox: sandboxBenchmarks,
   live: liveBenchmarks,
+  hostile: hostileOutputBenchmarks,
   scale: () => scaleBenchmarks(shellsFromArgv(process.argv)),
   hosts: () => hostsBenchmarks(process.argv),
   replicas: () => replicasBenchmarks(),
