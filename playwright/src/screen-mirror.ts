@@ -40,24 +40,14 @@ export class ScreenMirror {
     if (event.type === 'snapshot') {
       this.terminal.reset();
       this.bounds.reset();
-      this.resize(event.cols, event.rows);
+      this.terminal.resize(event.cols, event.rows);
       this.terminal.write(event.data);
       this.snapshotSeen = true;
       for (const wake of this.waiters.splice(0)) wake();
     } else if (event.type === 'output' && this.snapshotSeen) {
       this.terminal.write(this.bounds.push(event.data));
     } else if (event.type === 'resize') {
-      this.resize(event.cols, event.rows);
-    }
-  }
-
-  /** A resize xterm.js throws in (a defect met in its buffers) starts the screen over. */
-  private resize(cols: number, rows: number): void {
-    try {
-      this.terminal.resize(cols, rows);
-    } catch {
-      this.terminal.reset();
-      this.terminal.resize(cols, rows);
+      this.terminal.resize(event.cols, event.rows);
     }
   }
 

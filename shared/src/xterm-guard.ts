@@ -9,9 +9,10 @@
  *   cursor's, which does not exist). Thrown from a timer, that ended the whole server: every
  *   shell of every agent, from `printf '\e[40;120H\e[1J'`. There, ED 1 erases the whole
  *   screen, which is what ED 2 does: it runs as ED 2. (Fixed in xterm.js 6.1, in beta.)
- * - Any other exception out of the parser is caught rather than left to end the process or
- *   stall the terminal's write queue: the parser and the terminal are reset (the screen
- *   starts over, as after `reset`; the rest of that chunk is lost), and `onDefect` is told.
+ * - Any other exception out of the parser, or out of a resize, is caught rather than left to
+ *   end the process or stall the terminal's write queue: the parser and the terminal are
+ *   reset (the screen starts over, as after `reset`; the rest of that chunk is lost), and
+ *   `onDefect` is told.
  */
 
 /** The parts of xterm.js's input handler the guard uses (6.0.0's internals). */
@@ -34,6 +35,7 @@ const ERASE_ABOVE = 1;
 
 export interface GuardableTerminal {
   reset(): void;
+  resize(cols: number, rows: number): void;
 }
 
 /** Throws when the terminal does not have the internals the guard was written for. */
@@ -82,6 +84,19 @@ export function guardTerminal(
       terminal.reset();
       onDefect(error);
       return undefined;
+    }
+  };
+  // A resize can meet a defect in the buffers (a fuzz found ones after resizes); thrown from a
+  // write callback it ends the server, from a page's queue it stops the page: the screen
+  // starts over at the new size instead.
+  const resize = terminal.resize.bind(terminal);
+  terminal.resize = (cols, rows) => {
+    try {
+      resize(cols, rows);
+    } catch (error) {
+      terminal.reset();
+      resize(cols, rows);
+      onDefect(error);
     }
   };
 }

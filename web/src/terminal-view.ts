@@ -333,15 +333,8 @@ export class TerminalView {
 
   private applySize(cols: number, rows: number): void {
     if (cols !== this.terminal.cols || rows !== this.terminal.rows) {
-      try {
-        this.terminal.resize(cols, rows);
-      } catch (error) {
-        // A defect of xterm.js met in its buffers: the screen starts over at the new size
-        // rather than the queue stopping here (as the server's screen model does).
-        console.error('jumpseat: the terminal was reset after an xterm.js defect', error);
-        this.terminal.reset();
-        this.terminal.resize(cols, rows);
-      }
+      // Guarded (xterm-guard.ts): a defect met here resets the screen, the queue goes on.
+      this.terminal.resize(cols, rows);
       this.scaleToWidth();
     }
   }

@@ -151,11 +151,13 @@ describe('ScreenModel', () => {
       await model.settled();
       // A resize that throws (a fuzz met xterm.js 6.0 defects after resizes; here one stands in
       // for them) is not the server's end: thrown from a write callback, it would have been.
-      const terminal = (model as unknown as { terminal: { resize(c: number, r: number): void } })
-        .terminal;
-      const resize = terminal.resize.bind(terminal);
+      // Inside xterm.js, under the guard (xterm-guard.ts) that the model's terminal has.
+      type Resizing = { resize(c: number, r: number): void };
+      const buffers = (model as unknown as { terminal: { _core: { _bufferService: Resizing } } })
+        .terminal._core._bufferService;
+      const resize = buffers.resize.bind(buffers);
       let thrown = false;
-      terminal.resize = (cols, rows) => {
+      buffers.resize = (cols, rows) => {
         if (!thrown) {
           thrown = true;
           throw new Error('a defect met in a resize');

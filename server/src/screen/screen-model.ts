@@ -157,16 +157,8 @@ export class ScreenModel {
     this.streamSize = { cols, rows };
     this.release();
     this.terminal.write('', () => {
-      if (this.disposed) return;
-      try {
-        this.terminal.resize(cols, rows);
-      } catch (error) {
-        // A defect of xterm.js met in its buffers (a fuzz found one): thrown from this
-        // callback it would end the server. The screen starts over at the new size.
-        this.defect(error);
-        this.terminal.reset();
-        this.terminal.resize(cols, rows);
-      }
+      // Guarded (xterm-guard.ts): a defect met here resets the screen instead of throwing.
+      if (!this.disposed) this.terminal.resize(cols, rows);
     });
   }
 

@@ -48,7 +48,7 @@ const FILL = 'aaaa\r\nbbbb\r\ncccc\r\ndddd\r\neeee';
 describe('guardTerminal', () => {
   it('finds the internals it guards in this xterm.js', () => {
     expect(() => guardTerminal(terminal(false), () => {})).not.toThrow();
-    expect(() => guardTerminal({ reset() {} }, () => {})).toThrow(/internals changed/);
+    expect(() => guardTerminal({ reset() {}, resize() {} }, () => {})).toThrow(/internals changed/);
   });
 
   it('runs ED 1 at the last cell of a buffer with no line below as ED 2, which it equals there', async () => {
@@ -78,6 +78,30 @@ describe('guardTerminal', () => {
       await written(bare, data);
       expect(drawn(guarded), JSON.stringify(data)).toBe(drawn(bare));
     }
+  });
+
+  it('resets the terminal and says so when a resize throws, and resizes all the same', async () => {
+    const defects: unknown[] = [];
+    const guarded = terminal(true, defects);
+    await written(guarded, 'before');
+    type Resizing = { resize(c: number, r: number): void };
+    const buffers = (guarded as unknown as { _core: { _bufferService: Resizing } })._core
+      ._bufferService;
+    const resize = buffers.resize.bind(buffers);
+    let thrown = false;
+    buffers.resize = (cols, rows) => {
+      if (!thrown) {
+        thrown = true;
+        throw new Error('a defect met in a resize');
+      }
+      resize(cols, rows);
+    };
+    guarded.resize(30, 8);
+    expect(thrown).toBe(true);
+    expect([guarded.cols, guarded.rows]).toEqual([30, 8]);
+    expect(defects).toHaveLength(1);
+    await written(guarded, 'after');
+    expect(guarded.buffer.active.getLine(0)?.translateToString(true)).toBe('after');
   });
 
   it('resets the terminal and says so when the parser throws, and parses on', async () => {
