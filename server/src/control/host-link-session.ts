@@ -98,7 +98,7 @@ export class HostLinkSession {
       // relays it here, which keeps it for this replica until then (replica-relay.ts).
       if (host.protocol >= LINK_ANSWER_ACK_VERSION) {
         const stories = host.storySeq > 0 ? { stories: host.storySeq } : {};
-        this.connection.send({ type: 'call_ack', callId: message.callId, ...stories });
+        this.connection.sendLater({ type: 'call_ack', callId: message.callId, ...stories });
         if (host.storySeq > 0) this.storiesUnacked = 0;
       }
     } else if (message.type === 'viewer_closed') {
@@ -116,7 +116,7 @@ export class HostLinkSession {
   private storyRead(host: JoinedHost): void {
     if (++this.storiesUnacked < STORY_ACK_EVERY || host.storySeq === 0) return;
     this.storiesUnacked = 0;
-    this.connection.send({ type: 'call_ack', callId: '', stories: host.storySeq });
+    this.connection.sendLater({ type: 'call_ack', callId: '', stories: host.storySeq });
   }
 
   /** A binary frame from the host: a shell's output, a file chunk or a relayed viewer's. */

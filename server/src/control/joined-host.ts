@@ -15,6 +15,8 @@ import { RemoteStory } from './remote-story.ts';
 /** One host's link as the directory uses it. */
 export interface LinkConnection {
   send(message: ControlMessage): void;
+  /** A message nobody waits for (an acknowledgement): it may go with the next one, soon. */
+  sendLater(message: ControlMessage): void;
   close(code: number, reason: string): void;
 }
 

@@ -16,6 +16,7 @@ import {
   parseHostMessage,
 } from '../../../shared/src/link.ts';
 import type { Principal } from '../auth/principal.ts';
+import { TurnWrites } from '../link/turn-writes.ts';
 import { HostLinkSession, type HostLinkTap } from './host-link-session.ts';
 import type { HostDirectory, LinkConnection } from './joined-hosts.ts';
 import { keepAlive } from './link-keepalive.ts';
@@ -47,9 +48,19 @@ const linkEndpointPlugin: FastifyPluginAsync<LinkEndpointOptions> = async (
     { websocket: true, config: { hostLink: true, refuse: refuseNonHosts } },
     (socket: WebSocket, request) => {
       const principal = request.principal as Principal;
+      // The upgraded request's socket is the link's: what this turn sends leaves together.
+      const writes = new TurnWrites(request.raw.socket);
+      const write = (text: string): void => {
+        if (socket.readyState === socket.OPEN) socket.send(text);
+      };
       const connection: LinkConnection = {
         send: (message: ControlMessage) => {
-          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+          writes.hold();
+          write(JSON.stringify(message));
+        },
+        sendLater: (message: ControlMessage) => {
+          const text = JSON.stringify(message);
+          writes.putOff(() => write(text));
         },
         close: (code, reason) => socket.close(code, reason.slice(0, 120)),
       };

@@ -63,6 +63,7 @@ export class RelayedHosts {
     this.end(name);
     const connection: LinkConnection = {
       send: (message) => this.send({ type: 'control', host: name, message }),
+      sendLater: (message) => this.send({ type: 'control', host: name, message }),
       close: (code) => {
         if (this.sessions.get(name) !== session) return;
         this.end(name);

@@ -56,7 +56,7 @@ function join(
   send: (message: ControlMessage) => void = () => undefined,
 ): JoinedHost {
   const answer = directory.join(
-    { send, close: () => undefined },
+    { send, sendLater: send, close: () => undefined },
     { id: 'token-1', name: 'h1' },
     {
       type: 'hello',

@@ -31,7 +31,7 @@ function directoryWith(placements: HostPlacements, names: readonly string[]): Ho
   const directory = new HostDirectory(60_000, undefined, placements);
   for (const name of names) {
     const answer = directory.join(
-      { send: () => undefined, close: () => undefined },
+      { send: () => undefined, sendLater: () => undefined, close: () => undefined },
       { id: `token-${name}`, name },
       {
         type: 'hello',

@@ -21,6 +21,7 @@ import {
   MAX_LINK_MESSAGE_BYTES,
   parseControlMessage,
 } from '../../../shared/src/link.ts';
+import { TurnWrites } from '../link/turn-writes.ts';
 import type { HostShells } from './host-shells.ts';
 import type { HostViewers } from './host-viewers.ts';
 import { type LinkProxy, proxyAgent } from './link-proxy.ts';
@@ -74,6 +75,8 @@ export function linkUrl(join: string): string {
 
 export class HostLink {
   private socket: WebSocket | null = null;
+  /** The socket's writes of one turn leave together (set once the link is upgraded). */
+  private writes: TurnWrites | null = null;
   /** Welcomed: the link carries calls and output. */
   private up = false;
   private failures = 0;
@@ -118,13 +121,31 @@ export class HostLink {
 
   send(message: HostMessage): boolean {
     if (!this.up || this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.writes?.hold();
     this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  /**
+   * A message nobody waits for (the news that a call started): it goes before the link's next
+   * write, or within a few ms (turn-writes.ts); false when the link is down.
+   */
+  sendLater(message: HostMessage): boolean {
+    const socket = this.socket;
+    if (!this.up || socket?.readyState !== WebSocket.OPEN || this.writes === null) {
+      return this.send(message);
+    }
+    const text = JSON.stringify(message);
+    this.writes.putOff(() => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(text);
+    });
     return true;
   }
 
   /** Sends one binary frame (a relayed viewer's, a saved output's chunk); false when the link is down. */
   sendFrame(frame: Uint8Array): boolean {
     if (!this.up || this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.writes?.hold();
     this.socket.send(frame);
     return true;
   }
@@ -142,6 +163,7 @@ export class HostLink {
     while (socket.bufferedAmount < SOCKET_HIGH_WATER_BYTES) {
       const frame = this.shells.outbox.take();
       if (frame === null) return;
+      this.writes?.hold();
       socket.send(encodeLinkOutput(frame.shellId, frame.offset, frame.data));
     }
     this.pumpTimer = setTimeout(() => {
@@ -176,7 +198,11 @@ export class HostLink {
       ...(agent === undefined ? {} : { agent }),
     });
     this.socket = socket;
+    this.writes = null;
     this.lastHeard = Date.now();
+    socket.on('upgrade', (response: IncomingMessage) => {
+      if (this.socket === socket) this.writes = new TurnWrites(response.socket);
+    });
     socket.on('unexpected-response', (_request, response) => {
       if (proxy !== undefined && tunnel?.statusCode !== 200) {
         // The proxy's own answer, not the control plane's: its refusal is an outage to retry.

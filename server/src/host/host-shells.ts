@@ -43,6 +43,8 @@ const MAX_UNACKNOWLEDGED_ANSWERS = 1000;
 /** What the engine needs of the link: send a message (false when down), and send output. */
 export interface HostLinkPort extends HostFilesPort {
   send(message: HostMessage): boolean;
+  /** Sends a message nobody waits for, with the link's next write or soon; false when down. */
+  sendLater(message: HostMessage): boolean;
   pumpOutput(): void;
   /** The control plane acknowledges answers (`call_ack`): each is kept until then. */
   readonly acknowledgesAnswers: boolean;
@@ -253,10 +255,10 @@ export class HostShells {
    * Sends a story, numbered where the control plane acknowledges stories, and then kept until
    * it does (within the stories' bound); false when the link is down.
    */
-  private sendStory(message: LinkShellStory): boolean {
+  private sendStory(message: LinkShellStory, later = false): boolean {
     const acknowledged = this.link.acknowledgesAnswers;
     if (acknowledged && message.seq === undefined) message.seq = ++this.storySeq;
-    if (!this.link.send(message)) return false;
+    if (!(later ? this.link.sendLater(message) : this.link.send(message))) return false;
     if (acknowledged) {
       this.unackedStories.push(message);
       if (this.unackedStories.length > MAX_KEPT_STORIES) this.unackedStories.shift();
@@ -282,17 +284,21 @@ export class HostShells {
       }),
     );
     store.add(shell.onChange.on(() => this.infoSoon(shell)));
-    const tell = (story: LinkShellStory['story']): void => {
+    const tell = (story: LinkShellStory['story'], later = false): void => {
       // Its info first: the control plane records a call with the shell's state at its end.
-      this.flushInfo(shell);
+      this.flushInfo(shell, later);
       const message: LinkShellStory = { type: 'shell_story', shellId: shell.id, story };
-      if (this.keptStories.length === 0 && this.sendStory(message)) return;
+      if (this.keptStories.length === 0 && this.sendStory(message, later)) return;
       // The link is down: the story waits for it (its newest part, within a bound).
       this.keptStories.push(message);
       if (this.keptStories.length > MAX_KEPT_STORIES) this.keptStories.shift();
     };
     const { human } = shell;
-    store.add(shell.onCallStarted.on(({ command }) => tell({ kind: 'call_started', command })));
+    // Nobody waits for the news that a call started: a short call's start, output and answer
+    // then reach the control plane in one write.
+    store.add(
+      shell.onCallStarted.on(({ command }) => tell({ kind: 'call_started', command }, true)),
+    );
     store.add(shell.onCallFinished.on((call) => tell({ kind: 'call_finished', call })));
     store.add(human.onControl.on((viewer) => tell({ kind: 'control', viewer })));
     store.add(human.onInterrupt.on((viewer) => tell({ kind: 'interrupt', viewer })));
@@ -309,12 +315,12 @@ export class HostShells {
   }
 
   /** A change waiting for its timer goes up now. */
-  private flushInfo(shell: Shell): void {
+  private flushInfo(shell: Shell, later = false): void {
     const timer = this.infoTimers.get(shell.id);
     if (timer === undefined) return;
     clearTimeout(timer);
     this.infoTimers.delete(shell.id);
-    this.sendInfo(shell);
+    this.sendInfo(shell, later);
   }
 
   private infoSoon(shell: Shell): void {
@@ -332,9 +338,11 @@ export class HostShells {
     );
   }
 
-  private sendInfo(shell: Shell): void {
+  private sendInfo(shell: Shell, later = false): void {
     this.infoSent.set(shell.id, performance.now());
-    this.link.send({ type: 'shell_info', info: shell.info() });
+    const message: HostMessage = { type: 'shell_info', info: shell.info() };
+    if (later) this.link.sendLater(message);
+    else this.link.send(message);
   }
 
   private unwatch(shell: Shell): void {
