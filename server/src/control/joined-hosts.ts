@@ -360,19 +360,24 @@ export class HostDirectory {
 
   /** A host's new report of a shell: whose it is, and where, stay as first adopted. */
   private reported(shell: RemoteShell, info: SessionInfo): SessionInfo {
-    const { id, agent, owner, dialect, startedAt } = shell.info;
-    const { ownerId: _ownerId, ...rest } = info;
-    const ownerId = shell.info.ownerId;
-    return {
-      ...rest,
+    const { id, agent, owner, ownerId, dialect, startedAt } = shell.info;
+    // Two spreads per call and shell; a rest pattern (to drop the report's ownerId) cost
+    // several times a plain copy, so the rare report with one takes the slow way.
+    const next: SessionInfo = {
+      ...info,
       id,
       agent,
       owner,
-      ...(ownerId === undefined ? {} : { ownerId }),
       dialect,
       startedAt,
       host: shell.host.name,
     };
+    if (ownerId !== undefined) next.ownerId = ownerId;
+    else if (next.ownerId !== undefined) {
+      const { ownerId: _reported, ...rest } = next;
+      return rest;
+    }
+    return next;
   }
 
   private retire(host: JoinedHost, shell: RemoteShell): void {
