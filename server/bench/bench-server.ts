@@ -154,6 +154,15 @@ export function rssKiB(pid: number): number {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Time for a server to settle (GC, lazy allocations) before a memory reading. */
+const SETTLE_MS = 1500;
+
+/** A server's RSS (KiB) once it had time to settle. */
+export async function settledRssKiB(pid: number): Promise<number> {
+  await sleep(SETTLE_MS);
+  return rssKiB(pid);
+}
+
 export function report(name: string, ratio: number, target: number, detail: string): boolean {
   const ok = ratio <= target;
   console.log(

@@ -10,8 +10,7 @@ import {
   call,
   median,
   report,
-  rssKiB,
-  sleep,
+  settledRssKiB,
   startServer,
   stopServer,
   timed,
@@ -19,8 +18,6 @@ import {
 
 const AGENTS = 3;
 const PRINTED_BYTES = 9_000_000;
-/** Time for the server to settle (GC, lazy allocations) before a memory reading. */
-const SETTLE_MS = 1500;
 const SCROLLS = 200_000;
 /** The bound on the title's cost against plain text's: RSS wanders by some MB. */
 const GROWTH_RATIO_TARGET = 1.5;
@@ -31,8 +28,7 @@ async function growthAfter(opener: string): Promise<number> {
   const pid = server.child.pid as number;
   try {
     for (let i = 0; i < AGENTS; i++) await call(server, `bench-hostile-${i}`, 'true');
-    await sleep(SETTLE_MS);
-    const before = rssKiB(pid);
+    const before = await settledRssKiB(pid);
     for (let i = 0; i < AGENTS; i++) {
       await call(
         server,
@@ -40,8 +36,7 @@ async function growthAfter(opener: string): Promise<number> {
         `printf '${opener}'; head -c ${PRINTED_BYTES} /dev/zero | tr '\\0' t; echo`,
       );
     }
-    await sleep(SETTLE_MS);
-    return (rssKiB(pid) - before) / 1024;
+    return ((await settledRssKiB(pid)) - before) / 1024;
   } finally {
     await stopServer(server);
   }

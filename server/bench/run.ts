@@ -13,9 +13,8 @@ import {
   interleavedTimings,
   median,
   report,
-  rssKiB,
   type Server,
-  sleep,
+  settledRssKiB,
   spawnAndWait,
   startServer,
   stopServer,
@@ -51,8 +50,6 @@ const IDLE_SHELLS = 50;
 const SEQ_RATIO_TARGET = 1.2;
 /** A raw run of SEQ_COMMAND takes about half a second; this long means it never will. */
 const RAW_SEQ_LIMIT_MS = 60_000;
-/** Time for the server to settle (GC, lazy allocations) before a memory reading. */
-const SETTLE_MS = 1500;
 /** pwsh starts slowly (about a second), so its figures use fewer runs. */
 const PWSH_NULL_CALLS = 50;
 const PWSH_SPAWN_RUNS = 7;
@@ -207,11 +204,9 @@ async function idleMemory(): Promise<boolean[]> {
   const fresh = await startServer();
   try {
     await call(fresh, 'bench-idle-warm', 'true');
-    await sleep(SETTLE_MS);
-    const before = rssKiB(fresh.child.pid as number);
+    const before = await settledRssKiB(fresh.child.pid as number);
     for (let i = 0; i < IDLE_SHELLS; i++) await call(fresh, `bench-idle-${i}`, 'true');
-    await sleep(SETTLE_MS);
-    const after = rssKiB(fresh.child.pid as number);
+    const after = await settledRssKiB(fresh.child.pid as number);
     const perShellMiB = (after - before) / IDLE_SHELLS / 1024;
     return [
       report(
