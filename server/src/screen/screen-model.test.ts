@@ -6,6 +6,7 @@
 import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
+import { throwOnNextResize } from '../../test/support/resize-defect.ts';
 import { SCREEN_SCROLLBACK_LINES, ScreenModel, skipScrolledOut } from './screen-model.ts';
 
 function referenceScreen(data: Buffer, cols: number, rows: number): Promise<string> {
@@ -152,22 +153,11 @@ describe('ScreenModel', () => {
       // A resize that throws (a fuzz met xterm.js 6.0 defects after resizes; here one stands in
       // for them) is not the server's end: thrown from a write callback, it would have been.
       // Inside xterm.js, under the guard (xterm-guard.ts) that the model's terminal has.
-      type Resizing = { resize(c: number, r: number): void };
-      const buffers = (model as unknown as { terminal: { _core: { _bufferService: Resizing } } })
-        .terminal._core._bufferService;
-      const resize = buffers.resize.bind(buffers);
-      let thrown = false;
-      buffers.resize = (cols, rows) => {
-        if (!thrown) {
-          thrown = true;
-          throw new Error('a defect met in a resize');
-        }
-        resize(cols, rows);
-      };
+      const defect = throwOnNextResize((model as unknown as { terminal: unknown }).terminal);
       model.resize(40, 10);
       model.write(Buffer.from('after'));
       await model.settled();
-      expect(thrown).toBe(true);
+      expect(defect.thrown()).toBe(true);
       expect([model.cols, model.rows]).toEqual([40, 10]);
       expect(model.screenText()).toBe('after');
       expect((await model.snapshot()).data).toContain('after');

@@ -7,6 +7,7 @@ import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
 import { guardTerminal } from '../../../shared/src/xterm-guard.ts';
+import { throwOnNextResize } from '../../test/support/resize-defect.ts';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serialize;
@@ -84,20 +85,9 @@ describe('guardTerminal', () => {
     const defects: unknown[] = [];
     const guarded = terminal(true, defects);
     await written(guarded, 'before');
-    type Resizing = { resize(c: number, r: number): void };
-    const buffers = (guarded as unknown as { _core: { _bufferService: Resizing } })._core
-      ._bufferService;
-    const resize = buffers.resize.bind(buffers);
-    let thrown = false;
-    buffers.resize = (cols, rows) => {
-      if (!thrown) {
-        thrown = true;
-        throw new Error('a defect met in a resize');
-      }
-      resize(cols, rows);
-    };
+    const defect = throwOnNextResize(guarded);
     guarded.resize(30, 8);
-    expect(thrown).toBe(true);
+    expect(defect.thrown()).toBe(true);
     expect([guarded.cols, guarded.rows]).toEqual([30, 8]);
     expect(defects).toHaveLength(1);
     await written(guarded, 'after');
