@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bashSingleQuote } from '../src/pty/bash-quote.ts';
 import { startEngine, type TestEngine } from './support/engine.ts';
 
 /** Closing every shell of the file takes long with both cores busy (not what is tested). */
@@ -127,8 +128,8 @@ describe('the shell keeps its state after a failure', () => {
     expect(await engine.call('false; echo after', agent)).toBe('after');
   });
 
-  // The call line writes what `trap -p` shows over one file in place, each trap ended by a
-  // NUL: a longer text an earlier call left there must not reach the next call's traps.
+  // The call line writes what `trap -p` shows over one file in place, ended by a NUL: a
+  // longer text an earlier call left there must not reach the next call's traps.
   it('takes a trap replaced by a shorter one as it is now, for ERR and DEBUG', async () => {
     const long = `: ${'long-trap-text-'.repeat(40)}`;
     const errAgent = await freshShell();
@@ -139,5 +140,29 @@ describe('the shell keeps its state after a failure', () => {
     expect(await engine.call(`trap '${long}' DEBUG`, debugAgent)).toBe('');
     await engine.call('trap "echo D" DEBUG', debugAgent);
     expect(await engine.call('echo ok', debugAgent)).toBe('D\nok');
+  });
+
+  // post splits the one text `trap -p DEBUG ERR RETURN` printed into the three traps by
+  // bash's quoting: an action holding quotes, newlines or what looks like the end of an
+  // entry (`' ERR` then a new `trap -- '`) is still one trap, for each of the three.
+  it('keeps traps whose text looks like several, and each fires as set', async () => {
+    const agent = await freshShell();
+    const debug = `case $BASH_COMMAND in *marker*) echo "D' ERR\ntrap -- 'x";; esac`;
+    const err = `echo "E' RETURN"\n: 'trap -- '\\'' DEBUG'`;
+    const ret = `echo "R\n' DEBUG"`;
+    const traps = [
+      `trap ${bashSingleQuote(debug)} DEBUG`,
+      `trap ${bashSingleQuote(err)} ERR`,
+      `set -T; trap ${bashSingleQuote(ret)} RETURN`,
+    ];
+    // Not asserted: in the call that sets them, a DEBUG and a RETURN trap still fire for
+    // the integration's own steps (they are moved behind the dispatchers at its end).
+    await engine.call(traps.join('; '), agent);
+    expect(await engine.call('echo marker', agent)).toBe("D' ERR\ntrap -- 'x\nmarker");
+    expect(await engine.call('false', agent)).toBe("E' RETURN\n[exit code: 1]");
+    expect(await engine.call('f() { :; }; f', agent)).toBe("R\n' DEBUG");
+    // Unchanged by the calls between.
+    expect(await engine.call('echo marker', agent)).toBe("D' ERR\ntrap -- 'x\nmarker");
+    expect(await engine.call('trap - DEBUG ERR RETURN; false; echo none', agent)).toBe('none');
   });
 });

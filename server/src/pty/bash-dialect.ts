@@ -17,6 +17,12 @@ import {
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
 import { bashSingleQuote } from './bash-quote.ts';
 import {
+  trapCaptureRead,
+  trapCaptureStep,
+  trapSplit,
+  trapsUnchanged,
+} from './bash-trap-capture.ts';
+import {
   type DialectContext,
   type ShellDialect,
   type ShellLaunch,
@@ -129,10 +135,10 @@ function namesOf(context: DialectContext): string {
  *   busy machine moves it late), never a command waiting for input. Both writes go over the
  *   file in place, padded (see TAKEN_MARK_BYTES): a truncation would wait for the disk.
  * - **Traps seen after the command.** The call line writes `trap -p` of DEBUG, ERR and RETURN
- *   (bash shows them only at the top level) into one file, each ended by a NUL, over the
- *   file in place: one open, and no truncation (a truncation of an ext4 file costs more than
- *   the rest of the call line; what lies past the third NUL is an earlier call's, unread).
- *   It enables printf first: a command's `enable -n printf` lasts until its call ends anyway.
+ *   (bash shows them only at the top level) into one file, ended by a NUL, over the file in
+ *   place: one open, and no truncation (a truncation of an ext4 file costs more than the rest
+ *   of the call line); see bash-trap-capture.ts. It enables printf first: a command's
+ *   `enable -n printf` lasts until its call ends anyway.
  * - the command is added to history with `history -s`; the wrapper line starts with a
  *   space and HISTCONTROL keeps ignorespace, so the wrapper itself is never recorded;
  * - the line starts with an assignment: after a parse error at end of input inside eval
@@ -166,6 +172,7 @@ function integrationScript(context: DialectContext, runFile: string): string {
   // (bash copies a function's whole body at each call). Every builtin as `\builtin`; post
   // has removed aliases named like reserved words by then.
   const trapMoves = [
+    trapSplit(T),
     moveTrap('DEBUG', `${T}_d`, `${T}_dbg`),
     `[[ -n $${T}_l ]] || ${T}_dbg=`,
     moveTrap('RETURN', `${T}_r`, `${T}_ret`),
@@ -255,8 +262,7 @@ ${T}_post() {
   \\unset -f builtin eval
   ${T}_x=\${-//[^x]/} ${T}_o=
   builtin set +x
-  builtin mapfile -t -d '' -n 3 ${T}_la <"$${T}_t" || ${T}_la=()
-  ${T}_lDEBUG=\${${T}_la[0]-} ${T}_lERR=\${${T}_la[1]-} ${T}_lRETURN=\${${T}_la[2]-}
+  ${trapCaptureRead(T, `${T}_t`)}
   ${errexitAfterCommand(T)}
   ${T}_c=
   if (( \${#BASH_ALIASES[@]} )); then builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=; fi
@@ -273,7 +279,7 @@ ${T}_post() {
     ! { ${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; }; then
     ${restoreMarks}
   fi
-  [[ ( -z \${${T}_lDEBUG-}\${${T}_dbg-} || \${${T}_lDEBUG-} == "\${${T}_kd-}" ) && ( -z \${${T}_lRETURN-} || \${${T}_lRETURN-} == "\${${T}_kr-}" ) && \${${T}_lERR-} == "\${${T}_ke-}" ]] ||
+  ${trapsUnchanged(T)} ||
     builtin eval -- "\${${T}_tm-}"
   ${jobNoticesBeforeEnd(T)}
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k;$${T}_s" 1<>"$${T}_g"
@@ -328,12 +334,9 @@ export const bashDialect: ShellDialect = {
     // such command, the largest part of a call's cost in bash when the line had seven. A
     // DEBUG trap the command set itself runs before each step, and prints where it always
     // did (the file is fd 9 for the steps only).
-    const traps = ['DEBUG', 'ERR', 'RETURN']
-      .map((signal) => `\\builtin trap -p ${signal} >&9;\\builtin printf '\\0' >&9;`)
-      .join('');
     return (
       ` ${T}_s=I;{ \\${T}_pre||${T}_y=;${errTrap.before}} 2>/dev/null;\\. "$${T}_rf"||{ ${T}_s=$?;} 2>/dev/null;` +
-      `{ ${T}_s=\${${T}_s/#I/0} ${T}_o=1;\\builtin enable printf;{ ${traps}} 9<>"$${T}_t";` +
+      `{ ${T}_s=\${${T}_s/#I/0} ${T}_o=1;\\builtin enable printf;${trapCaptureStep(`${T}_t`)}` +
       `\\${T}_post||${T}_y=;${errTrap.after}} 2>/dev/null\n`
     );
   },

@@ -1,0 +1,78 @@
+/**
+ * What DEBUG, ERR and RETURN traps a command left, as post learns it. bash shows those traps
+ * only at the top level (inside a function, without functrace and errtrace, `trap -p` shows
+ * none of them), so the call line captures them after the run file, and post reads them.
+ *
+ * The call line writes one `trap -p DEBUG ERR RETURN` and a NUL into the traps file, over the
+ * file in place (no truncation: what lies past the NUL is an earlier call's, unread). Two
+ * redirections, not one: the steps are run with a DEBUG trap the command may have set in
+ * this very call, which prints where it always did, so the steps' own output goes to the
+ * file one builtin at a time. (A redirection costs bash about ten syscalls; one per trap
+ * and one per NUL, as before, was six.)
+ *
+ * post compares the whole text with what the integration's own traps show (the common case,
+ * one comparison); only when it differs is it split into the three traps, which the trap
+ * moves then handle one by one. `trap -p` prints each set trap as `trap -- 'ACTION' SIG` and
+ * a newline, in the order asked, ACTION quoted as bash quotes (each `'` inside as `'\''`):
+ * the split follows those quotes, so no text inside an action (a newline, `' ERR`) is taken
+ * for an entry's end.
+ */
+
+/** The call line's step: the traps, and the NUL that ends them, into the file `fileVar`. */
+export function trapCaptureStep(fileVar: string): string {
+  return `{ \\builtin trap -p DEBUG ERR RETURN >&9;\\builtin printf '\\0' >&9;} 9<>"$${fileVar}";`;
+}
+
+/**
+ * In post: the captured text into `${T}_lt`. `${T}_la` is an array of the integration's (pre
+ * checks its attributes).
+ */
+export function trapCaptureRead(T: string, fileVar: string): string {
+  return `builtin mapfile -d '' -n 1 ${T}_la <"$${fileVar}" || ${T}_la=()
+  ${T}_lt=\${${T}_la[0]-}`;
+}
+
+/**
+ * A `[[ ]]` that holds when no trap changed: the ERR dispatcher, the DEBUG dispatcher or no
+ * DEBUG trap (none only when no trap of the user's is behind it), the RETURN dispatcher or no
+ * RETURN trap. `kd`, `ke`, `kr` hold what each dispatcher shows, newline included.
+ */
+export function trapsUnchanged(T: string): string {
+  const [lt, kd, ke, kr] = ['lt', 'kd', 'ke', 'kr'].map((name) => `"\${${T}_${name}-}"`);
+  return `[[ ${lt} == ${kd}${ke} || ${lt} == ${kd}${ke}${kr} || ( -z \${${T}_dbg-} && ( ${lt} == ${ke} || ${lt} == ${ke}${kr} ) ) ]]`;
+}
+
+/**
+ * The first step of the trap moves: `${T}_lDEBUG`, `${T}_lERR` and `${T}_lRETURN`, each the
+ * trap's line as `trap -p` showed it (newline included), or empty when it is not set. Run
+ * through `eval` inside post: no function, every builtin as `\builtin`, no alias left.
+ */
+export function trapSplit(T: string): string {
+  const v = `${T}_v`;
+  const e = `${T}_e`;
+  const g = `${T}_g`;
+  const p = `${T}_p`;
+  const q = `${T}_q`;
+  return `${T}_lDEBUG= ${T}_lERR= ${T}_lRETURN= ${v}=\${${T}_lt-}
+while [[ $${v} == "trap -- "* ]]; do
+  ${v}=\${${v}#"trap -- "}
+  if [[ $${v} == "'"* ]]; then
+    ${v}=\${${v}#?} ${e}="'" ${q}=1
+    while [[ -n $${q} && $${v} == *"'"* ]]; do
+      ${p}=\${${v}%%"'"*}
+      ${e}+=$${p}"'" ${v}=\${${v}#*"'"}
+      if [[ $${v} == "\\\\''"* ]]; then ${e}+="\\\\''" ${v}=\${${v}#???}; else ${q}=; fi
+    done
+  else
+    ${e}=\${${v}%%" "*}
+    ${v}=\${${v}#"$${e}"}
+  fi
+  ${g}=\${${v}%%$'\\n'*} ${v}=\${${v}#*$'\\n'}
+  case $${g} in
+    " DEBUG") ${T}_lDEBUG="trap -- $${e} DEBUG"$'\\n' ;;
+    " ERR") ${T}_lERR="trap -- $${e} ERR"$'\\n' ;;
+    " RETURN") ${T}_lRETURN="trap -- $${e} RETURN"$'\\n' ;;
+    *) ${v}= ;;
+  esac
+done`;
+}
