@@ -147,6 +147,10 @@ describe('the shell keeps its state after a failure', () => {
   // entry (`' ERR` then a new `trap -- '`) is still one trap, for each of the three.
   it('keeps traps whose text looks like several, and each fires as set', async () => {
     const agent = await freshShell();
+    // In a directory of its own, which must stay empty: the split's variables are its own
+    // (one named like the integration's file of the call's taken mark once made post write
+    // that mark into a file named after a piece of trap text, here).
+    expect(await engine.call('cd "$(mktemp -d)"', agent)).toBe('');
     const debug = `case $BASH_COMMAND in *marker*) echo "D' ERR\ntrap -- 'x";; esac`;
     const err = `echo "E' RETURN"\n: 'trap -- '\\'' DEBUG'`;
     const ret = `echo "R\n' DEBUG"`;
@@ -164,5 +168,16 @@ describe('the shell keeps its state after a failure', () => {
     // Unchanged by the calls between.
     expect(await engine.call('echo marker', agent)).toBe("D' ERR\ntrap -- 'x\nmarker");
     expect(await engine.call('trap - DEBUG ERR RETURN; false; echo none', agent)).toBe('none');
+    expect(await engine.call('ls -A | wc -l', agent)).toBe('0');
+  });
+
+  // The split's work grows with the text only: cutting the text at each quote by copying
+  // what is left took a minute for this trap (past the engine's 15 s deadline here).
+  it('takes an ERR trap of 40,000 quotes in its stride', async () => {
+    const agent = await freshShell();
+    const set = `q=$(printf "x'%.0s" {1..20000}); trap ": \${q@Q}" ERR; unset q`;
+    expect(await engine.call(set, agent)).toBe('');
+    expect(await engine.call('false', agent)).toBe('[exit code: 1]');
+    expect(await engine.call('trap - ERR; echo ok', agent)).toBe('ok');
   });
 });

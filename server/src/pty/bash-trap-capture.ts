@@ -46,33 +46,37 @@ export function trapsUnchanged(T: string): string {
  * The first step of the trap moves: `${T}_lDEBUG`, `${T}_lERR` and `${T}_lRETURN`, each the
  * trap's line as `trap -p` showed it (newline included), or empty when it is not set. Run
  * through `eval` inside post: no function, every builtin as `\builtin`, no alias left.
+ *
+ * The text is cut at its quotes (written back to the traps file, whole, and read with
+ * `mapfile -d "'"`), and an action is the pieces up to a quote that no `\'` and `'` follow
+ * (bash shows an action that is one quote alone as `\'`, unquoted).
+ * Each piece is looked at once and the action is joined once, so the work grows with the
+ * text's length only: an action of 120,000 characters and 40,000 quotes takes no longer to
+ * split than to read. (Cutting the text with `${v#*"'"}` copies what is left at each quote.)
  */
 export function trapSplit(T: string): string {
-  const v = `${T}_v`;
-  const e = `${T}_e`;
-  const g = `${T}_g`;
-  const p = `${T}_p`;
-  const q = `${T}_q`;
-  return `${T}_lDEBUG= ${T}_lERR= ${T}_lRETURN= ${v}=\${${T}_lt-}
-while [[ $${v} == "trap -- "* ]]; do
-  ${v}=\${${v}#"trap -- "}
-  if [[ $${v} == "'"* ]]; then
-    ${v}=\${${v}#?} ${e}="'" ${q}=1
-    while [[ -n $${q} && $${v} == *"'"* ]]; do
-      ${p}=\${${v}%%"'"*}
-      ${e}+=$${p}"'" ${v}=\${${v}#*"'"}
-      if [[ $${v} == "\\\\''"* ]]; then ${e}+="\\\\''" ${v}=\${${v}#???}; else ${q}=; fi
-    done
-  else
-    ${e}=\${${v}%%" "*}
-    ${v}=\${${v}#"$${e}"}
+  // Names of the split's own (`_tq…`): no other part of the integration uses them.
+  const [w, i, m, a, k, e, g] = ['w', 'i', 'm', 'a', 'k', 'e', 'g'].map((name) => `${T}_tq${name}`);
+  return `${T}_lDEBUG= ${T}_lERR= ${T}_lRETURN= ${w}=()
+{ \\builtin printf %s "\${${T}_lt-}" >|"$${T}_t" && \\builtin mapfile -d "'" ${w} <"$${T}_t"; } || ${w}=()
+${i}=0 ${m}=\${#${w}[@]}
+while (( ${i} + 1 < ${m} )); do
+  ${k}=$${m} ${e}=
+  if [[ \${${w}[${i}]} == *"trap -- '" ]]; then
+    ${a}=$(( ${i} + 1 )) ${k}=$(( ${i} + 1 ))
+    while [[ \${${w}[${k} + 1]-} == "\\\\'" && \${${w}[${k} + 2]-} == "'" ]]; do ${k}=$(( ${k} + 3 )); done
+    \\builtin printf -v ${e} %s "'" "\${${w}[@]:${a}:${k} - ${a} + 1}"
+  elif [[ \${${w}[${i}]} == *"trap -- \\\\'" ]]; then
+    ${k}=${i} ${e}="\\\\'"
   fi
-  ${g}=\${${v}%%$'\\n'*} ${v}=\${${v}#*$'\\n'}
+  ${g}=\${${w}[${k} + 1]-}
+  ${g}=\${${g}%%$'\\n'*}
   case $${g} in
     " DEBUG") ${T}_lDEBUG="trap -- $${e} DEBUG"$'\\n' ;;
     " ERR") ${T}_lERR="trap -- $${e} ERR"$'\\n' ;;
     " RETURN") ${T}_lRETURN="trap -- $${e} RETURN"$'\\n' ;;
-    *) ${v}= ;;
+    *) ${k}=$${m} ;;
   esac
+  ${i}=$(( ${k} + 1 ))
 done`;
 }
