@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 /** Text only the wrapper or the marks could produce. */
-const WRAPPER_TRACES = /__js[0-9a-f]{8}_|7717;|PIPESTATUS|builtin eval|[0-9A-F]{32}/;
+const WRAPPER_TRACES = /__js[0-9a-f]{8}_|7717;|PIPESTATUS|builtin eval|\\builtin |[0-9A-F]{32}/;
 
 /** A fresh agent whose shell has a variable set and /tmp as its directory. */
 async function shellWithState(): Promise<string> {
@@ -50,6 +50,10 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     [`PROMPT_COMMAND='PS1="x\\$ "'`, 'ok'],
     ['set -x', '+ echo ok\nok'],
     [`trap 'echo D' DEBUG`, 'D\nok'],
+    // In the call that sets it, a DEBUG trap also runs before the integration's own steps:
+    // what it prints of them (their text in $BASH_COMMAND) must not reach the result.
+    [`trap 'echo "[$BASH_COMMAND]"' DEBUG`, '[echo ok]\nok'],
+    [`set -T; trap 'echo "[$BASH_COMMAND]" >&2' DEBUG`, '[echo ok]\nok'],
     ['builtin() { echo HIJACKED; }', 'ok'],
     ['stty raw', 'ok'],
     ['stty -icrnl', 'ok'],

@@ -332,12 +332,14 @@ export const bashDialect: ShellDialect = {
     // `_o` says so from the first (an assignment of ours) until post. No step has an
     // assignment in front (`x= cmd`): bash rebuilds the whole exported environment after each
     // such command, the largest part of a call's cost in bash when the line had seven. A
-    // DEBUG trap the command set itself runs before each step, and prints where it always
-    // did (the file is fd 9 for the steps only).
+    // DEBUG trap the command set itself (moved behind the dispatcher only by post) runs
+    // before each step: what it prints of them (`$BASH_COMMAND`, the steps' text) goes to
+    // /dev/null with everything else the steps print, for post writes what it shows to the
+    // terminal itself (the file is fd 9 for the capture's steps only).
     return (
       ` ${T}_s=I;{ \\${T}_pre||${T}_y=;${errTrap.before}} 2>/dev/null;\\. "$${T}_rf"||{ ${T}_s=$?;} 2>/dev/null;` +
       `{ ${T}_s=\${${T}_s/#I/0} ${T}_o=1;\\builtin enable printf;${trapCaptureStep(`${T}_t`)}` +
-      `\\${T}_post||${T}_y=;${errTrap.after}} 2>/dev/null\n`
+      `\\${T}_post||${T}_y=;${errTrap.after}} >/dev/null 2>&1\n`
     );
   },
   // bash never asks where the cursor is, and with echo off its `read` prints nothing typed.
