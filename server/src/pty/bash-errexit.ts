@@ -39,7 +39,14 @@
  * - unwinding runs the RETURN traps of the functions it leaves (a script's errexit would
  *   not); `return` at the command's top level leaves the run file (`[exit code: N]`) where a
  *   terminal would say it can only return from a function; `BASH_SOURCE` and `caller` see
- *   the run file.
+ *   the run file;
+ * - a RETURN trap a command sets fires once more in that call, when the run file ends (bash
+ *   runs it when a sourced file returns); from the next call on it is behind its dispatcher;
+ * - bash runs the DEBUG trap before each command of a trap's action too, with
+ *   `$BASH_COMMAND` still the failed command: a DEBUG trap of the user's (behind its
+ *   dispatcher) runs for the steps of this ERR trap when a command fails, as it would for
+ *   the user's own ERR trap's steps, so one that prints shows the failed command several
+ *   times where a terminal without an ERR trap shows it once.
  */
 import { bashSingleQuote } from './bash-quote.ts';
 
