@@ -61,8 +61,13 @@ const WORDS = [
   '"q"',
 ];
 
+/** Pieces of trap actions: quotes, backslashes, newlines, and what `trap -p` puts between
+ *  entries, so post's split of the traps meets text that reads like several. */
+const TRAP_PIECES = ["'", '\\', '\n', ' ERR', ' DEBUG', ' RETURN', "trap -- '", 'x'];
+
 function generators(random: () => number, pick: Pick) {
   const int = (max: number) => Math.floor(random() * max);
+  const trapText = () => Array.from({ length: 1 + int(6) }, () => pick(TRAP_PIECES)).join('');
   return {
     idioms(): FuzzCase {
       const options = [
@@ -90,6 +95,17 @@ function generators(random: () => number, pick: Pick) {
         { set: `trap 'echo D' DEBUG`, ok: 'D\nok', undo: 'trap - DEBUG' },
         { set: `trap 'echo E' ERR`, ok: 'ok', undo: 'trap - ERR' },
         { set: `trap 'echo R' RETURN`, ok: 'ok', undo: 'trap - RETURN' },
+        // Text that reads like the end of one `trap -p` entry and the start of another.
+        {
+          set: `trap ${shellQuote(`: ${shellQuote(trapText())}`)} ${pick(['DEBUG', 'ERR', 'RETURN'])}`,
+          ok: 'ok',
+          undo: 'trap - DEBUG ERR RETURN',
+        },
+        {
+          set: `trap ${shellQuote(`echo "D' ERR"`)} DEBUG`,
+          ok: "D' ERR\nok",
+          undo: 'trap - DEBUG',
+        },
       ];
       const extra = random() < 0.6 ? pick(extras) : null;
       const set = [...chosen, ...(extra ? [extra.set] : [])].join('; ') || 'true';
