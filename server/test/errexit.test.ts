@@ -87,6 +87,15 @@ const cases: [string, string, string][] = [
   ['trap \'echo "st=$?"\' ERR', 'false; (exit 3); echo after', 'st=1\nst=3\nafter'],
   ['set -e; trap \'echo "st=$?"\' ERR', '(exit 3); echo after', 'st=3\n[exit code: 3]'],
   ['FUNCNEST=2; set -e', 'f() { false; echo in; }; g() { f; }; g; echo after', '[exit code: 1]'],
+  // An ERR trap set in the same call as the failure (the common preamble) keeps errexit.
+  [
+    '',
+    'set -e; trap "echo T" ERR; cd /nonexistent-dir; echo DANGER',
+    'bash: cd: /nonexistent-dir: No such file or directory\nT\n[exit code: 1]',
+  ],
+  ['', 'set -euo pipefail; trap "echo T" ERR; false | true; echo x', 'T\n[exit code: 1]'],
+  ['set -e; f() { false; echo in-f; }', 'trap "echo T" ERR; f; echo after', '[exit code: 1]'],
+  ['set -e; trap "echo A" ERR', 'trap "echo B" ERR; false; echo after', 'B\n[exit code: 1]'],
 ];
 
 describe('a call stops where a bash script stops, with the script output and status', () => {

@@ -12,6 +12,7 @@ import {
   errTrapAroundRun,
   errTrapMove,
   errTrapShown,
+  errTrapWatchStep,
   runFileText,
 } from './bash-errexit.ts';
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
@@ -222,7 +223,8 @@ ${T}_h() {
 }
 ${T}_d() {
   [[ \${FUNCNAME[1]-} == ${T}_* || -n \${${T}_o-} || \${BASH_COMMAND-} == *${T}_* ]] && builtin return 0
-  builtin eval -- "\${${T}_dbg-}"
+  ${errTrapWatchStep(T)}
+  [[ -z \${${T}_dbg-} ]] || builtin eval -- "\${${T}_dbg-}"
 }
 ${T}_r() {
   # Not for our own functions, nor for the run file's end (back at the top level in a call).

@@ -33,9 +33,14 @@
  *   the dispatcher; after the call they are the user's again. errtrace on after a call is
  *   the user's when the command's text switches it on (`set -E`, `set -o errtrace`: see
  *   USER_SETS_ERRTRACE); one switched on another way (`set -$flags`) lasts for that call;
- * - an ERR trap set by a command replaces the dispatcher for the rest of that call: a later
- *   failure there runs it and does not stop the call; from the next call on it works as in
- *   a script (post moves it behind the dispatcher);
+ * - an ERR trap set by a command replaces the dispatcher until the watch (see watchStep)
+ *   puts it back before the next step of the call, or post at its end. The watch runs only
+ *   in a call whose text names `trap` and `ERR`, and looks after a step that names `trap`: a
+ *   trap set inside a function without functrace, or by a step that does not name `trap`
+ *   (`eval "$x"`, `. file`), is taken at the call's end, and a failure before then runs it
+ *   without stopping the call. An ERR trap removed (`trap - ERR`) is put back by the watch,
+ *   but bash arms a trap set inside the DEBUG trap only from the step after next: a failure
+ *   in the step right after the removal does not stop the call;
  * - unwinding runs the RETURN traps of the functions it leaves (a script's errexit would
  *   not); `return` at the command's top level leaves the run file (`[exit code: N]`) where a
  *   terminal would say it can only return from a function; `BASH_SOURCE` and `caller` see
@@ -73,6 +78,12 @@ function names(T: string) {
     /** The ERR trap's action: short, so `trap -p ERR` and its comparison stay cheap. */
     trapAction: `${T}_ev`,
     errtracePattern: `${T}_ure`,
+    /** 1 while a call whose command names `trap` and `ERR` runs (see watchStep). */
+    watch: `${T}_tw`,
+    /** 1 when the step the DEBUG dispatcher last saw names `trap`. */
+    trapStep: `${T}_tp`,
+    /** The watch's step, as text the DEBUG dispatcher `eval`s. */
+    watchStep: `${T}_twa`,
   };
 }
 
@@ -130,11 +141,45 @@ export function runFileText(T: string): string {
   return [
     // The call line removed it: see errTrapAroundRun.
     `\\builtin trap -- "$${n.trapAction}" ERR`,
-    // A sourced file starts without the DEBUG trap unless functrace is on.
-    `(( !\${#${T}_dbg} )) || \\builtin trap -- ${T}_d DEBUG`,
+    // A sourced file starts without the DEBUG trap unless functrace is on. The DEBUG
+    // dispatcher runs for a trap of the user's, and for the ERR trap watch.
+    `(( !\${#${T}_dbg} && !\${#${n.watch}} )) || \\builtin trap -- ${T}_d DEBUG`,
     `\\builtin eval -- "\${${T}_c-}"`,
     '',
   ].join('\n');
+}
+
+/**
+ * The ERR trap watch. A command that sets an ERR trap (`set -e; trap '…' ERR; cd build; rm
+ * -rf *`, a common preamble) replaces the dispatcher, and without it nothing stops the rest of
+ * that call. So while a call whose text names `trap` and `ERR` runs, the DEBUG dispatcher
+ * runs before each of its steps (see runFileText): it notes a step that names `trap`, and
+ * before the next one it reads the ERR trap (errtrace is on in a call, so a function sees it)
+ * and, when it is not the dispatcher, takes it as the user's and puts the dispatcher back, as
+ * post does at the end of a call. The cost, a function call per step (about 20 µs here; a
+ * loop of 20,000 `:` takes 0.47 s instead of 0.03 s), is paid only in such calls.
+ */
+function watchStep(T: string): string {
+  const n = names(T);
+  return `if [[ -n \${${n.trapStep}-} ]]; then
+  ${n.trapStep}=
+  { \\builtin trap -p ERR; \\builtin printf '\\0'; } >|"$${T}_t" 2>/dev/null || ${T}_y=
+  \\builtin mapfile -d '' -n 1 ${T}_la <"$${T}_t" 2>/dev/null || ${T}_la=()
+  ${T}_tl=\${${T}_la[0]-}
+  if [[ $${T}_tl != "\${${T}_ke-}" ]]; then
+    ${errTrapMove(T, `${T}_tl`)}
+    \\builtin trap -- "$${n.trapAction}" ERR
+  fi
+fi
+[[ \${BASH_COMMAND-} != *trap* ]] || ${n.trapStep}=1`;
+}
+
+/** In the DEBUG dispatcher, before the user's DEBUG trap: the watch's step, while it is on. */
+export function errTrapWatchStep(T: string): string {
+  const n = names(T);
+  // The step's text is parsed only when it has something to do (a `trap` step, or the one after).
+  return `[[ -z \${${n.watch}-} || ( -z \${${n.trapStep}-} && \${BASH_COMMAND-} != *trap* ) ]] ||
+    builtin eval -- "\${${n.watchStep}-}"`;
 }
 
 /** Top level of the integration script: every variable set, the dispatcher the ERR trap. */
@@ -147,6 +192,9 @@ ${n.userTrap}=\${${n.userTrap}-}
 ${n.inCall}=
 ${n.unwinding}=
 ${n.userErrtrace}=
+${n.watch}=
+${n.trapStep}=
+${n.watchStep}=${bashSingleQuote(watchStep(T))}
 ${T}_dbg=\${${T}_dbg-}
 builtin trap -- "$${n.trapAction}" ERR`;
 }
@@ -154,7 +202,8 @@ builtin trap -- "$${n.trapAction}" ERR`;
 /** In pre, the last step before the command: errtrace on, the call marked running. */
 export function errexitBeforeCommand(T: string): string {
   const n = names(T);
-  return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1
+  return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1 ${n.trapStep}= ${n.watch}=
+  [[ \${${T}_c-} != *trap* || \${${T}_c-} != *ERR* ]] || ${n.watch}=1
   builtin set -E`;
 }
 
@@ -166,7 +215,7 @@ export function errexitBeforeCommand(T: string): string {
 export function errexitAfterCommand(T: string): string {
   const n = names(T);
   return `if [[ -n \${${n.inCall}-} ]]; then
-    ${n.inCall}=
+    ${n.inCall}= ${n.watch}=
     [[ -n \${${n.userErrtrace}-} || ( \${${T}_c-} == *set* && \${${T}_c-} =~ $${n.errtracePattern} ) ]] ||
       builtin set +E
     ${n.unwinding}=
