@@ -35,10 +35,11 @@
  *   USER_SETS_ERRTRACE); one switched on another way (`set -$flags`) lasts for that call;
  * - an ERR trap set by a command replaces the dispatcher until the watch (see watchStep)
  *   puts it back before the next step of the call, or post at its end. The watch runs only
- *   in a call whose text names `trap` and `ERR`, and looks after a step that names `trap`: a
- *   trap set inside a function without functrace, or by a step that does not name `trap`
- *   (`eval "$x"`, `. file`), is taken at the call's end, and a failure before then runs it
- *   without stopping the call. An ERR trap removed (`trap - ERR`) is put back by the watch,
+ *   in a call whose text names `trap` and `ERR` (and not with xtrace: see watchStep), and
+ *   looks after a step that names `trap`: a trap set inside a function without functrace,
+ *   or by a step that does not name `trap` (`eval "$x"`, `. file`), or in a call the watch
+ *   does not run in, is taken at the call's end, and a failure before then runs it without
+ *   stopping the call. An ERR trap removed (`trap - ERR`) is put back by the watch,
  *   but bash arms a trap set inside the DEBUG trap only from the step after next: a failure
  *   in the step right after the removal does not stop the call;
  * - unwinding runs the RETURN traps of the functions it leaves (a script's errexit would
@@ -62,6 +63,9 @@ import { bashSingleQuote } from './bash-quote.ts';
 const USER_SETS_ERRTRACE =
   '(^|[^[:alnum:]_])set[[:space:]]+(-[[:alnum:]]*E|-o[[:space:]]+errtrace)';
 
+/** A command that may switch xtrace on (`set -ex`, `set -o xtrace`, `shopt -so xtrace`). */
+const USER_SETS_XTRACE = '(^|[^[:alnum:]_])set[[:space:]]+-[[:alnum:]]*x|xtrace';
+
 /** The names the pieces share, all `<prefix>_…` (the integration's per-shell prefix). */
 function names(T: string) {
   return {
@@ -78,6 +82,8 @@ function names(T: string) {
     /** The ERR trap's action: short, so `trap -p ERR` and its comparison stay cheap. */
     trapAction: `${T}_ev`,
     errtracePattern: `${T}_ure`,
+    /** The pattern of USER_SETS_XTRACE. */
+    xtracePattern: `${T}_uxe`,
     /** 1 while a call whose command names `trap` and `ERR` runs (see watchStep). */
     watch: `${T}_tw`,
     /** 1 when the step the DEBUG dispatcher last saw names `trap`. */
@@ -157,7 +163,9 @@ export function runFileText(T: string): string {
  * before the next one it reads the ERR trap (errtrace is on in a call, so a function sees it)
  * and, when it is not the dispatcher, takes it as the user's and puts the dispatcher back, as
  * post does at the end of a call. The cost, a function call per step (about 20 µs here; a
- * loop of 20,000 `:` takes 0.47 s instead of 0.03 s), is paid only in such calls.
+ * loop of 20,000 `:` takes 0.47 s instead of 0.03 s), is paid only in such calls. Not with
+ * xtrace on, or a text that may switch it on (USER_SETS_XTRACE): bash would trace the
+ * dispatcher's own steps into the result.
  */
 function watchStep(T: string): string {
   const n = names(T);
@@ -188,6 +196,7 @@ export function errexitInstall(T: string): string {
   return `${n.dispatcher}=${bashSingleQuote(errDispatcher(T))}
 ${n.trapAction}=${bashSingleQuote(trapActionText(T))}
 ${n.errtracePattern}=${bashSingleQuote(USER_SETS_ERRTRACE)}
+${n.xtracePattern}=${bashSingleQuote(USER_SETS_XTRACE)}
 ${n.userTrap}=\${${n.userTrap}-}
 ${n.inCall}=
 ${n.unwinding}=
@@ -203,7 +212,8 @@ builtin trap -- "$${n.trapAction}" ERR`;
 export function errexitBeforeCommand(T: string): string {
   const n = names(T);
   return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1 ${n.trapStep}= ${n.watch}=
-  [[ \${${T}_c-} != *trap* || \${${T}_c-} != *ERR* ]] || ${n.watch}=1
+  [[ \${${T}_c-} != *trap* || \${${T}_c-} != *ERR* || -n \${${T}_x-} || \${${T}_c-} =~ $${n.xtracePattern} ]] ||
+    ${n.watch}=1
   builtin set -E`;
 }
 
