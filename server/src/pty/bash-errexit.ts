@@ -165,7 +165,9 @@ export function runFileText(T: string): string {
  * post does at the end of a call. The cost, a function call per step (about 20 µs here; a
  * loop of 20,000 `:` takes 0.47 s instead of 0.03 s), is paid only in such calls. Not with
  * xtrace on, or a text that may switch it on (USER_SETS_XTRACE): bash would trace the
- * dispatcher's own steps into the result.
+ * dispatcher's own steps into the result. It reads the file as post does (trapCaptureRead),
+ * but is `eval`ed during the command: the user's aliases apply (every builtin `\builtin`),
+ * and stderr is the user's (errors to /dev/null).
  */
 function watchStep(T: string): string {
   const n = names(T);
