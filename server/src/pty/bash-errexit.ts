@@ -173,12 +173,14 @@ function watchStep(T: string): string {
   const n = names(T);
   return `if [[ -n \${${n.trapStep}-} ]]; then
   ${n.trapStep}=
-  { \\builtin trap -p ERR; \\builtin printf '\\0'; } >|"$${T}_t" 2>/dev/null || ${T}_y=
-  \\builtin mapfile -d '' -n 1 ${T}_la <"$${T}_t" 2>/dev/null || ${T}_la=()
-  ${T}_tl=\${${T}_la[0]-}
-  if [[ $${T}_tl != "\${${T}_ke-}" ]]; then
-    ${errTrapMove(T, `${T}_tl`)}
-    \\builtin trap -- "$${n.trapAction}" ERR
+  # Not while the command keeps \`trap\` disabled (\`enable -n trap\`): post puts it back.
+  if { \\builtin trap -p ERR && \\builtin printf '\\0'; } >|"$${T}_t" 2>/dev/null; then
+    \\builtin mapfile -d '' -n 1 ${T}_la <"$${T}_t" 2>/dev/null || ${T}_la=()
+    ${T}_tl=\${${T}_la[0]-}
+    if [[ $${T}_tl != "\${${T}_ke-}" ]]; then
+      ${errTrapMove(T, `${T}_tl`)}
+      \\builtin trap -- "$${n.trapAction}" ERR
+    fi
   fi
 fi
 [[ \${BASH_COMMAND-} != *trap* ]] || ${n.trapStep}=1`;
