@@ -54,7 +54,7 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     // what it prints of them (their text in $BASH_COMMAND) must not reach the result.
     [`trap 'echo "[$BASH_COMMAND]"' DEBUG`, '[echo ok]\nok'],
     [`set -T; trap 'echo "[$BASH_COMMAND]" >&2' DEBUG`, '[echo ok]\nok'],
-    // xtrace would trace the ERR trap watch's own steps (bash-errexit.ts): it stays off.
+    // Under xtrace the ERR trap watch's steps trace nowhere (bash-quiet-traps.ts).
     [`set -x; trap 'echo T' ERR; false; echo after`, '+ echo ok\nok'],
     ['builtin() { echo HIJACKED; }', 'ok'],
     ['stty raw', 'ok'],

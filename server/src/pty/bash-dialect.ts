@@ -9,13 +9,14 @@ import {
   errexitAfterCommand,
   errexitBeforeCommand,
   errexitInstall,
+  errTrapAction,
   errTrapAroundRun,
   errTrapMove,
-  errTrapShown,
   errTrapWatchStep,
   runFileText,
 } from './bash-errexit.ts';
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
+import { quietInstall, quietNames, runUserAction } from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
 import {
   trapCaptureRead,
@@ -119,7 +120,8 @@ function namesOf(context: DialectContext): string {
  *   2>/dev/null` and the command switches it back on first; PS4 gets an invisible first
  *   character for the command, so the trace shows one `+` as at a terminal, not eval's two.
  *   A DEBUG or RETURN trap a command sets is moved behind a dispatcher that skips the
- *   integration's own steps, so it fires for the command's commands only.
+ *   integration's own steps, so it fires for the command's commands only. In a call with
+ *   xtrace the dispatchers' own steps trace nowhere (bash-quiet-traps.ts).
  * - **Hijacks.** Names are called with a leading backslash (no alias) and through `builtin`
  *   (no function named like a builtin); a function named `builtin` itself is removed, and
  *   pre enables the builtins the integration needs again first thing (see enableNeeded). Attributes put on the integration's variables (`readonly`,
@@ -147,6 +149,7 @@ function namesOf(context: DialectContext): string {
  */
 function integrationScript(context: DialectContext, runFile: string): string {
   const T = namesOf(context);
+  const q = quietNames(T);
   const markText = (event: string, data: string) =>
     `builtin printf '\\e]${MARK_IDENT};%s;${event};%s\\a' "$${T}_n" ${data}`;
   const mark = (event: string, data: string) => `${markText(event, data)} >/dev/tty`;
@@ -167,20 +170,19 @@ function integrationScript(context: DialectContext, runFile: string): string {
   if [[ $${T}_l == "trap -- "*" ${signal}" && $${T}_l != "trap -- '${dispatcher}' ${signal}" && $${T}_l != "trap -- - ${signal}" ]]; then
     ${T}_l=\${${T}_l#trap -- }
     \\builtin eval "${action}=\${${T}_l% ${signal}}"
-    \\builtin trap -- ${dispatcher} ${signal}
+    \\builtin trap -- "${dispatcher}" ${signal}
   fi`;
   // post's trap moves, as text it `eval`s only when a trap is not as the last call left it
   // (bash copies a function's whole body at each call). Every builtin as `\builtin`; post
   // has removed aliases named like reserved words by then.
   const trapMoves = [
     trapSplit(T),
-    moveTrap('DEBUG', `${T}_d`, `${T}_dbg`),
+    moveTrap('DEBUG', `$${q.debugAction}`, `${T}_dbg`),
     `[[ -n $${T}_l ]] || ${T}_dbg=`,
-    moveTrap('RETURN', `${T}_r`, `${T}_ret`),
+    moveTrap('RETURN', `$${q.returnAction}`, `${T}_ret`),
+    `[[ -n $${T}_l ]] || ${T}_ret=`,
     errTrapMove(T, `${T}_lERR`),
   ].join('\n');
-  // What the call line reads when no trap changed (`trap -p` ends each with a newline).
-  const shownAsLeft = (shown: string) => `${bashSingleQuote(shown)}$'\\n'`;
   return `# jumpseat shell integration for bash; sourced at start, and again if a command broke it.
 \\unset -f builtin eval 2>/dev/null
 \\builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null
@@ -202,11 +204,11 @@ ${T}_c=
 ${T}_o=
 ${T}_ca=()
 ${T}_la=()
+${T}_e0=()
 ${T}_x=
 ${T}_tm=${bashSingleQuote(trapMoves)}
-${T}_kd=${shownAsLeft(`trap -- '${T}_d' DEBUG`)}
-${T}_kr=${shownAsLeft(`trap -- '${T}_r' RETURN`)}
-${T}_ke=${shownAsLeft(errTrapShown(T))}
+${T}_ret=\${${T}_ret-}
+${quietInstall(T, { err: errTrapAction(T), debug: `${T}_d`, ret: `${T}_r` })}
 ${T}_hook='{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; } 2>/dev/null'
 ${jobNoticesInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
@@ -224,12 +226,14 @@ ${T}_h() {
 ${T}_d() {
   [[ \${FUNCNAME[1]-} == ${T}_* || -n \${${T}_o-} || \${BASH_COMMAND-} == *${T}_* ]] && builtin return 0
   ${errTrapWatchStep(T)}
-  [[ -z \${${T}_dbg-} ]] || builtin eval -- "\${${T}_dbg-}"
+  [[ -z \${${T}_dbg-} ]] || {
+    ${runUserAction(T, `${T}_dbg`)}
+  }
 }
 ${T}_r() {
   # Not for our own functions, nor for the run file's end (back at the top level in a call).
   [[ \${FUNCNAME[1]-} == ${T}_* || ( \${#FUNCNAME[@]} == 1 && -n \${${T}_in-} ) ]] && builtin return 0
-  builtin eval -- "\${${T}_ret-}"
+  ${runUserAction(T, `${T}_ret`)}
 }
 ${T}_pre() {
   \\unset -f builtin eval .
@@ -257,7 +261,8 @@ ${T}_pre() {
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
   ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} ${T}_4m=
   ${writable('PS4')} && builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4
-  [[ -z $${T}_x ]] || ${T}_c="\\builtin set -x;$${T}_c"
+  # The DEBUG dispatcher knows this step as ours by its text (an empty array of ours, no word).
+  [[ -z $${T}_x ]] || ${T}_c="\\builtin set -x "\\\${${T}_e0[@]}";$${T}_c"
   ${errexitBeforeCommand(T)}
 }
 ${T}_post() {

@@ -35,7 +35,7 @@
  *   USER_SETS_ERRTRACE); one switched on another way (`set -$flags`) lasts for that call;
  * - an ERR trap set by a command replaces the dispatcher until the watch (see watchStep)
  *   puts it back before the next step of the call, or post at its end. The watch runs only
- *   in a call whose text names `trap` and `ERR` (and not with xtrace: see watchStep), and
+ *   in a call whose text names `trap` and `ERR` (see watchStep for xtrace), and
  *   looks after a step that names `trap`: a trap set inside a function without functrace,
  *   or by a step that does not name `trap` (`eval "$x"`, `. file`), or in a call the watch
  *   does not run in, is taken at the call's end, and a failure before then runs it without
@@ -54,6 +54,14 @@
  *   the user's own ERR trap's steps, so one that prints shows the failed command several
  *   times where a terminal without an ERR trap shows it once.
  */
+
+import {
+  deeperTrace,
+  QUIET_USER_REDIRECT,
+  quietChoose,
+  quietNames,
+  shallowerTrace,
+} from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
 
 /**
@@ -105,6 +113,7 @@ export function errDispatcher(T: string): string {
   const fn = `${T}_uf`; // non-empty inside a function
   const errexit = `${T}_ux`; // `e` when the user's errexit is on
   const run = `${T}_ur`; // 1: the user's trap runs
+  const quiet = quietNames(T).quiet; // 1: the action is quiet (bash-quiet-traps.ts)
   return [
     `${q}=$? ${own}=\${BASH_COMMAND-} ${fn}=\${FUNCNAME[*]-} ${run}=0`,
     `${own}=\${${own}##*"${T}_c-"*} ${fn}=\${${fn}//source/}`,
@@ -112,8 +121,12 @@ export function errDispatcher(T: string): string {
     // Outside a call bash decided already whether the trap fires: the user's trap just runs.
     `(( \${#${n.userTrap}} && \${#${own}} && ( !\${#${n.inCall}} || ( BASHPID != $$ && \${#${n.userErrtrace}} ) || ( BASHPID == $$ && !\${#${n.unwinding}} && ( \${#${n.userErrtrace}} || !\${#${fn}} ) ) ) )) && ${run}=1`,
     // With the failing status as `$?` (a subshell exits with it, only on a failure with a
-    // trap set), never itself a failure.
-    `(( !${run} )) || (\\builtin exit "$${q}") || \\builtin eval -- "$${n.userTrap}" || ${T}_y=`,
+    // trap set), never itself a failure; when quiet, to the failing command's stderr.
+    `(( !${run} || \${#${quiet}} )) || (\\builtin exit "$${q}") || \\builtin eval -- "$${n.userTrap}" || ${T}_y=`,
+    `${T}_4b=`,
+    `(( ${run} && \${#${quiet}} )) && ${deeperTrace(T)} || ${T}_y=`,
+    `(( !${run} || !\${#${quiet}} )) || (\\builtin exit "$${q}") || \\builtin eval -- "$${n.userTrap}" ${QUIET_USER_REDIRECT} || ${T}_y=`,
+    `${shallowerTrace(T)} || ${T}_y=`,
     `${errexit}=\${-//[^e]/}`,
     `(( \${#${n.inCall}} && \${#${own}} && \${#${errexit}} && BASHPID != $$ )) && \\builtin exit "$${q}"`,
     `(( \${#${n.inCall}} && \${#${own}} && \${#${errexit}} )) && ${n.unwinding}=1 && \\builtin return "$${q}"`,
@@ -128,13 +141,8 @@ export function errDispatcher(T: string): string {
  * ERR` at every call; the dispatcher's 900 bytes would be quoted, printed and compared each
  * time, and are parsed now only when the trap fires.
  */
-function trapActionText(T: string): string {
+export function errTrapAction(T: string): string {
   return `\\builtin eval -- "\${${names(T).dispatcher}-}"`;
-}
-
-/** What `trap -p ERR` shows while the dispatcher is the ERR trap. */
-export function errTrapShown(T: string): string {
-  return `trap -- '${trapActionText(T)}' ERR`;
 }
 
 /**
@@ -149,7 +157,9 @@ export function runFileText(T: string): string {
     `\\builtin trap -- "$${n.trapAction}" ERR`,
     // A sourced file starts without the DEBUG trap unless functrace is on. The DEBUG
     // dispatcher runs for a trap of the user's, and for the ERR trap watch.
-    `(( !\${#${T}_dbg} && !\${#${n.watch}} )) || \\builtin trap -- ${T}_d DEBUG`,
+    `(( !\${#${T}_dbg} && !\${#${n.watch}} )) || \\builtin trap -- "$${quietNames(T).debugAction}" DEBUG`,
+    // The RETURN dispatcher stays from call to call: it is put back as pre chose it.
+    `(( !\${#${T}_ret} )) || \\builtin trap -- "$${quietNames(T).returnAction}" RETURN`,
     `\\builtin eval -- "\${${T}_c-}"`,
     '',
   ].join('\n');
@@ -163,9 +173,10 @@ export function runFileText(T: string): string {
  * before the next one it reads the ERR trap (errtrace is on in a call, so a function sees it)
  * and, when it is not the dispatcher, takes it as the user's and puts the dispatcher back, as
  * post does at the end of a call. The cost, a function call per step (about 20 µs here; a
- * loop of 20,000 `:` takes 0.47 s instead of 0.03 s), is paid only in such calls. Not with
- * xtrace on, or a text that may switch it on (USER_SETS_XTRACE): bash would trace the
- * dispatcher's own steps into the result. It reads the file as post does (trapCaptureRead),
+ * loop of 20,000 `:` takes 0.47 s instead of 0.03 s), is paid only in such calls. With xtrace
+ * the DEBUG dispatcher is quiet (bash-quiet-traps.ts), about twice as dear per step; where
+ * it cannot be (a text that defines an alias named `{`) the watch stays off, for bash would
+ * trace its steps into the result. It reads the file as post does (trapCaptureRead),
  * but is `eval`ed during the command: the user's aliases apply (every builtin `\builtin`),
  * and stderr is the user's (errors to /dev/null).
  */
@@ -198,7 +209,6 @@ export function errTrapWatchStep(T: string): string {
 export function errexitInstall(T: string): string {
   const n = names(T);
   return `${n.dispatcher}=${bashSingleQuote(errDispatcher(T))}
-${n.trapAction}=${bashSingleQuote(trapActionText(T))}
 ${n.errtracePattern}=${bashSingleQuote(USER_SETS_ERRTRACE)}
 ${n.xtracePattern}=${bashSingleQuote(USER_SETS_XTRACE)}
 ${n.userTrap}=\${${n.userTrap}-}
@@ -216,7 +226,8 @@ builtin trap -- "$${n.trapAction}" ERR`;
 export function errexitBeforeCommand(T: string): string {
   const n = names(T);
   return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1 ${n.trapStep}= ${n.watch}=
-  [[ \${${T}_c-} != *trap* || \${${T}_c-} != *ERR* || -n \${${T}_x-} || \${${T}_c-} =~ $${n.xtracePattern} ]] ||
+  ${quietChoose(T, n.xtracePattern)}
+  [[ \${${T}_c-} != *trap* || \${${T}_c-} != *ERR* || ( -n $${T}_xt && -z $${T}_qw ) ]] ||
     ${n.watch}=1
   builtin set -E`;
 }

@@ -34,12 +34,15 @@ export function trapCaptureRead(T: string, fileVar: string): string {
 
 /**
  * A `[[ ]]` that holds when no trap changed: the ERR dispatcher, the DEBUG dispatcher or no
- * DEBUG trap (none only when no trap of the user's is behind it), the RETURN dispatcher or no
- * RETURN trap. `kd`, `ke`, `kr` hold what each dispatcher shows, newline included.
+ * DEBUG trap (none only when no trap of the user's is behind it), the RETURN dispatcher when
+ * a RETURN trap of the user's is behind it, else none. `kd`, `ke`, `kr` hold what each
+ * dispatcher in force shows, newline included (bash-quiet-traps.ts).
  */
 export function trapsUnchanged(T: string): string {
-  const [lt, kd, ke, kr] = ['lt', 'kd', 'ke', 'kr'].map((name) => `"\${${T}_${name}-}"`);
-  return `[[ ${lt} == ${kd}${ke} || ${lt} == ${kd}${ke}${kr} || ( -z \${${T}_dbg-} && ( ${lt} == ${ke} || ${lt} == ${ke}${kr} ) ) ]]`;
+  const [lt, kd, ke] = ['lt', 'kd', 'ke'].map((name) => `"\${${T}_${name}-}"`);
+  // The RETURN dispatcher is there exactly while the user has a RETURN trap behind it.
+  const kr = `"\${${T}_ret:+\${${T}_kr-}}"`;
+  return `[[ ${lt} == ${kd}${ke}${kr} || ( -z \${${T}_dbg-} && ${lt} == ${ke}${kr} ) ]]`;
 }
 
 /**

@@ -65,6 +65,15 @@ const WORDS = [
  *  entries, so post's split of the traps meets text that reads like several. */
 const TRAP_PIECES = ["'", '\\', '\n', ' ERR', ' DEBUG', ' RETURN', "trap -- '", 'x'];
 
+/** Commands that fail where errexit would act (the result depends on the options chosen). */
+const FAILING = [
+  'false; echo after',
+  'grep -q absent /dev/null; echo after',
+  'f() { return 2; }; f; echo after',
+  '(exit 3); echo after',
+  'x=$(false; echo in); echo "$x"',
+];
+
 function generators(random: () => number, pick: Pick) {
   const int = (max: number) => Math.floor(random() * max);
   const trapText = () => Array.from({ length: 1 + int(6) }, () => pick(TRAP_PIECES)).join('');
@@ -86,15 +95,21 @@ function generators(random: () => number, pick: Pick) {
         'set -o posix',
       ];
       const chosen = options.filter(() => random() < 0.4);
-      const extras: { set: string; ok: string; undo: string }[] = [
+      // `traced`: what `echo ok` gives when the case also switches xtrace on (none: not tried).
+      const extras: { set: string; ok: string; undo: string; traced?: string }[] = [
         { set: 'exec 2>/dev/null', ok: 'ok', undo: 'exec 2>/dev/tty' },
         { set: 'exec 2>&-', ok: 'ok', undo: 'exec 2>/dev/tty' },
         { set: `PS1=${shellQuote(pick(WORDS))}`, ok: 'ok', undo: '' },
         { set: `PROMPT_COMMAND='PS1="fw$((RANDOM%9))> "'`, ok: 'ok', undo: 'PROMPT_COMMAND=' },
         { set: 'set -x', ok: '+ echo ok\nok', undo: 'set +x' },
-        { set: `trap 'echo D' DEBUG`, ok: 'D\nok', undo: 'trap - DEBUG' },
-        { set: `trap 'echo E' ERR`, ok: 'ok', undo: 'trap - ERR' },
-        { set: `trap 'echo R' RETURN`, ok: 'ok', undo: 'trap - RETURN' },
+        {
+          set: `trap 'echo D' DEBUG`,
+          ok: 'D\nok',
+          undo: 'trap - DEBUG',
+          traced: '++ echo D\nD\n+ echo ok\nok',
+        },
+        { set: `trap 'echo E' ERR`, ok: 'ok', undo: 'trap - ERR', traced: '+ echo ok\nok' },
+        { set: `trap 'echo R' RETURN`, ok: 'ok', undo: 'trap - RETURN', traced: '+ echo ok\nok' },
         // Text that reads like the end of one `trap -p` entry and the start of another.
         {
           set: `trap ${shellQuote(`: ${shellQuote(trapText())}`)} ${pick(['DEBUG', 'ERR', 'RETURN'])}`,
@@ -108,12 +123,20 @@ function generators(random: () => number, pick: Pick) {
         },
       ];
       const extra = random() < 0.6 ? pick(extras) : null;
-      const set = [...chosen, ...(extra ? [extra.set] : [])].join('; ') || 'true';
+      // xtrace on top, often: every dispatcher of ours then runs with bash tracing it.
+      const traced = random() < 0.35 && (extra === null || extra.traced !== undefined);
+      const tracedOk = extra === null ? '+ echo ok\nok' : extra.traced;
+      const set =
+        [...chosen, ...(extra ? [extra.set] : []), ...(traced ? ['set -x'] : [])].join('; ') ||
+        'true';
+      // A failing command fires the ERR trap (the integration's dispatcher, the user's behind
+      // it), a function's return the RETURN trap: under xtrace neither may show our steps.
+      const failing = pick(FAILING);
       return {
         category: 'idioms',
-        steps: [{ command: set }],
-        ok: extra?.ok ?? 'ok',
-        cleanup: `${extra?.undo ? `${extra.undo}; ` : ''}set +euETfo pipefail +o noclobber +o posix; umask 022; IFS=$' \\t\\n'; shopt -u nullglob failglob nocasematch extglob`,
+        steps: [{ command: set }, ...(random() < 0.5 ? [{ command: failing }] : [])],
+        ok: (traced ? tracedOk : extra?.ok) ?? 'ok',
+        cleanup: `${extra?.undo ? `${extra.undo}; ` : ''}set +euETfxo pipefail +o noclobber +o posix; umask 022; IFS=$' \\t\\n'; shopt -u nullglob failglob nocasematch extglob`,
       };
     },
     hostile(): FuzzCase {
