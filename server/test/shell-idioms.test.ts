@@ -49,6 +49,8 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     ['exec 2>&-', 'ok'],
     [`PROMPT_COMMAND='PS1="x\\$ "'`, 'ok'],
     ['set -x', '+ echo ok\nok'],
+    ['set -v', 'echo ok\nok'],
+    ['set -xv', 'echo ok\n+ echo ok\nok'],
     [`trap 'echo D' DEBUG`, 'D\nok'],
     // In the call that sets it, a DEBUG trap also runs before the integration's own steps:
     // what it prints of them (their text in $BASH_COMMAND) must not reach the result.

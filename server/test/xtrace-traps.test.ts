@@ -1,6 +1,6 @@
 /**
- * Under `set -x`, a call's result traces what a terminal traces, and nothing of ours (issue
- * 22.4; bash-quiet-traps.ts): the integration's ERR, DEBUG and RETURN dispatchers fire on
+ * Under `set -x` and `set -v`, a call's result traces and echoes what a terminal would, and
+ * nothing of ours (issue 22.4; bash-quiet-traps.ts, bash-verbose.ts): the integration's ERR, DEBUG and RETURN dispatchers fire on
  * every failing command, every step, every return, and bash traces a trap action's steps.
  * Each row is a sequence of calls on a fresh shell with their exact results, checked against
  * an interactive bash by hand (a terminal shows a command substitution's trace one level
@@ -97,6 +97,29 @@ const rows: readonly (readonly [name: string, steps: readonly Step[]])[] = [
     'xtrace switched on in the call itself',
     [['set -x; false; echo after', '+ false\n+ echo after\nafter']],
   ],
+  [
+    'verbose: each command and trap action echoed once, as read',
+    [
+      ['set -v', ''],
+      ['echo hi', 'echo hi\nhi'],
+      ['false; echo x', 'false; echo x\nx'],
+      [`trap 'echo E' ERR`, `trap 'echo E' ERR`],
+      ['false', 'false\necho E\nE\n[exit code: 1]'],
+      ['set -x', 'set -x'],
+      ['false', 'false\n+ false\necho E\n++ echo E\nE\n[exit code: 1]'],
+      ['set +v', 'set +v\n+ set +v'],
+      ['echo ok', '+ echo ok\nok'],
+    ],
+  ],
+  [
+    'verbose switched on in the call itself, and off again',
+    [
+      ['set -v; echo a', 'a'],
+      ['echo b', 'echo b\nb'],
+      ['set +o verbose; echo c', 'set +o verbose; echo c\nc'],
+      ['echo d', 'd'],
+    ],
+  ],
 ];
 
 describe('under xtrace a call traces what a terminal traces, nothing of ours', () => {
@@ -109,7 +132,7 @@ describe('under xtrace a call traces what a terminal traces, nothing of ours', (
         expect(result, command).toBe(answer);
       }
       // The shell answers as before, xtrace as the user left it.
-      expect(await engine.call('set +x; echo ok', agent)).toMatch(/^(\+|>>) set \+x\nok$/);
+      expect(await engine.call('set +x; echo ok', agent)).toMatch(/^((\+|>>) set \+x\n)?ok$/);
     });
   }
 

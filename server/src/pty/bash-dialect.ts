@@ -25,6 +25,13 @@ import {
   trapsUnchanged,
 } from './bash-trap-capture.ts';
 import {
+  verboseAfterCommand,
+  verboseAtPrompt,
+  verboseInstall,
+  verboseOff,
+  verboseText,
+} from './bash-verbose.ts';
+import {
   type DialectContext,
   type ShellDialect,
   type ShellLaunch,
@@ -209,8 +216,9 @@ ${T}_x=
 ${T}_tm=${bashSingleQuote(trapMoves)}
 ${T}_ret=\${${T}_ret-}
 ${quietInstall(T, { err: errTrapAction(T), debug: `${T}_d`, ret: `${T}_r` })}
-${T}_hook='{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; } 2>/dev/null'
+${T}_hook=${bashSingleQuote(`{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${verboseAtPrompt(T)}; } 2>/dev/null`)}
 ${jobNoticesInstall(T)}
+${verboseInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
 ${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:-ignorespace}" 2>/dev/null
 [[ -n \${${T}_ready-} ]] || { stty -echo 2>/dev/null; PS1='\\w\\$ '; ${T}_ready=1; }
@@ -218,6 +226,7 @@ ${T}_h() {
   ${T}_q=$?
   ${T}_o=
   ${errexitAfterCommand(T)}
+  ${verboseAfterCommand(T)}
   ${restoreMarks}
   if [[ \${PS1-} != *"$${T}_p2" ]]; then
     ${mark('H', `"$${T}_k;$${T}_s;$${T}_q"`)}
@@ -240,6 +249,7 @@ ${T}_pre() {
   ${enableNeeded(mark('X', '""'))}
   ${T}_x=\${-//[^x]/}
   builtin set +x
+  ${verboseOff(T)}
   if [[ -n \${${T}_k@a}\${${T}_c@a}\${${T}_s@a}\${${T}_x@a}\${${T}_n@a}\${${T}_f@a}\${${T}_o@a} || \${${T}_ca@a}\${${T}_la@a} != aa ]]; then
     ${mark('X', '""')}
     builtin return 0
@@ -261,6 +271,7 @@ ${T}_pre() {
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
   ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} ${T}_4m=
   ${writable('PS4')} && builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4
+  ${verboseText(T)}
   # The DEBUG dispatcher knows this step as ours by its text (an empty array of ours, no word).
   [[ -z $${T}_x ]] || ${T}_c="\\builtin set -x "\\\${${T}_e0[@]}";$${T}_c"
   ${errexitBeforeCommand(T)}
@@ -269,6 +280,7 @@ ${T}_post() {
   \\unset -f builtin eval
   ${T}_x=\${-//[^x]/} ${T}_o=
   builtin set +x
+  ${verboseAfterCommand(T)}
   ${trapCaptureRead(T, `${T}_t`)}
   ${errexitAfterCommand(T)}
   ${T}_c=

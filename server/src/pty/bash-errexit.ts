@@ -57,12 +57,14 @@
 
 import {
   deeperTrace,
+  QUIET_FD,
   QUIET_USER_REDIRECT,
   quietChoose,
   quietNames,
   shallowerTrace,
 } from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
+import { verboseEcho } from './bash-verbose.ts';
 
 /**
  * A command that reads like it switches errtrace on (`set -eE`, `set -o errtrace`): errtrace
@@ -71,8 +73,11 @@ import { bashSingleQuote } from './bash-quote.ts';
 const USER_SETS_ERRTRACE =
   '(^|[^[:alnum:]_])set[[:space:]]+(-[[:alnum:]]*E|-o[[:space:]]+errtrace)';
 
-/** A command that may switch xtrace on (`set -ex`, `set -o xtrace`, `shopt -so xtrace`). */
-const USER_SETS_XTRACE = '(^|[^[:alnum:]_])set[[:space:]]+-[[:alnum:]]*x|xtrace';
+/**
+ * A command that may switch xtrace on (`set -ex`, `set -o xtrace`, `shopt -so xtrace`), or
+ * verbose (bash-verbose.ts): the dispatchers are then quiet (bash-quiet-traps.ts).
+ */
+const USER_SETS_XTRACE = '(^|[^[:alnum:]_])set[[:space:]]+-[[:alnum:]]*[xv]|xtrace|verbose';
 
 /** The names the pieces share, all `<prefix>_…` (the integration's per-shell prefix). */
 function names(T: string) {
@@ -122,6 +127,9 @@ export function errDispatcher(T: string): string {
     `(( \${#${n.userTrap}} && \${#${own}} && ( !\${#${n.inCall}} || ( BASHPID != $$ && \${#${n.userErrtrace}} ) || ( BASHPID == $$ && !\${#${n.unwinding}} && ( \${#${n.userErrtrace}} || !\${#${fn}} ) ) ) )) && ${run}=1`,
     // With the failing status as `$?` (a subshell exits with it, only on a failure with a
     // trap set), never itself a failure; when quiet, to the failing command's stderr.
+    // Verbose, which bash-verbose.ts keeps off during a call, would echo the action first.
+    `(( !${run} || \${#${quiet}} || !\${#${T}_v} )) || \\builtin printf '%s\\n' "$${n.userTrap}" >&2 || ${T}_y=`,
+    `(( !${run} || !\${#${quiet}} || !\${#${T}_v} )) || \\builtin printf '%s\\n' "$${n.userTrap}" >&${QUIET_FD} || ${T}_y=`,
     `(( !${run} || \${#${quiet}} )) || (\\builtin exit "$${q}") || \\builtin eval -- "$${n.userTrap}" || ${T}_y=`,
     `${T}_4b=`,
     `(( ${run} && \${#${quiet}} )) && ${deeperTrace(T)} || ${T}_y=`,
@@ -160,6 +168,7 @@ export function runFileText(T: string): string {
     `(( !\${#${T}_dbg} && !\${#${n.watch}} )) || \\builtin trap -- "$${quietNames(T).debugAction}" DEBUG`,
     // The RETURN dispatcher stays from call to call: it is put back as pre chose it.
     `(( !\${#${T}_ret} )) || \\builtin trap -- "$${quietNames(T).returnAction}" RETURN`,
+    verboseEcho(T),
     `\\builtin eval -- "\${${T}_c-}"`,
     '',
   ].join('\n');

@@ -8,7 +8,7 @@
  *
  * Nothing of ours may show, and the user's own trap action must trace and print as at a
  * terminal. So in a call that runs with xtrace (on when it starts, or a text that may switch
- * it on: USER_SETS_XTRACE), each dispatcher's action is a group whose redirections apply
+ * it on, or verbose: USER_SETS_XTRACE), each dispatcher's action is a group whose redirections apply
  * before anything inside it is traced: `{ ACTION; } 99>&2 2>/dev/null`. The dispatcher's steps
  * trace to /dev/null; the user's action runs with `2>&99 99>&-`, its stderr (and trace) the
  * one the failing command had. Otherwise the action is plain: the group costs a DEBUG trap
@@ -117,7 +117,7 @@ function quietSwitchTo(T: string, texts: string): string {
 export function quietChoose(T: string, pattern: string): string {
   const n = quietNames(T);
   return `${T}_xt=$${T}_x ${T}_qw=
-  [[ -n $${T}_xt || ( \${${T}_c-} != *set* && \${${T}_c-} != *xtrace* ) || ! \${${T}_c-} =~ $${pattern} ]] || ${T}_xt=1
+  [[ -n $${T}_xt || ( \${${T}_c-} != *set* && \${${T}_c-} != *xtrace* && \${${T}_c-} != *verbose* ) || ! \${${T}_c-} =~ $${pattern} ]] || ${T}_xt=1
   [[ -z $${T}_xt || ( \${${T}_c-} == *alias* && ( \${${T}_c-} == *[{}]=* || \${${T}_c-} == *[{}][\\"\\']=* ) ) ]] ||
     ${T}_qw=1
   if [[ \${${n.quiet}-} != "$${T}_qw" ]]; then
@@ -151,8 +151,12 @@ export function shallowerTrace(T: string): string {
  * one trace level deeper, with the action's status.
  */
 export function runUserAction(T: string, actionVar: string): string {
-  return `if [[ -z \${${quietNames(T).quiet}-} ]]; then builtin eval -- "$${actionVar}"
+  // Verbose, which bash-verbose.ts keeps off during a call, would echo the action first.
+  return `if [[ -z \${${quietNames(T).quiet}-} ]]; then
+    [[ -z \${${T}_v-} ]] || builtin printf '%s\\n' "$${actionVar}" >&2
+    builtin eval -- "$${actionVar}"
   else
+    [[ -z \${${T}_v-} ]] || builtin printf '%s\\n' "$${actionVar}" >&${QUIET_FD}
     ${T}_4b=
     ${deeperTrace(T)}
     builtin eval -- "$${actionVar}" ${QUIET_USER_REDIRECT}

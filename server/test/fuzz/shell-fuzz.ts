@@ -102,6 +102,7 @@ function generators(random: () => number, pick: Pick) {
         { set: `PS1=${shellQuote(pick(WORDS))}`, ok: 'ok', undo: '' },
         { set: `PROMPT_COMMAND='PS1="fw$((RANDOM%9))> "'`, ok: 'ok', undo: 'PROMPT_COMMAND=' },
         { set: 'set -x', ok: '+ echo ok\nok', undo: 'set +x' },
+        { set: 'set -v', ok: 'echo ok\nok', undo: 'set +v', traced: 'echo ok\n+ echo ok\nok' },
         {
           set: `trap 'echo D' DEBUG`,
           ok: 'D\nok',
@@ -136,7 +137,7 @@ function generators(random: () => number, pick: Pick) {
         category: 'idioms',
         steps: [{ command: set }, ...(random() < 0.5 ? [{ command: failing }] : [])],
         ok: (traced ? tracedOk : extra?.ok) ?? 'ok',
-        cleanup: `${extra?.undo ? `${extra.undo}; ` : ''}set +euETfxo pipefail +o noclobber +o posix; umask 022; IFS=$' \\t\\n'; shopt -u nullglob failglob nocasematch extglob`,
+        cleanup: `${extra?.undo ? `${extra.undo}; ` : ''}set +euETfxvo pipefail +o noclobber +o posix; umask 022; IFS=$' \\t\\n'; shopt -u nullglob failglob nocasematch extglob`,
       };
     },
     hostile(): FuzzCase {
