@@ -96,6 +96,13 @@ const cases: [string, string, string][] = [
   ['', 'set -euo pipefail; trap "echo T" ERR; false | true; echo x', 'T\n[exit code: 1]'],
   ['set -e; f() { false; echo in-f; }', 'trap "echo T" ERR; f; echo after', '[exit code: 1]'],
   ['set -e; trap "echo A" ERR', 'trap "echo B" ERR; false; echo after', 'B\n[exit code: 1]'],
+  // errtrace switched on by the call's own preamble: the trap fires in a function too.
+  [
+    '',
+    'set -Eeuo pipefail; trap "echo T" ERR; f() { false; echo in-f; }; f; echo after',
+    'T\n[exit code: 1]',
+  ],
+  ['trap "echo T" ERR; f() { false; echo in-f; }', 'set -E; f; echo after', 'T\nin-f\nafter'],
 ];
 
 describe('a call stops where a bash script stops, with the script output and status', () => {

@@ -32,7 +32,9 @@
  * - during a call `$-`, `set -o` and `shopt -po` show errtrace on, and `trap -p ERR` shows
  *   the dispatcher; after the call they are the user's again. errtrace on after a call is
  *   the user's when the command's text switches it on (`set -E`, `set -o errtrace`: see
- *   USER_SETS_ERRTRACE); one switched on another way (`set -$flags`) lasts for that call;
+ *   USER_SETS_ERRTRACE); one switched on another way (`set -$flags`) lasts for that call.
+ *   A text that switches it on has it for the user's ERR trap from its start: a function
+ *   that fails before that `set -E` in the same call runs the trap where a script would not;
  * - an ERR trap set by a command replaces the dispatcher until the watch (see watchStep)
  *   puts it back before the next step of the call, or post at its end. The watch runs only
  *   in a call whose text names `trap` and `ERR` (see watchStep for xtrace), and
@@ -235,6 +237,10 @@ builtin trap -- "$${n.trapAction}" ERR`;
 export function errexitBeforeCommand(T: string): string {
   const n = names(T);
   return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1 ${n.trapStep}= ${n.watch}=
+  # A text that switches errtrace on (\`set -Eeuo pipefail; trap … ERR\`, a common preamble)
+  # has it from its start: its trap then fires in functions, as in the script it reads like.
+  [[ -n $${n.userErrtrace} || \${${T}_c-} != *set* || ! \${${T}_c-} =~ $${n.errtracePattern} ]] ||
+    ${n.userErrtrace}=E
   ${quietChoose(T, n.xtracePattern)}
   [[ \${${T}_c-} != *trap* || \${${T}_c-} != *ERR* || ( -n $${T}_xt && -z $${T}_qw ) ]] ||
     ${n.watch}=1
