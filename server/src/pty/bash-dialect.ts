@@ -28,8 +28,8 @@ import {
   verboseAfterCommand,
   verboseAtPrompt,
   verboseInstall,
-  verboseOff,
-  verboseText,
+  verboseRead,
+  verboseReadAfter,
 } from './bash-verbose.ts';
 import {
   type DialectContext,
@@ -212,6 +212,9 @@ ${T}_o=
 ${T}_ca=()
 ${T}_la=()
 ${T}_e0=()
+# pre's xtrace step before the command; the DEBUG dispatcher knows it as ours by its text
+# (an empty array of ours: no word), and the run file's verbose echo leaves it out.
+${T}_xp=${bashSingleQuote(`\\builtin set -x "\${${T}_e0[@]}";`)}
 ${T}_x=
 ${T}_tm=${bashSingleQuote(trapMoves)}
 ${T}_ret=\${${T}_ret-}
@@ -226,6 +229,7 @@ ${T}_h() {
   ${T}_q=$?
   ${T}_o=
   ${errexitAfterCommand(T)}
+  ${verboseReadAfter(T)}
   ${verboseAfterCommand(T)}
   ${restoreMarks}
   if [[ \${PS1-} != *"$${T}_p2" ]]; then
@@ -247,9 +251,8 @@ ${T}_r() {
 ${T}_pre() {
   \\unset -f builtin eval .
   ${enableNeeded(mark('X', '""'))}
-  ${T}_x=\${-//[^x]/}
-  builtin set +x
-  ${verboseOff(T)}
+  ${T}_x=\${-//[^x]/} ${verboseRead(T)}
+  builtin set +xv
   if [[ -n \${${T}_k@a}\${${T}_c@a}\${${T}_s@a}\${${T}_x@a}\${${T}_n@a}\${${T}_f@a}\${${T}_o@a} || \${${T}_ca@a}\${${T}_la@a} != aa ]]; then
     ${mark('X', '""')}
     builtin return 0
@@ -271,15 +274,13 @@ ${T}_pre() {
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
   ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} ${T}_4m=
   ${writable('PS4')} && builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4
-  ${verboseText(T)}
-  # The DEBUG dispatcher knows this step as ours by its text (an empty array of ours, no word).
-  [[ -z $${T}_x ]] || ${T}_c="\\builtin set -x "\\\${${T}_e0[@]}";$${T}_c"
+  [[ -z $${T}_x ]] || ${T}_c=$${T}_xp$${T}_c
   ${errexitBeforeCommand(T)}
 }
 ${T}_post() {
   \\unset -f builtin eval
-  ${T}_x=\${-//[^x]/} ${T}_o=
-  builtin set +x
+  ${T}_x=\${-//[^x]/} ${verboseReadAfter(T)} ${T}_o=
+  builtin set +xv
   ${verboseAfterCommand(T)}
   ${trapCaptureRead(T, `${T}_t`)}
   ${errexitAfterCommand(T)}

@@ -233,16 +233,23 @@ ${T}_dbg=\${${T}_dbg-}
 builtin trap -- "$${n.trapAction}" ERR`;
 }
 
-/** In pre, the last step before the command: errtrace on, the call marked running. */
+/**
+ * In pre, the last step before the command: errtrace on, the call marked running, the
+ * dispatchers' kind chosen (bash-quiet-traps.ts). The usual call (no xtrace, quiet
+ * dispatchers off, a text that names none of `set`, `xtrace`, `verbose`) asks one `[[ ]]`.
+ */
 export function errexitBeforeCommand(T: string): string {
   const n = names(T);
-  return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1 ${n.trapStep}= ${n.watch}=
-  # A text that switches errtrace on (\`set -Eeuo pipefail; trap … ERR\`, a common preamble)
-  # has it from its start: its trap then fires in functions, as in the script it reads like.
-  [[ -n $${n.userErrtrace} || \${${T}_c-} != *set* || ! \${${T}_c-} =~ $${n.errtracePattern} ]] ||
-    ${n.userErrtrace}=E
-  ${quietChoose(T, n.xtracePattern)}
-  [[ \${${T}_c-} != *trap* || \${${T}_c-} != *ERR* || ( -n $${T}_xt && -z $${T}_qw ) ]] ||
+  const c = `\${${T}_c-}`;
+  return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1 ${n.trapStep}= ${n.watch}= ${T}_xt=$${T}_x ${T}_qw=
+  if [[ ${c} == *set* || ${c} == *xtrace* || ${c} == *verbose* || -n $${T}_x\${${quietNames(T).quiet}-} ]]; then
+    # A text that switches errtrace on (\`set -Eeuo pipefail; trap … ERR\`, a common preamble)
+    # has it from its start: its trap then fires in functions, as in the script it reads like.
+    [[ -n $${n.userErrtrace} || ${c} != *set* || ! ${c} =~ $${n.errtracePattern} ]] ||
+      ${n.userErrtrace}=E
+    ${quietChoose(T, n.xtracePattern)}
+  fi
+  [[ ${c} != *trap* || ${c} != *ERR* || ( -n $${T}_xt && -z $${T}_qw ) ]] ||
     ${n.watch}=1
   builtin set -E`;
 }

@@ -108,24 +108,24 @@ function quietSwitchTo(T: string, texts: string): string {
 }
 
 /**
- * In pre, after `${T}_x` (xtrace at the call's start) and before the watch is chosen:
- * `${T}_xt` is 1 when the call may run with xtrace, and the dispatchers are quiet for it
- * unless the text reads like it defines an alias named `{` or `}`. `pattern` names the variable holding USER_SETS_XTRACE;
- * it is matched only against a text that names `set` or `xtrace` (bash compiles a `=~`
- * pattern each time).
+ * In pre, inside errexitBeforeCommand's branch for a text that names `set`, `xtrace` or
+ * `verbose`, or a call with xtrace on or quiet dispatchers: `${T}_xt` (preset to `${T}_x`,
+ * xtrace at the call's start) becomes 1 when the call may run with xtrace or verbose, and
+ * the dispatchers are quiet for it unless the text reads like it defines an alias named `{`
+ * or `}`. `pattern` names the variable holding USER_SETS_XTRACE (bash compiles a `=~`
+ * pattern each time it matches, so only texts that name one of the words get there).
  */
 export function quietChoose(T: string, pattern: string): string {
   const n = quietNames(T);
-  return `${T}_xt=$${T}_x ${T}_qw=
-  [[ -n $${T}_xt || ( \${${T}_c-} != *set* && \${${T}_c-} != *xtrace* && \${${T}_c-} != *verbose* ) || ! \${${T}_c-} =~ $${pattern} ]] || ${T}_xt=1
-  [[ -z $${T}_xt || ( \${${T}_c-} == *alias* && ( \${${T}_c-} == *[{}]=* || \${${T}_c-} == *[{}][\\"\\']=* ) ) ]] ||
-    ${T}_qw=1
-  if [[ \${${n.quiet}-} != "$${T}_qw" ]]; then
-    if [[ -n $${T}_qw ]]; then ${quietSwitchTo(T, `${T}_qb`)}
-    else ${quietSwitchTo(T, `${T}_qa`)}
-    fi
-    ${n.quiet}=$${T}_qw
-  fi`;
+  return `[[ -n $${T}_xt || ! \${${T}_c-} =~ $${pattern} ]] || ${T}_xt=1
+    [[ -z $${T}_xt || ( \${${T}_c-} == *alias* && ( \${${T}_c-} == *[{}]=* || \${${T}_c-} == *[{}][\\"\\']=* ) ) ]] ||
+      ${T}_qw=1
+    if [[ \${${n.quiet}-} != "$${T}_qw" ]]; then
+      if [[ -n $${T}_qw ]]; then ${quietSwitchTo(T, `${T}_qb`)}
+      else ${quietSwitchTo(T, `${T}_qa`)}
+      fi
+      ${n.quiet}=$${T}_qw
+    fi`;
 }
 
 /**

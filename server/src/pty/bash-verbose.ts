@@ -9,8 +9,9 @@
  * not read like it switches it off (USER_UNSETS_VERBOSE); the prompt hook, whose text bash
  * would echo too, puts it back on as its last step.
  *
- * Not covered: inside a call `$-` and `set -o` show verbose off, and a string the command
- * `eval`s or a file it sources is not echoed (bash would echo them too); in the rest of a call
+ * Not covered: inside a call `$-` and `set -o` show verbose off, a string the command `eval`s
+ * or a file it sources is not echoed (bash would echo them too), and a trap action that runs
+ * after the command's own `set +v` is still echoed; in the rest of a call
  * that runs `set -v` itself, each firing trap echoes the integration's trap action (one line;
  * under xtrace the dispatchers are quiet, bash-quiet-traps.ts, and the rest stays hidden).
  */
@@ -22,43 +23,44 @@ const USER_UNSETS_VERBOSE = '(^|[^[:alnum:]_])set[[:space:]]+\\+[[:alnum:]]*v|ve
 /** Top level of the integration script. */
 export function verboseInstall(T: string): string {
   return `${T}_v=
+${T}_vn=
 ${T}_vk=\${${T}_vk-}
-${T}_cv=
 ${T}_uve=${bashSingleQuote(USER_UNSETS_VERBOSE)}`;
 }
 
 /**
- * In pre, where it switches xtrace off: verbose as the call found it (on at the prompt, or
- * kept by post for a prompt hook that did not run), and off.
+ * Joins pre's assignment that reads `$-` (pre then switches xtrace and verbose off with one
+ * `set +xv`): verbose as the call found it, on at the prompt or kept by post for a prompt hook
+ * that did not run.
  */
-export function verboseOff(T: string): string {
-  return `${T}_v=\${-//[^v]/}\${${T}_vk-} ${T}_vk=
-  [[ -z $${T}_v ]] || builtin set +v`;
-}
-
-/** In pre, once it has the command and before xtrace's step joins it: the text to echo. */
-export function verboseText(T: string): string {
-  return `[[ -z $${T}_v ]] || ${T}_cv=$${T}_c`;
-}
-
-/** The run file's line before the command: the command's text, when verbose was on. */
-export function verboseEcho(T: string): string {
-  return `(( !\${#${T}_v} )) || \\builtin printf '%s\\n' "\${${T}_cv-}" >&2`;
+export function verboseRead(T: string): string {
+  return `${T}_v=\${-//[^v]/}\${${T}_vk-} ${T}_vk=`;
 }
 
 /**
- * In post, before it clears the command's text: verbose off, and kept in `${T}_vk` when the
- * user's verbose stays on. Also in the prompt hook's function, for a line a `set -u` error
- * abandoned (no post ran; pre's `${T}_v` is still set).
+ * The run file's line before the command: the command's text when verbose was on, without
+ * the step pre put in front of it for xtrace (`${T}_xp`).
+ */
+export function verboseEcho(T: string): string {
+  return `(( !\${#${T}_v} )) || \\builtin printf '%s\\n' "\${${T}_c#"$${T}_xp"}" >&2`;
+}
+
+/** Joins post's assignment that reads `$-` (post then switches both off with `set +xv`). */
+export function verboseReadAfter(T: string): string {
+  return `${T}_vn=\${-//[^v]/}`;
+}
+
+/**
+ * In post, before it clears the command's text (and in the prompt hook's function, for a line
+ * a `set -u` error abandoned, where no post ran): the user's verbose is kept in `${T}_vk`
+ * when it stays on: switched on by the command, or on before and not switched off by a text
+ * that reads like it (USER_UNSETS_VERBOSE).
  */
 export function verboseAfterCommand(T: string): string {
-  return `if [[ $- == *v* ]]; then
-    builtin set +v
-    ${T}_vk=v
-  elif [[ -n \${${T}_v-} ]] && ! [[ \${${T}_c-} =~ $${T}_uve ]]; then
-    ${T}_vk=v
-  fi
-  ${T}_v= ${T}_cv=`;
+  return `[[ -z $${T}_vn$${T}_v ]] || {
+    [[ -z $${T}_vn && \${${T}_c-} =~ $${T}_uve ]] || ${T}_vk=v
+    ${T}_v=
+  }`;
 }
 
 /**
