@@ -1,6 +1,6 @@
 /**
  * Under `set -x` and `set -v`, a call's result traces and echoes what a terminal would, and
- * nothing of ours (issue 22.4; bash-quiet-traps.ts, bash-verbose.ts): the integration's ERR, DEBUG and RETURN dispatchers fire on
+ * nothing of ours (issue 22.4; bash-quiet-traps.ts, bash-trace-options.ts): the integration's ERR, DEBUG and RETURN dispatchers fire on
  * every failing command, every step, every return, and bash traces a trap action's steps.
  * Each row is a sequence of calls on a fresh shell with their exact results, checked against
  * an interactive bash by hand (a terminal shows a command substitution's trace one level

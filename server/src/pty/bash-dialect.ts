@@ -19,18 +19,17 @@ import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-
 import { quietInstall, quietNames, runUserAction } from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
 import {
+  traceOptionsAfterCommand,
+  traceOptionsAtPrompt,
+  traceOptionsInstall,
+  traceOptionsRead,
+} from './bash-trace-options.ts';
+import {
   trapCaptureRead,
   trapCaptureStep,
   trapSplit,
   trapsUnchanged,
 } from './bash-trap-capture.ts';
-import {
-  verboseAfterCommand,
-  verboseAtPrompt,
-  verboseInstall,
-  verboseRead,
-  verboseReadAfter,
-} from './bash-verbose.ts';
 import {
   type DialectContext,
   type ShellDialect,
@@ -219,18 +218,20 @@ ${T}_x=
 ${T}_tm=${bashSingleQuote(trapMoves)}
 ${T}_ret=\${${T}_ret-}
 ${quietInstall(T, { err: errTrapAction(T), debug: `${T}_d`, ret: `${T}_r` })}
-${T}_hook=${bashSingleQuote(`{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${verboseAtPrompt(T)}; } 2>/dev/null`)}
+${T}_hook=${bashSingleQuote(`{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${traceOptionsAtPrompt(T)}; } 2>/dev/null`)}
 ${jobNoticesInstall(T)}
-${verboseInstall(T)}
+${traceOptionsInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
 ${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:-ignorespace}" 2>/dev/null
 [[ -n \${${T}_ready-} ]] || { stty -echo 2>/dev/null; PS1='\\w\\$ '; ${T}_ready=1; }
 ${T}_h() {
   ${T}_q=$?
   ${T}_o=
+  if [[ -n \${${T}_in-} ]]; then
+    ${T}_x=\${-//[^x]/}
+    ${traceOptionsAfterCommand(T)}
+  fi
   ${errexitAfterCommand(T)}
-  ${verboseReadAfter(T)}
-  ${verboseAfterCommand(T)}
   ${restoreMarks}
   if [[ \${PS1-} != *"$${T}_p2" ]]; then
     ${mark('H', `"$${T}_k;$${T}_s;$${T}_q"`)}
@@ -251,7 +252,7 @@ ${T}_r() {
 ${T}_pre() {
   \\unset -f builtin eval .
   ${enableNeeded(mark('X', '""'))}
-  ${T}_x=\${-//[^x]/} ${verboseRead(T)}
+  ${traceOptionsRead(T)}
   builtin set +xv
   if [[ -n \${${T}_k@a}\${${T}_c@a}\${${T}_s@a}\${${T}_x@a}\${${T}_n@a}\${${T}_f@a}\${${T}_o@a} || \${${T}_ca@a}\${${T}_la@a} != aa ]]; then
     ${mark('X', '""')}
@@ -279,9 +280,8 @@ ${T}_pre() {
 }
 ${T}_post() {
   \\unset -f builtin eval
-  ${T}_x=\${-//[^x]/} ${verboseReadAfter(T)} ${T}_o=
-  builtin set +xv
-  ${verboseAfterCommand(T)}
+  ${T}_x=\${-//[^x]/} ${T}_o=
+  ${traceOptionsAfterCommand(T)}
   ${trapCaptureRead(T, `${T}_t`)}
   ${errexitAfterCommand(T)}
   ${T}_c=
@@ -307,7 +307,6 @@ ${T}_post() {
     ${jobNoticesPrint(T)}
     ${markText('E', `"$${T}_k;$${T}_s"`)}
   } >/dev/tty
-  [[ -n $${T}_x ]] && builtin set -x
   builtin return 0
 }
 ${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook" 2>/dev/null

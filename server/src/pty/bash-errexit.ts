@@ -66,7 +66,7 @@ import {
   shallowerTrace,
 } from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
-import { verboseEcho } from './bash-verbose.ts';
+import { verboseEcho } from './bash-trace-options.ts';
 
 /**
  * A command that reads like it switches errtrace on (`set -eE`, `set -o errtrace`): errtrace
@@ -77,7 +77,7 @@ const USER_SETS_ERRTRACE =
 
 /**
  * A command that may switch xtrace on (`set -ex`, `set -o xtrace`, `shopt -so xtrace`), or
- * verbose (bash-verbose.ts): the dispatchers are then quiet (bash-quiet-traps.ts).
+ * verbose (bash-trace-options.ts): the dispatchers are then quiet (bash-quiet-traps.ts).
  */
 const USER_SETS_XTRACE = '(^|[^[:alnum:]_])set[[:space:]]+-[[:alnum:]]*[xv]|xtrace|verbose';
 
@@ -129,7 +129,7 @@ export function errDispatcher(T: string): string {
     `(( \${#${n.userTrap}} && \${#${own}} && ( !\${#${n.inCall}} || ( BASHPID != $$ && \${#${n.userErrtrace}} ) || ( BASHPID == $$ && !\${#${n.unwinding}} && ( \${#${n.userErrtrace}} || !\${#${fn}} ) ) ) )) && ${run}=1`,
     // With the failing status as `$?` (a subshell exits with it, only on a failure with a
     // trap set), never itself a failure; when quiet, to the failing command's stderr.
-    // Verbose, which bash-verbose.ts keeps off during a call, would echo the action first.
+    // Verbose, which bash-trace-options.ts keeps off during a call, would echo the action first.
     `(( !${run} || \${#${quiet}} || !\${#${T}_v} )) || \\builtin printf '%s\\n' "$${n.userTrap}" >&2 || ${T}_y=`,
     `(( !${run} || !\${#${quiet}} || !\${#${T}_v} )) || \\builtin printf '%s\\n' "$${n.userTrap}" >&${QUIET_FD} || ${T}_y=`,
     `(( !${run} || \${#${quiet}} )) || (\\builtin exit "$${q}") || \\builtin eval -- "$${n.userTrap}" || ${T}_y=`,

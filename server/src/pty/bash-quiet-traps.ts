@@ -151,7 +151,7 @@ export function shallowerTrace(T: string): string {
  * one trace level deeper, with the action's status.
  */
 export function runUserAction(T: string, actionVar: string): string {
-  // Verbose, which bash-verbose.ts keeps off during a call, would echo the action first.
+  // Verbose, which bash-trace-options.ts keeps off during a call, would echo the action first.
   return `if [[ -z \${${quietNames(T).quiet}-} ]]; then
     [[ -z \${${T}_v-} ]] || builtin printf '%s\\n' "$${actionVar}" >&2
     builtin eval -- "$${actionVar}"
