@@ -131,6 +131,22 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     expect(await screenOf(agent)).not.toMatch(/[0-9A-F]{32}/);
   });
 
+  it('takes prompts replayed from a file that stderr went to as output (they name other calls)', async () => {
+    const agent = await shellWithState();
+    // bash writes its prompt, marks and all, to stderr: here into the file.
+    expect(await engine.call('exec 2>prompts.log', agent)).toBe('');
+    expect(await engine.call('echo one', agent)).toBe('one');
+    expect(await engine.call('false', agent)).toBe('[exit code: 1]');
+    const replay = await engine.call(
+      'exec 2>/dev/tty; for i in 1 2 3; do cat prompts.log; done >/dev/null; cat prompts.log; echo done',
+      agent,
+    );
+    // The three prompts the file holds (one per call since), as text: the call goes on.
+    expect(replay).toBe('/tmp$ /tmp$ /tmp$ done');
+    expect(await engine.call('echo ok; rm prompts.log', agent)).toBe('ok');
+    await expectStateKept(agent);
+  });
+
   it('keeps the shell nonce and the mark format out of the prompt string', async () => {
     const agent = await shellWithState();
     expect(await engine.call('echo "$PS1"', agent)).not.toMatch(/7717|[0-9A-F]{32}/);

@@ -12,7 +12,7 @@ import { interruptCommand } from './call-interrupt.ts';
 import type { CallLineHost, ForegroundCommand } from './call-line-host.ts';
 import { CallLineRepair } from './call-line-repair.ts';
 import { EndConfirm, EndDoubt } from './end-doubt.ts';
-import { endMarkOf, INTERRUPTED_STATUS, promptStatusOf } from './mark-status.ts';
+import { endMarkOf, INTERRUPTED_STATUS, promptOfOtherCall, promptStatusOf } from './mark-status.ts';
 import { ReadingWatch } from './reading-watch.ts';
 import type { ShellStatus } from './shell-status.ts';
 import { commandEcho } from './typing.ts';
@@ -215,7 +215,7 @@ export class CallLine {
   onMark(mark: Mark): void {
     switch (mark.event) {
       case 'A':
-        if (this.forgedPrompt()) break;
+        if (this.forgedPrompt(mark.data)) break;
         // The prompt string's first mark: bash prints it itself, so it comes even when a
         // command broke post. It carries the call's nonce, its status (`I` when the line was
         // cut short, as by an interrupt) and `$?`.
@@ -223,7 +223,7 @@ export class CallLine {
         this.prompt = 'drawing';
         break;
       case 'H':
-        if (this.forgedPrompt()) break;
+        if (this.forgedPrompt(mark.data)) break;
         // The prompt hook, when no prompt will show (stderr is not the terminal, or a
         // read-only PS1 cannot carry marks): the shell is about to read its next line.
         this.promptComes(mark.data);
@@ -341,10 +341,14 @@ export class CallLine {
     );
   }
 
-  /** As for an end mark: a prompt drawn while a command's job holds the terminal is its. */
-  private forgedPrompt(): boolean {
+  /**
+   * As for an end mark: a prompt drawn while a command's job holds the terminal is its; so is
+   * one that names another call (promptOfOtherCall), whether or not its job is still alive.
+   */
+  private forgedPrompt(data: string): boolean {
+    if (this.foregroundValue === null || this.awaitingStart) return false;
     return (
-      this.foregroundValue !== null && !this.awaitingStart && jobHoldsTerminal(this.host.stat())
+      promptOfOtherCall(data, this.foregroundValue.nonce) || jobHoldsTerminal(this.host.stat())
     );
   }
 

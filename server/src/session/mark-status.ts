@@ -32,3 +32,13 @@ export function promptStatusOf(data: string, nonce: string): number {
   const lastStatus = Number(last);
   return lastStatus > 0 ? lastStatus : INTERRUPTED_STATUS;
 }
+
+/**
+ * Whether a prompt's mark names another call than `nonce` (bash's carries the call's nonce
+ * first; pwsh's carries nothing). Once a command started, its shell's prompt names it: a
+ * prompt naming another call is one printed earlier, replayed by the command (`cat` of a file
+ * that stderr, and so the prompts, went to), not the shell back at its prompt.
+ */
+export function promptOfOtherCall(data: string, nonce: string): boolean {
+  return data !== '' && data.split(';')[0] !== nonce;
+}
