@@ -151,14 +151,18 @@ export class ShellControls implements ControlledShell {
   private async switchEditingNow(): Promise<void> {
     const lines = this.parts.dialect.humanEditing;
     if (!lines || !this.alive) return;
+    // A person's own shell keeps its line editing, with or without someone at the controls.
+    const wanted = () => this.host.human.controller !== null || this.host.personal;
+    // Nothing to switch (every agent call asks): no wait. A shell whose prompt never reaches
+    // the terminal (stderr sent elsewhere) would make each call wait the whole limit.
+    if (wanted() === this.humanEditing) return;
     // Taken right after a call ended, the shell's prompt is still on its way: the switch
     // waits for it, so the person's first key finds their line editing on.
     await this.parts.calls.promptUp(EDITING_SWITCH_LIMIT_MS);
-    // A person's own shell keeps its line editing, with or without someone at the controls.
-    const wanted = this.host.human.controller !== null || this.host.personal;
-    if (wanted === this.humanEditing || !this.parts.calls.atPrompt) return;
-    this.humanEditing = wanted;
-    const shown = this.parts.calls.runOwnLine(wanted ? lines.on : lines.off);
+    if (wanted() === this.humanEditing || !this.parts.calls.atPrompt) return;
+    const on = wanted();
+    this.humanEditing = on;
+    const shown = this.parts.calls.runOwnLine(on ? lines.on : lines.off);
     let limit: NodeJS.Timeout | undefined;
     const lost = await Promise.race([
       shown.then(() => false),
@@ -169,7 +173,7 @@ export class ShellControls implements ControlledShell {
     clearTimeout(limit);
     if (lost) {
       // Not switched as far as anyone knows: the next prompt under the controls tries again.
-      this.humanEditing = !wanted;
+      this.humanEditing = !on;
       this.parts.calls.ownLineLost();
     }
   }
