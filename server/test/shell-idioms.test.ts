@@ -131,6 +131,17 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     expect(await screenOf(agent)).not.toMatch(/[0-9A-F]{32}/);
   });
 
+  it('lets a read with a short time limit give up, as at a terminal, and calls a long one waiting', async () => {
+    const agent = await shellWithState();
+    // `read -t` waits in a select that returns by itself: not yet a program waiting for input.
+    expect(await engine.call('read -t 0.3 v; echo "rc=$?"', agent)).toBe('rc=142');
+    expect(await engine.call('read -t 30 v; echo "rc=$? $v"', agent)).toBe(
+      '[waiting for input: bash]',
+    );
+    expect(await engine.call('typed', agent)).toBe('rc=0 typed');
+    await expectStateKept(agent);
+  });
+
   it('takes prompts replayed from a file that stderr went to as output (they name other calls)', async () => {
     const agent = await shellWithState();
     // bash writes its prompt, marks and all, to stderr: here into the file.

@@ -13,13 +13,46 @@ interface SyscallTable {
   readonly select: readonly number[];
   readonly poll: readonly number[];
   readonly epoll: readonly number[];
+  /** Where each wait's own time limit is: an argument in ms, or one pointing at a struct. */
+  readonly limits: Readonly<Record<number, WaitLimitArg>>;
+}
+
+interface WaitLimitArg {
+  readonly arg: number;
+  /** `ms`: an int (negative: none); `timespec`, `timeval`: a pointer (0: none). */
+  readonly kind: 'ms' | 'timespec' | 'timeval';
 }
 
 const SYSCALLS: Record<string, SyscallTable> = {
   // x86-64: read, readv, pread64 | select, pselect6 | poll, ppoll | epoll_wait, epoll_pwait, epoll_pwait2
-  x64: { read: [0, 19, 17], select: [23, 270], poll: [7, 271], epoll: [232, 281, 441] },
+  x64: {
+    read: [0, 19, 17],
+    select: [23, 270],
+    poll: [7, 271],
+    epoll: [232, 281, 441],
+    limits: {
+      23: { arg: 4, kind: 'timeval' },
+      270: { arg: 4, kind: 'timespec' },
+      7: { arg: 2, kind: 'ms' },
+      271: { arg: 2, kind: 'timespec' },
+      232: { arg: 3, kind: 'ms' },
+      281: { arg: 3, kind: 'ms' },
+      441: { arg: 3, kind: 'timespec' },
+    },
+  },
   // arm64 (generic table): read, readv, pread64 | pselect6 | ppoll | epoll_pwait, epoll_pwait2
-  arm64: { read: [63, 65, 67], select: [72], poll: [73], epoll: [22, 441] },
+  arm64: {
+    read: [63, 65, 67],
+    select: [72],
+    poll: [73],
+    epoll: [22, 441],
+    limits: {
+      72: { arg: 4, kind: 'timespec' },
+      73: { arg: 2, kind: 'timespec' },
+      22: { arg: 3, kind: 'ms' },
+      441: { arg: 3, kind: 'timespec' },
+    },
+  },
 };
 
 const POLLIN = 0x1;
@@ -30,6 +63,11 @@ const MAX_POLLED_FDS = 4096;
 export interface WaitingReader {
   readonly pid: number;
   readonly name: string;
+  /**
+   * The wait's own time limit (ms) when it has one (`read -t 0.5` waits in a select that
+   * returns by itself); undefined: it waits until input comes.
+   */
+  readonly limitMs?: number;
 }
 
 export interface ProcStat {
@@ -216,19 +254,21 @@ export async function findWaitingReader(
   for (const pid of descendants(shell.pid)) {
     const stat = pid === shell.pid ? shell : readStatNow(pid);
     if (!stat || stat.pgrp !== shell.tpgid) continue;
-    if (await blockedOnTerminal(pid, ttyPath, table)) {
+    const wait = await blockedOnTerminal(pid, ttyPath, table);
+    if (wait) {
       const name = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
-      return { pid, name: name || String(pid) };
+      return { pid, name: name || String(pid), ...wait };
     }
   }
   return null;
 }
 
+/** A thread of `pid` blocked reading the terminal, with its wait's limit; null: none. */
 async function blockedOnTerminal(
   pid: number,
   ttyPath: string,
   table: SyscallTable,
-): Promise<boolean> {
+): Promise<{ limitMs?: number } | null> {
   // The threads' list read at once (it never waits on the process); what each thread is in
   // the middle of is read asynchronously: the kernel reads it under the lock an exec holds.
   for (const tid of tasksOf(pid)) {
@@ -237,9 +277,35 @@ async function blockedOnTerminal(
     const nr = Number(parts[0]);
     if (!Number.isInteger(nr) || parts.length < 3) continue; // "running" or unreadable
     const args = parts.slice(1).map((hex) => BigInt(hex));
-    if (await syscallReadsTerminal(pid, nr, args, ttyPath, table)) return true;
+    if (await syscallReadsTerminal(pid, nr, args, ttyPath, table)) {
+      const limitMs = await waitLimitMs(pid, nr, args, table);
+      return limitMs === undefined ? {} : { limitMs };
+    }
   }
-  return false;
+  return null;
+}
+
+/** How long the wait in syscall `nr` lasts before it returns by itself (ms); undefined: no limit. */
+async function waitLimitMs(
+  pid: number,
+  nr: number,
+  args: bigint[],
+  table: SyscallTable,
+): Promise<number | undefined> {
+  const limit = table.limits[nr];
+  if (!limit) return undefined;
+  const value = args[limit.arg] ?? 0n;
+  if (limit.kind === 'ms') {
+    const ms = Number(BigInt.asIntN(32, value));
+    return ms < 0 ? undefined : ms;
+  }
+  if (value === 0n) return undefined;
+  const struct = await readMemory(pid, value, 16);
+  if (!struct) return undefined;
+  const fraction = Number(struct.readBigInt64LE(8));
+  return (
+    Number(struct.readBigInt64LE(0)) * 1000 + fraction / (limit.kind === 'timespec' ? 1e6 : 1e3)
+  );
 }
 
 async function syscallReadsTerminal(

@@ -13,6 +13,14 @@ const PROBE_INTERVAL_MS = 30;
 const PROBE_SLOWDOWN_AFTER_MS = 3000;
 const SLOW_PROBE_INTERVAL_MS = 100;
 /**
+ * A wait on the terminal that returns by itself this soon (`read -t 0.5`) is not yet a
+ * program waiting for input: at a terminal it would give up and carry on. It is one once it
+ * has waited past its own limit (by WAIT_LIMIT_MARGIN_MS): a program that polls the terminal
+ * in a loop (a full-screen program's refresh tick).
+ */
+const SHORT_WAIT_LIMIT_MS = 1000;
+const WAIT_LIMIT_MARGIN_MS = 250;
+/**
  * Input typed to a waiting program reaches its read through the kernel's own worker, late on
  * a busy machine: until this long after typing, that program seen still in the same read has
  * not yet taken it (see `typedTo`). Past it, the input was not for a read (a key whose signal
@@ -25,6 +33,8 @@ const MAX_HELD_BYTES = 64 * 1024;
 export interface WaitingProcess {
   readonly pid: number;
   readonly name: string;
+  /** The wait's own time limit (ms), when it returns by itself (proc-probe.ts). */
+  readonly limitMs?: number;
 }
 
 export interface CallRunOptions {
@@ -62,6 +72,8 @@ export class CallRun {
   private probeTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
   private lastWaiting: WaitingProcess | null = null;
+  /** When `lastWaiting` was first seen waiting, in this streak of sightings (Date.now()). */
+  private waitingSince = 0;
   /** Deadline time left when the clock was paused; null while it runs. */
   private pausedLeftMs: number | null = null;
   /** Bumped by each pause, so a probe in flight across a pause never schedules another. */
@@ -234,13 +246,22 @@ export class CallRun {
     // the end mark still in flight to us; by the second it would have arrived. On a busy
     // machine it may not have: a shell that recorded this call's end is at its prompt, and
     // the probes go on until its end mark settles the call.
-    if (waiting && this.lastWaiting?.pid === waiting.pid && !this.options.endRecorded()) {
+    const again = waiting !== null && this.lastWaiting?.pid === waiting.pid;
+    if (again && this.waitedPastLimit(waiting) && !this.options.endRecorded()) {
       await this.settle({ kind: 'waiting_input', processName: waiting.name, pid: waiting.pid });
       return;
     }
+    if (!again) this.waitingSince = Date.now();
     this.lastWaiting = waiting;
     const ran = Date.now() - this.startedAt;
     this.scheduleProbe(ran > PROBE_SLOWDOWN_AFTER_MS ? SLOW_PROBE_INTERVAL_MS : PROBE_INTERVAL_MS);
+  }
+
+  /** A wait with no limit, or a long one, or one seen going on past its short limit. */
+  private waitedPastLimit(waiting: WaitingProcess): boolean {
+    const limit = waiting.limitMs;
+    if (limit === undefined || limit > SHORT_WAIT_LIMIT_MS) return true;
+    return Date.now() - this.waitingSince > limit + WAIT_LIMIT_MARGIN_MS;
   }
 
   /** `pid` is not the program input was typed to, or it has taken that input (see `typedTo`). */
