@@ -103,6 +103,9 @@ const cases: [string, string, string][] = [
     'T\n[exit code: 1]',
   ],
   ['trap "echo T" ERR; f() { false; echo in-f; }', 'set -E; f; echo after', 'T\nin-f\nafter'],
+  // `trap` disabled by the command: the call line's own steps that use it must not end the
+  // shell under set -e, nor take the ERR trap for removed.
+  ['set -e; trap "echo T" ERR', 'enable -n trap; false; echo no', 'T\n[exit code: 1]'],
 ];
 
 describe('a call stops where a bash script stops, with the script output and status', () => {

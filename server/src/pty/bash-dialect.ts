@@ -117,8 +117,10 @@ function namesOf(context: DialectContext): string {
  *   ${HOOK_INDEX} of the PROMPT_COMMAND array (bash 5.1+): `PROMPT_COMMAND='…'` sets element
  *   0 and keeps it, and it runs after the framework's, putting the marks back around
  *   whatever PS1 became; post puts the hook back if the array was emptied.
- * - **set -e, -u, ERR traps.** pre and post run as `f || x=`, where errexit and the ERR
- *   trap do not apply to anything in them; every expansion has a default. The command is
+ * - **set -e, -u, ERR traps.** pre and post run as `f || x=`, and the call line's groups
+ *   around them as `{ …; } || x=`, where errexit and the ERR trap do not apply to anything
+ *   in them (a step a command's `enable -n trap` makes fail would end the shell under
+ *   `set -e`); every expansion has a default. The command is
  *   `eval`ed by a sourced run file with errexit as the user set it, and the shell's ERR
  *   trap unwinds it where errexit would end the shell: see bash-errexit.ts. (A function
  *   named `eval`, like one named `builtin`, is removed by pre and post.)
@@ -299,7 +301,8 @@ ${T}_post() {
     ! { ${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; }; then
     ${restoreMarks}
   fi
-  ${trapsUnchanged(T)} ||
+  # (\`X\`: \`trap\` was disabled by the command, \`enable -n trap\`: the traps are as they were.)
+  ${trapsUnchanged(T)} || [[ $${T}_lt == X ]] ||
     builtin eval -- "\${${T}_tm-}"
   ${jobNoticesBeforeEnd(T)}
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k;$${T}_s" 1<>"$${T}_g"
@@ -356,9 +359,9 @@ export const bashDialect: ShellDialect = {
     // /dev/null with everything else the steps print, for post writes what it shows to the
     // terminal itself (the file is fd 9 for the capture's steps only).
     return (
-      ` ${T}_s=I;{ \\${T}_pre||${T}_y=;${errTrap.before}} 2>/dev/null;\\. "$${T}_rf"||{ ${T}_s=$?;} 2>/dev/null;` +
+      ` ${T}_s=I;{ \\${T}_pre||${T}_y=;${errTrap.before}} 2>/dev/null||${T}_y=;\\. "$${T}_rf"||{ ${T}_s=$?;} 2>/dev/null;` +
       `{ ${T}_s=\${${T}_s/#I/0} ${T}_o=1;\\builtin enable printf;${trapCaptureStep(`${T}_t`)}` +
-      `\\${T}_post||${T}_y=;${errTrap.after}} >/dev/null 2>&1\n`
+      `\\${T}_post||${T}_y=;${errTrap.after}} >/dev/null 2>&1||${T}_y=\n`
     );
   },
   // bash never asks where the cursor is, and with echo off its `read` prints nothing typed.

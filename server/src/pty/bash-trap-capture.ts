@@ -18,9 +18,12 @@
  * for an entry's end.
  */
 
-/** The call line's step: the traps, and the NUL that ends them, into the file `fileVar`. */
+/**
+ * The call line's step: the traps, and the NUL that ends them, into the file `fileVar`; `X`
+ * in place of the traps when `trap` is disabled (`enable -n trap` lasts until the call ends).
+ */
 export function trapCaptureStep(fileVar: string): string {
-  return `{ \\builtin trap -p DEBUG ERR RETURN >&9;\\builtin printf '\\0' >&9;} 9<>"$${fileVar}";`;
+  return `{ \\builtin trap -p DEBUG ERR RETURN >&9||\\builtin printf X >&9;\\builtin printf '\\0' >&9;} 9<>"$${fileVar}";`;
 }
 
 /**
