@@ -159,9 +159,9 @@ function generators(random: () => number, pick: Pick) {
         },
         { set: 'builtin() { echo HIJACK; }', ok: 'ok', undo: '' },
         {
-          set: `enable -n ${pick(['printf', 'read', 'history', 'printf read'])}`,
+          set: `enable -n ${pick(['printf', 'read', 'history', 'printf read', 'trap', 'set trap'])}`,
           ok: 'ok',
-          undo: 'enable printf read history',
+          undo: 'enable printf read history trap set',
         },
         { set: `FUNCNEST=${1 + int(3)}`, ok: 'ok', undo: 'unset FUNCNEST' },
         { set: 'readonly HISTCONTROL PS0', ok: 'ok', undo: '' },
