@@ -3,6 +3,7 @@
  * for a read on the terminal, keeps the deadline, and settles exactly once with how it
  * ended. Completion is event-driven: the end mark settles it in the tick it is scanned.
  */
+import type { WaitingReader } from '../pty/proc-probe.ts';
 import type { CallEnding, CallResult, OutputCapture } from './capture.ts';
 
 /** First look at /proc after the command starts: most commands finish before this. */
@@ -30,12 +31,8 @@ const INPUT_DELIVERY_BOUND_MS = 2000;
 /** Output set aside after a doubted end mark (see holdOutput) beyond which it is the command's. */
 const MAX_HELD_BYTES = 64 * 1024;
 
-export interface WaitingProcess {
-  readonly pid: number;
-  readonly name: string;
-  /** The wait's own time limit (ms), when it returns by itself (proc-probe.ts). */
-  readonly limitMs?: number;
-}
+/** A process blocked reading the terminal, as the probe finds it (pid, name, its wait's limit). */
+export type WaitingProcess = WaitingReader;
 
 export interface CallRunOptions {
   readonly capture: OutputCapture;
