@@ -80,7 +80,7 @@ export class Metrics {
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
     const metrics = this;
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
     for (const name of TOTAL_NAMED_GAUGES) this.registry.removeSingleMetric(name);
     this.calls = new Counter({
       name: 'jumpseat_calls_total',
