@@ -16,6 +16,16 @@ import {
   runFileText,
 } from './bash-errexit.ts';
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
+import {
+  keepingLastArg,
+  lastStatusAfterCall,
+  lastStatusAtPrompt,
+  lastStatusChoose,
+  lastStatusFileText,
+  lastStatusInstall,
+  lastStatusPosted,
+  lastStatusTracedStep,
+} from './bash-last-status.ts';
 import { quietInstall, quietNames, runUserAction } from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
 import {
@@ -54,7 +64,8 @@ const KEYWORD_ALIASES =
  * may disable any of them (`enable -n eval`); pre enables them again before anything the
  * user could see, so a command's `enable -n` of these lasts until its own call ends.
  */
-const NEEDED_BUILTINS = 'builtin printf read mapfile history set eval trap return unset . source';
+const NEEDED_BUILTINS =
+  'builtin printf read mapfile history set eval trap return unset . source true false';
 
 /**
  * pre's first step: the needed builtins back (through `builtin`, or through `enable` itself
@@ -155,7 +166,7 @@ function namesOf(context: DialectContext): string {
  * - the line starts with an assignment: after a parse error at end of input inside eval
  *   (`echo 'unterminated`), interactive bash misparses a `{` that opens the next line.
  */
-function integrationScript(context: DialectContext, runFile: string): string {
+function integrationScript(context: DialectContext, runFile: string, statusFile: string): string {
   const T = namesOf(context);
   const q = quietNames(T);
   const markText = (event: string, data: string) =>
@@ -213,14 +224,20 @@ ${T}_o=
 ${T}_ca=()
 ${T}_la=()
 ${T}_e0=()
-# pre's xtrace step before the command; the DEBUG dispatcher knows it as ours by its text
-# (an empty array of ours: no word), and the run file's verbose echo leaves it out.
-${T}_xp=${bashSingleQuote(`\\builtin set -x "\${${T}_e0[@]}";`)}
+# pre's xtrace step before the command, and the last status again after it; the DEBUG
+# dispatcher knows them as ours by their text (arrays of ours), and the run file's verbose
+# echo leaves them out.
+${T}_xp=${bashSingleQuote(`\\builtin set -x "\${${T}_e0[@]}"; ${lastStatusTracedStep(T)}`)}
 ${T}_x=
 ${T}_tm=${bashSingleQuote(trapMoves)}
 ${T}_ret=\${${T}_ret-}
-${quietInstall(T, { err: errTrapAction(T), debug: `${T}_d`, ret: `${T}_r` })}
-${T}_hook=${bashSingleQuote(`{ [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${traceOptionsAtPrompt(T)}; } 2>/dev/null`)}
+${lastStatusInstall(T, bashSingleQuote(statusFile))}
+${quietInstall(T, {
+  err: keepingLastArg(T, errTrapAction(T), `${T}_ul`),
+  debug: keepingLastArg(T, `${T}_d`, `${T}_dl`),
+  ret: keepingLastArg(T, `${T}_r`, `${T}_rl`),
+})}
+${T}_hook=${bashSingleQuote(`{ ${lastStatusAtPrompt(T)}; [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${traceOptionsAtPrompt(T)}; } 2>/dev/null`)}
 ${jobNoticesInstall(T)}
 ${traceOptionsInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
@@ -240,6 +257,7 @@ ${T}_h() {
   fi
 }
 ${T}_d() {
+  ${T}_dl=$_
   [[ \${FUNCNAME[1]-} == ${T}_* || -n \${${T}_o-} || \${BASH_COMMAND-} == *${T}_* ]] && builtin return 0
   ${errTrapWatchStep(T)}
   [[ -z \${${T}_dbg-} ]] || {
@@ -247,6 +265,7 @@ ${T}_d() {
   }
 }
 ${T}_r() {
+  ${T}_rl=$_
   # Not for our own functions, nor for the run file's end (back at the top level in a call).
   [[ \${FUNCNAME[1]-} == ${T}_* || ( \${#FUNCNAME[@]} == 1 && -n \${${T}_in-} ) ]] && builtin return 0
   ${runUserAction(T, `${T}_ret`)}
@@ -267,6 +286,7 @@ ${T}_pre() {
     ${T}_k=\${${T}_c%%$'\n'*} ${T}_c=\${${T}_c#*$'\n'}
   fi
   [[ -n $${T}_k ]] || builtin return 0
+  ${lastStatusChoose(T)}
   # The start mark before the command is marked taken: a mark that cannot be printed
   # (printf disabled) leaves it untaken, so the engine knows the command did not run.
   if ! ${mark('S', `"$${T}_k"`)}; then
@@ -282,7 +302,7 @@ ${T}_pre() {
 }
 ${T}_post() {
   \\unset -f builtin eval
-  ${T}_x=\${-//[^x]/} ${T}_o=
+  ${T}_x=\${-//[^x]/} ${T}_o= ${lastStatusAfterCall(T)}
   ${traceOptionsAfterCommand(T)}
   ${trapCaptureRead(T, `${T}_t`)}
   ${errexitAfterCommand(T)}
@@ -335,15 +355,27 @@ export const bashDialect: ShellDialect = {
   // The trap texts are the shell's to write (in its own directory): none is made here.
   async install(context: DialectContext): Promise<string> {
     // The command runs in a file of its own, sourced: see bash-errexit.ts.
-    const runFile = context.deliver('run.bash', runFileText(namesOf(context)));
-    const script = context.deliver('integration.bash', integrationScript(context, runFile));
+    const T = namesOf(context);
+    const runFile = context.deliver('run.bash', runFileText(T));
+    const statusFile = context.deliver('status.bash', lastStatusFileText(T));
+    const script = context.deliver(
+      'integration.bash',
+      integrationScript(context, runFile, statusFile),
+    );
     return ` . ${bashSingleQuote(script)}\n`;
   },
   // readline for a person: history, arrow keys, Tab. A leading space keeps them out of history.
   // `stty` runs as a job of the shell's own, so bash records the terminal's modes with echo
   // as wanted: it puts those back when a job ends by a signal (a Ctrl+C), and readline echoes
   // typed keys only when the terminal it finds echoes.
-  humanEditing: { on: ' set -o emacs; stty echo\n', off: ' set +o emacs; stty -echo\n' },
+  // Each line says it is ours, so the prompt hook keeps `$?` as the line before left it.
+  humanEditing(context: DialectContext) {
+    const posted = lastStatusPosted(namesOf(context));
+    return {
+      on: ` ${posted}; set -o emacs; stty echo\n`,
+      off: ` ${posted}; set +o emacs; stty -echo\n`,
+    };
+  },
   // Short on purpose: fewer bytes through the terminal (and through readline, should a human
   // have switched it on), so the per-call nonce travels in the command file instead. LF, not
   // CR, ends it: a command may have switched off the terminal's CR-to-LF (`stty -icrnl`).

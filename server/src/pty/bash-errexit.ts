@@ -57,6 +57,7 @@
  *   times where a terminal without an ERR trap shows it once.
  */
 
+import { lastStatusStep } from './bash-last-status.ts';
 import {
   deeperTrace,
   QUIET_FD,
@@ -116,14 +117,14 @@ function names(T: string) {
 export function errDispatcher(T: string): string {
   const n = names(T);
   const q = `${T}_uq`; // the failing status
-  const own = `${T}_uo`; // empty when the failure is the run file's own eval (the command's status)
+  const own = `${T}_uo`; // empty when the failure is the run file's own eval (the command's status), or its last-status step
   const fn = `${T}_uf`; // non-empty inside a function
   const errexit = `${T}_ux`; // `e` when the user's errexit is on
   const run = `${T}_ur`; // 1: the user's trap runs
   const quiet = quietNames(T).quiet; // 1: the action is quiet (bash-quiet-traps.ts)
   return [
-    `${q}=$? ${own}=\${BASH_COMMAND-} ${fn}=\${FUNCNAME[*]-} ${run}=0`,
-    `${own}=\${${own}##*"${T}_c-"*} ${fn}=\${${fn}//source/}`,
+    `${q}=$? ${T}_ul=$_ ${own}=\${BASH_COMMAND-} ${fn}=\${FUNCNAME[*]-} ${run}=0`,
+    `${own}=\${${own}##*"${T}_c"[-s]*} ${fn}=\${${fn}//source/}`,
     `${fn}=\${${fn}// /}`,
     // Outside a call bash decided already whether the trap fires: the user's trap just runs.
     `(( \${#${n.userTrap}} && \${#${own}} && ( !\${#${n.inCall}} || ( BASHPID != $$ && \${#${n.userErrtrace}} ) || ( BASHPID == $$ && !\${#${n.unwinding}} && ( \${#${n.userErrtrace}} || !\${#${fn}} ) ) ) )) && ${run}=1`,
@@ -171,6 +172,8 @@ export function runFileText(T: string): string {
     // The RETURN dispatcher stays from call to call: it is put back as pre chose it.
     `(( !\${#${T}_ret} )) || \\builtin trap -- "$${quietNames(T).returnAction}" RETURN`,
     verboseEcho(T),
+    // The last call's status as `$?` (bash-last-status.ts): nothing may run after it.
+    lastStatusStep(T),
     `\\builtin eval -- "\${${T}_c-}"`,
     '',
   ].join('\n');

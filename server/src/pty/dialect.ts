@@ -82,7 +82,7 @@ export interface ShellDialect {
    * arrow keys, completion) and off again for the agent; typed at the prompt, their echo and
    * the prompt they cause are hidden. Absent: the human types as the agent does.
    */
-  readonly humanEditing?: { readonly on: string; readonly off: string };
+  humanEditing?(context: DialectContext): { readonly on: string; readonly off: string };
   /**
    * The shell asks the terminal where its cursor is (`ESC [ 6 n`) and blocks until told:
    * the engine answers from the screen model, as the terminal a human watches would.

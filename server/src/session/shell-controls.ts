@@ -29,6 +29,8 @@ export interface ControlsParts {
   readonly output: ShellDisplay;
   readonly calls: CallLine;
   readonly dialect: ShellDialect;
+  /** The dialect's lines that switch line editing on and off for a human, if it has them. */
+  readonly editing: { readonly on: string; readonly off: string } | undefined;
   /** The agent's size: the shell's without a controller. */
   readonly agentSize: TerminalSize;
 }
@@ -149,7 +151,7 @@ export class ShellControls implements ControlledShell {
   }
 
   private async switchEditingNow(): Promise<void> {
-    const lines = this.parts.dialect.humanEditing;
+    const lines = this.parts.editing;
     if (!lines || !this.alive) return;
     // A person's own shell keeps its line editing, with or without someone at the controls.
     const wanted = () => this.host.human.controller !== null || this.host.personal;

@@ -99,6 +99,7 @@ export class Shell {
         output: this.output,
         calls: this.calls,
         dialect: options.dialect,
+        editing: options.dialect.humanEditing?.(context),
         agentSize: { cols: options.cols, rows: options.rows },
       },
       this.controlsHost(),

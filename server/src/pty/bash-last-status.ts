@@ -1,0 +1,118 @@
+/**
+ * What a command finds as `$?` and `$_` when it starts, and `$_` after a dispatcher ran.
+ *
+ * `$?`: what a command finds when it starts (issue 22.1: the shell keeps the meaning of
+ * what the agent wrote). At a terminal `$?` is the status of the line before: `make` in one
+ * call, `echo $?` in the next gives make's status. Between two calls the integration runs
+ * steps of its own, so the run file's last step before the command gives the status back: a
+ * simple command at the run file's top level, whose status is the last call's (or that of
+ * the last line a person typed at the prompt). It is never a failure that errexit or an ERR
+ * trap sees: the run file's top level is in the call line's `||` list (bash-errexit.ts), and
+ * - 0 and 1 are `builtin true ''` and `builtin false ''`;
+ * - any other status is a sourced file of one line, `builtin return "$N"` (a function's
+ *   `return` would fire the ERR trap under errtrace; a file sourced by `.` inherits the `||`).
+ * The step is named by an array, `"${cs[@]}" ''`, which pre sets only when the status changed.
+ * bash still runs the ERR trap for it (a trap set in a sourced file fires there), and the
+ * dispatcher takes a failure whose text names `<prefix>_c-` (the eval) or `<prefix>_cs` (this
+ * step, and the file's `return`) as the run file's own: nothing to stop, no trap of the user's.
+ *
+ * `$_`: bash sets it after every simple command to that command's last word, a trap's steps
+ * included, and does not give it back when the trap is done. So each dispatcher's action ends
+ * with a step whose last word is `$_` as the dispatcher found it (keepingLastArg): a command's
+ * `false; echo "$_"` shows `false`, not the ERR dispatcher's text (nor `__js…_d` under a DEBUG
+ * trap). A terminal with a trap of the user's would show the last word of that trap instead.
+ *
+ * Not kept, and written down: `$_` from one call to the next (bash sets it to the text of
+ * `eval` when the command's eval ends, before any step of ours could read it: the command
+ * finds it empty, never a word of the wrapper); and PIPESTATUS beyond one element (it is
+ * `($?)`).
+ */
+
+/** The names, all `<prefix>_…` (the integration's per-shell prefix). */
+function names(T: string) {
+  return {
+    /** The status the next command finds as `$?`. */
+    last: `${T}_csl`,
+    /** The status the step is chosen for. */
+    chosen: `${T}_lc`,
+    /** The step, as the words of a simple command. */
+    step: `${T}_cs`,
+    /** The file that returns any other status. */
+    file: `${T}_rsf`,
+    /** `$?` as the prompt hook found it. */
+    atPrompt: `${T}_lq`,
+    /** 1 from post until the next prompt: the status is the call's. */
+    posted: `${T}_lp`,
+  };
+}
+
+/**
+ * A dispatcher's trap `action`, and after it `$_` as the trap found it: the dispatcher's first
+ * step saved it in `saved` (an assignment, which bash does not count as a simple command's last
+ * word). `printf -v` cannot fail, and is enabled again by pre in every call.
+ */
+export function keepingLastArg(T: string, action: string, saved: string): string {
+  return `${action}; \\builtin printf -v ${T}_y %s "\${${saved}-}"`;
+}
+
+/** The file sourced to give a status other than 0 or 1 (no reserved word: aliases apply). */
+export function lastStatusFileText(T: string): string {
+  return `\\builtin return "\${${names(T).last}-0}"\n`;
+}
+
+/** Top level of the integration script: every variable set (a repair keeps the status). */
+export function lastStatusInstall(T: string, file: string): string {
+  const n = names(T);
+  return `${n.last}=\${${n.last}-0}
+${n.chosen}=
+${n.posted}=
+${n.step}=(builtin true)
+${n.file}=${file}`;
+}
+
+/** In pre, after the needed builtins are back: the step for the status to give. */
+export function lastStatusChoose(T: string): string {
+  const n = names(T);
+  return `[[ \${${n.last}-0} == "\${${n.chosen}-}" ]] || {
+    ${n.chosen}=\${${n.last}-0}
+    case $${n.chosen} in
+      0) ${n.step}=(builtin true) ;;
+      1) ${n.step}=(builtin false) ;;
+      *) ${n.step}=(. "$${n.file}") ;;
+    esac
+  }`;
+}
+
+/** The run file's step right before the command's `eval`. */
+export function lastStatusStep(T: string): string {
+  return `"\${${names(T).step}[@]}" ''`;
+}
+
+/**
+ * The same step for a call with xtrace, which pre's `set -x` in front of the command would
+ * make 0: once more after it, in a group whose trace goes nowhere (bash traces no `{`).
+ */
+export function lastStatusTracedStep(T: string): string {
+  return `{ ${lastStatusStep(T)}; } 2>/dev/null;`;
+}
+
+/** A step that says the line it is in is ours: the prompt hook after it keeps the status. */
+export function lastStatusPosted(T: string): string {
+  return `${names(T).posted}=1`;
+}
+
+/** In post: the call's status (`${T}_s`, known by then). */
+export function lastStatusAfterCall(T: string): string {
+  const n = names(T);
+  return `${n.last}=$${T}_s ${n.posted}=1`;
+}
+
+/**
+ * The prompt hook's first steps: `$?` as bash gives it to every prompt command, taken as the
+ * status of a line post did not end: one a person typed, or a call line a `set -u` error
+ * abandoned (bash then gives 1, as the call's result says).
+ */
+export function lastStatusAtPrompt(T: string): string {
+  const n = names(T);
+  return `${n.atPrompt}=$?; [[ -n \${${n.posted}-} ]] && ${n.posted}= || ${n.last}=$${n.atPrompt}`;
+}
