@@ -90,3 +90,34 @@ describe.skipIf(PWSH === null)('the deadline', () => {
     }
   });
 });
+
+describe.skipIf(PWSH === null)('pwsh: $?, $^ and $$ as the line before left them', () => {
+  beforeAll(() => {
+    engine = startPwshEngine({ flags: ['--timeout-ms', '20000'] });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  /** Calls before the last, the last, and its exact result: on a fresh agent's shell. */
+  const rows: [string[], string, string][] = [
+    // pwsh sets `$^` and `$$` from the line it read before: never the call line's words.
+    [[], '"[$^] [$$]"', '[] []'],
+    [['Write-Output a b'], '"[$^] [$$]"', '[Write-Output] [b]'],
+    [['Write-Output "x y" # a comment'], '"[$^] [$$]"', '[Write-Output] [x y]'],
+    [['$x = 1; $x'], '"[$^] [$$]"', '[$x] [$x]'],
+    [["bash -c 'exit 3'"], '"$? $LASTEXITCODE"', 'False 3'],
+    [["bash -c 'exit 3'", '$?'], '$?', 'True'],
+    [['throw "boom"'], '$?', 'False'],
+    [['Write-Output ok'], '$?', 'True'],
+    // Giving `$?` back records no error.
+    [["bash -c 'exit 3'"], '$Error.Count', '0'],
+  ];
+  for (const [before, last, result] of rows) {
+    it(`${before.join(' ⏎ ')} ⏎ ${last}`, async () => {
+      const agent = `pwsh-last-${++agents}`;
+      for (const text of before) await engine.call(text, agent);
+      expect(await engine.call(last, agent)).toBe(result);
+    });
+  }
+});

@@ -109,12 +109,18 @@ function global:__jumpseat_state {
   $global:__jumpseat = @{
     n = '${context.nonce}'; file = ${file}; taken = ${psQuote(context.takenFile)}
     callLine = ${psQuote(CALL_LINE)}; installLine = ${psQuote(installLine.trim())}
-    pending = $false; posted = $false; status = 0; call = ''; command = ''
+    pending = $false; posted = $false; status = 0; call = ''; command = ''; failed = $false
+    script = ${psQuote(script)}
     exitRef = $null; errorRef = $null; parseError = $null; userPrompt = $null; prompt = $null
     user = $null
     # Dot-sourced by the call line, so it sets no variable (it runs at global scope). Hidden
     # from the debugger: once the command switched tracing on, no step of this shows.
-    run = { ${HIDDEN} . $global:__jumpseat.user; Microsoft.PowerShell.Core\\Set-PSDebug -Off; __jumpseat_post }
+    # \`$?\` as the line before left it: false after a failure (an error it ignores sets it).
+    run = {
+      ${HIDDEN}
+      if ($global:__jumpseat.failed) { Microsoft.PowerShell.Utility\\Write-Error -Message '?' -ErrorAction Ignore }
+      . $global:__jumpseat.user; Microsoft.PowerShell.Core\\Set-PSDebug -Off; __jumpseat_post
+    }
     tty = [IO.FileStream]::new('/dev/tty', [IO.FileMode]::Open, [IO.FileAccess]::Write)
   }
   $global:__jumpseat
@@ -125,6 +131,7 @@ function global:__jumpseat_pre {
   $j = __jumpseat_state
   $text = [IO.File]::ReadAllText($j.file, [Text.UTF8Encoding]::new($false))
   $text = $text.Substring(0, $text.IndexOf([char]0))
+  ${lastTokens('$j')}
   $nl = $text.IndexOf("\`n")
   $j.call = $text.Substring(0, $nl)
   [IO.File]::WriteAllText($j.taken, $j.call)
@@ -162,6 +169,7 @@ function global:__jumpseat_post {
 }
 function global:prompt {
   ${HIDDEN}
+  $ok = $?
   # After a terminating error the command's tracing is still on, and post never ran.
   Microsoft.PowerShell.Core\\Set-PSDebug -Off
   $j = __jumpseat_state
@@ -191,12 +199,15 @@ function global:prompt {
     $s = if ($j.posted) { $j.status }
       elseif ($n -and $n -cne 'System.Management.Automation.PipelineStoppedException') { 1 }
       else { 130 }
+    $j.failed = $s -ne 0
     # The pipeline did not finish (post never ran): stopped or failed, as far as pwsh can tell.
     $s = if ($j.posted) { "$s" } else { "$s;U" }
     # Recorded before the mark, as bash's post does: pwsh seen reading its terminal from here
     # on is at its prompt with the end mark on its way, never a command waiting for input.
     try { [IO.File]::WriteAllText($j.taken, "$($j.call);$s") } catch { }
     ${mark('E', '$($j.call);$s')}
+  } else {
+    $j.failed = -not $ok
   }
   ${mark('A', '')}
   $text = $null
@@ -217,6 +228,31 @@ function global:prompt {
   ${mark('R', '$PID')}
 }
 `;
+}
+
+/**
+ * In pre, before the call's command is read: pwsh has just set \`$^\` and \`$$\` (the first and
+ * last token of the line before) from the call line, or from the install line at the first
+ * call: words of the wrapper. They become those of the command before, as if it had been
+ * typed (a string token's value, as pwsh gives it; comments and line ends skipped), or none
+ * before the first. A line a person typed at the prompt keeps what pwsh gave.
+ */
+function lastTokens(j: string): string {
+  return `$first = \${global:^}; $last = \${global:$}
+  if (($first -ceq '__jumpseat_pre' -and $last -ceq '$__jumpseat_sb') -or ($first -ceq '.' -and $last -ceq ${j}.script)) {
+    $first = $last = $null
+    if (${j}.command) {
+      $tokens = $null
+      $null = [System.Management.Automation.Language.Parser]::ParseInput(${j}.command, [ref]$tokens, [ref]$null)
+      foreach ($k in $tokens) {
+        if ("$($k.Kind)" -cin 'NewLine', 'EndOfInput', 'Comment', 'LineContinuation') { continue }
+        $v = if ($k.GetType().Name -clike 'String*Token') { $k.Value } else { $k.Text }
+        if ($null -eq $first) { $first = $v }
+        $last = $v
+      }
+    }
+    \${global:^} = $first; \${global:$} = $last
+  }`;
 }
 
 /** A pwsh dialect running the PowerShell 7 executable at `executable`. */
