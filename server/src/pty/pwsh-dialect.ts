@@ -235,10 +235,13 @@ function global:prompt {
  * last token of the line before) from the call line, or from the install line at the first
  * call: words of the wrapper. They become those of the command before, as if it had been
  * typed (a string token's value, as pwsh gives it; comments and line ends skipped), or none
- * before the first. A line a person typed at the prompt keeps what pwsh gave.
+ * before the first. A line a person typed at the prompt keeps what pwsh gave. A command that
+ * made either read-only keeps it as it is.
  */
 function lastTokens(j: string): string {
-  return `$first = \${global:^}; $last = \${global:$}
+  // In a try: a command may have made either read-only, or removed it under strict mode.
+  return `try {
+  $first = \${global:^}; $last = \${global:$}
   if (($first -ceq '__jumpseat_pre' -and $last -ceq '$__jumpseat_sb') -or ($first -ceq '.' -and $last -ceq ${j}.script)) {
     $first = $last = $null
     if (${j}.command) {
@@ -252,7 +255,8 @@ function lastTokens(j: string): string {
       }
     }
     \${global:^} = $first; \${global:$} = $last
-  }`;
+  }
+  } catch { }`;
 }
 
 /** A pwsh dialect running the PowerShell 7 executable at `executable`. */
