@@ -48,6 +48,9 @@ describe('$? at the start of a call is the last call status, as at a terminal', 
     [['set -e', '(exit 4)'], 'true; echo $?', '0'],
     [['set -u', 'echo $nope'], 'echo $?', '1'],
     // With xtrace the status comes after pre's `set -x`, and nothing of it is traced.
+    // A RETURN trap does not fire for the step (found by the fuzz, seed 58001).
+    [['set -eE; trap "echo R" RETURN', '(exit 3); echo after'], 'echo ok $?', 'ok 3'],
+    [['set -T; trap "echo D" DEBUG', '(exit 4)'], 'echo $?', 'D\n4'],
     [['set -x', 'false'], 'echo $?', '+ echo 1\n1'],
     [['set -x', '(exit 5)'], 'echo $? ${PIPESTATUS[@]}', '+ echo 5 5\n5 5'],
     [['set -v', 'false'], 'echo $?', 'echo $?\n1'],

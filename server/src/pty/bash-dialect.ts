@@ -21,7 +21,6 @@ import {
   lastStatusAfterCall,
   lastStatusAtPrompt,
   lastStatusChoose,
-  lastStatusFileText,
   lastStatusInstall,
   lastStatusPosted,
   lastStatusTracedStep,
@@ -166,7 +165,7 @@ function namesOf(context: DialectContext): string {
  * - the line starts with an assignment: after a parse error at end of input inside eval
  *   (`echo 'unterminated`), interactive bash misparses a `{` that opens the next line.
  */
-function integrationScript(context: DialectContext, runFile: string, statusFile: string): string {
+function integrationScript(context: DialectContext, runFile: string): string {
   const T = namesOf(context);
   const q = quietNames(T);
   const markText = (event: string, data: string) =>
@@ -231,7 +230,7 @@ ${T}_xp=${bashSingleQuote(`\\builtin set -x "\${${T}_e0[@]}"; ${lastStatusTraced
 ${T}_x=
 ${T}_tm=${bashSingleQuote(trapMoves)}
 ${T}_ret=\${${T}_ret-}
-${lastStatusInstall(T, bashSingleQuote(statusFile))}
+${lastStatusInstall(T)}
 ${quietInstall(T, {
   err: keepingLastArg(T, errTrapAction(T), `${T}_ul`),
   debug: keepingLastArg(T, `${T}_d`, `${T}_dl`),
@@ -357,11 +356,7 @@ export const bashDialect: ShellDialect = {
     // The command runs in a file of its own, sourced: see bash-errexit.ts.
     const T = namesOf(context);
     const runFile = context.deliver('run.bash', runFileText(T));
-    const statusFile = context.deliver('status.bash', lastStatusFileText(T));
-    const script = context.deliver(
-      'integration.bash',
-      integrationScript(context, runFile, statusFile),
-    );
+    const script = context.deliver('integration.bash', integrationScript(context, runFile));
     return ` . ${bashSingleQuote(script)}\n`;
   },
   // readline for a person: history, arrow keys, Tab. A leading space keeps them out of history.

@@ -9,12 +9,16 @@
  * the last line a person typed at the prompt). It is never a failure that errexit or an ERR
  * trap sees: the run file's top level is in the call line's `||` list (bash-errexit.ts), and
  * - 0 and 1 are `builtin true ''` and `builtin false ''`;
- * - any other status is a sourced file of one line, `builtin return "$N"` (a function's
- *   `return` would fire the ERR trap under errtrace; a file sourced by `.` inherits the `||`).
+ * - any other status is a function of ours that `return`s it (not a sourced file: bash runs
+ *   the RETURN trap when a sourced file ends, and the RETURN dispatcher skips only functions
+ *   of ours).
  * The step is named by an array, `"${cs[@]}" ''`, which pre sets only when the status changed.
- * bash still runs the ERR trap for it (a trap set in a sourced file fires there), and the
- * dispatcher takes a failure whose text names `<prefix>_c-` (the eval) or `<prefix>_cs` (this
- * step, and the file's `return`) as the run file's own: nothing to stop, no trap of the user's.
+ * bash still runs the ERR trap for it (a trap set in a sourced file fires there, and in the
+ * function under errtrace), and the dispatcher takes a failure whose text names `<prefix>_c-`
+ * (the eval) or `<prefix>_cs` (this step, and the function's `return`) as the run file's own:
+ * nothing to stop, no trap of the user's. The function is called at the top level: a low
+ * FUNCNEST allows it (though with functrace on, a DEBUG trap and a FUNCNEST of 1, bash refuses
+ * the DEBUG dispatcher inside it, as inside any function the user calls).
  *
  * `$_`: bash sets it after every simple command to that command's last word, a trap's steps
  * included, and does not give it back when the trap is done. So each dispatcher's action ends
@@ -37,8 +41,8 @@ function names(T: string) {
     chosen: `${T}_lc`,
     /** The step, as the words of a simple command. */
     step: `${T}_cs`,
-    /** The file that returns any other status. */
-    file: `${T}_rsf`,
+    /** The function that returns any other status. */
+    give: `${T}_csg`,
     /** `$?` as the prompt hook found it. */
     atPrompt: `${T}_lq`,
     /** 1 from post until the next prompt: the status is the call's. */
@@ -55,19 +59,14 @@ export function keepingLastArg(T: string, action: string, saved: string): string
   return `${action}; \\builtin printf -v ${T}_y %s "\${${saved}-}"`;
 }
 
-/** The file sourced to give a status other than 0 or 1 (no reserved word: aliases apply). */
-export function lastStatusFileText(T: string): string {
-  return `\\builtin return "\${${names(T).last}-0}"\n`;
-}
-
 /** Top level of the integration script: every variable set (a repair keeps the status). */
-export function lastStatusInstall(T: string, file: string): string {
+export function lastStatusInstall(T: string): string {
   const n = names(T);
   return `${n.last}=\${${n.last}-0}
 ${n.chosen}=
 ${n.posted}=
 ${n.step}=(builtin true)
-${n.file}=${file}`;
+${n.give}() { \\builtin return "\${${n.last}-0}"; }`;
 }
 
 /** In pre, after the needed builtins are back: the step for the status to give. */
@@ -78,7 +77,7 @@ export function lastStatusChoose(T: string): string {
     case $${n.chosen} in
       0) ${n.step}=(builtin true) ;;
       1) ${n.step}=(builtin false) ;;
-      *) ${n.step}=(. "$${n.file}") ;;
+      *) ${n.step}=(${n.give}) ;;
     esac
   }`;
 }
