@@ -106,6 +106,10 @@ const cases: [string, string, string][] = [
   // `trap` disabled by the command: the call line's own steps that use it must not end the
   // shell under set -e, nor take the ERR trap for removed.
   ['set -e; trap "echo T" ERR', 'enable -n trap; false; echo no', 'T\n[exit code: 1]'],
+  // POSIX mode shows an unset trap as `trap -- - ERR`: no trap, not an action named `-`
+  // (found by the fuzz, seed 58001, case 2424 after case 2407).
+  ['set -o posix; trap "echo T" ERR', 'trap - ERR; set +o posix; false; echo after', 'after'],
+  ['set -o posix; trap "echo T" ERR', 'trap - ERR; false; echo after', 'after'],
 ];
 
 describe('a call stops where a bash script stops, with the script output and status', () => {

@@ -179,13 +179,15 @@ function integrationScript(context: DialectContext, runFile: string): string {
     ${T}_pp=\${PS1-} ${T}_pp=$${T}_p1\${${T}_pp//"$${T}_p1"/}
     builtin printf -v PS1 %s "\${${T}_pp//"$${T}_p2"/}$${T}_p2" || ${T}_y=
   fi`;
-  // The call line saved `trap -p` (inside a function bash shows no DEBUG or RETURN trap).
+  // The call line saved `trap -p` (inside a function bash shows no DEBUG or RETURN trap; in
+  // POSIX mode it shows an unset one as `trap -- - SIG`, which is no trap).
   const moveTrap = (
     signal: string,
     dispatcher: string,
     action: string,
   ) => `${T}_l=\${${T}_l${signal}%$'\\n'}
-  if [[ $${T}_l == "trap -- "*" ${signal}" && $${T}_l != "trap -- '${dispatcher}' ${signal}" && $${T}_l != "trap -- - ${signal}" ]]; then
+  [[ $${T}_l != "trap -- - ${signal}" ]] || ${T}_l=
+  if [[ $${T}_l == "trap -- "*" ${signal}" && $${T}_l != "trap -- '${dispatcher}' ${signal}" ]]; then
     ${T}_l=\${${T}_l#trap -- }
     \\builtin eval "${action}=\${${T}_l% ${signal}}"
     \\builtin trap -- "${dispatcher}" ${signal}

@@ -279,7 +279,9 @@ export function errexitAfterCommand(T: string): string {
  */
 export function errTrapMove(T: string, shown: string): string {
   const n = names(T);
+  // In POSIX mode `trap -p` shows an unset trap as `trap -- - ERR`: no trap.
   return `${T}_l=\${${shown}%$'\\n'}
+  [[ $${T}_l != "trap -- - ERR" ]] || ${T}_l=
   if [[ $${T}_l != "trap -- '$${n.trapAction}' ERR" ]]; then
     ${n.userTrap}=
     if [[ $${T}_l == "trap -- "*" ERR" ]]; then
