@@ -131,6 +131,19 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     expect(await screenOf(agent)).not.toMatch(/[0-9A-F]{32}/);
   });
 
+  it("numbers the command's lines from 1, as a script does (`bash -c` gives the same lines)", async () => {
+    const agent = await shellWithState();
+    expect(await engine.call('echo $LINENO', agent)).toBe('1');
+    expect(await engine.call('echo a\necho $LINENO', agent)).toBe('a\n2');
+    expect(await engine.call('if true; then echo x', agent)).toBe(
+      'bash: eval: line 2: syntax error: unexpected end of file\n[exit code: 2]',
+    );
+    expect(await engine.call('echo a\nfi', agent)).toBe(
+      "a\nbash: eval: line 2: syntax error near unexpected token `fi'\nbash: eval: line 2: `fi'\n[exit code: 2]",
+    );
+    await expectStateKept(agent);
+  });
+
   it('lets a read with a short time limit give up, as at a terminal, and calls a long one waiting', async () => {
     const agent = await shellWithState();
     // `read -t` waits in a select that returns by itself: not yet a program waiting for input.

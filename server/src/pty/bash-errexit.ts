@@ -157,13 +157,15 @@ export function errTrapAction(T: string): string {
 }
 
 /**
- * The run file, sourced by the call line. Parsed line by line as it runs, so with the
- * command's own aliases: no reserved word. The eval is its last line (after it, xtrace may
- * be on); the call line captures the traps the command set.
+ * The run file, sourced by the call line. Parsed as it runs, so with the command's own
+ * aliases: no reserved word. The eval is its last step (after it, xtrace may be on); the call
+ * line captures the traps the command set. One line: bash numbers the lines of an `eval`'d
+ * text from the line the eval is on, so the command's line 1 is line 1 in its own syntax
+ * errors (`bash: eval: line 1: …`) and in `$LINENO`, as in a script.
  */
 export function runFileText(T: string): string {
   const n = names(T);
-  return [
+  return `${[
     // The call line removed it: see errTrapAroundRun.
     `\\builtin trap -- "$${n.trapAction}" ERR`,
     // A sourced file starts without the DEBUG trap unless functrace is on. The DEBUG
@@ -175,8 +177,7 @@ export function runFileText(T: string): string {
     // The last call's status as `$?` (bash-last-status.ts): nothing may run after it.
     lastStatusStep(T),
     `\\builtin eval -- "\${${T}_c-}"`,
-    '',
-  ].join('\n');
+  ].join('; ')}\n`;
 }
 
 /**
