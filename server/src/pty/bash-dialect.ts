@@ -13,6 +13,7 @@ import {
   errTrapAroundRun,
   errTrapMove,
   errTrapWatchStep,
+  runFileSteps,
   runFileText,
 } from './bash-errexit.ts';
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
@@ -63,8 +64,7 @@ const KEYWORD_ALIASES =
  * may disable any of them (`enable -n eval`); pre enables them again before anything the
  * user could see, so a command's `enable -n` of these lasts until its own call ends.
  */
-const NEEDED_BUILTINS =
-  'builtin printf read mapfile history set eval trap return unset . source true false';
+const NEEDED_BUILTINS = 'builtin printf read mapfile history set eval trap return unset . source';
 
 /**
  * pre's first step: the needed builtins back (through `builtin`, or through `enable` itself
@@ -135,8 +135,9 @@ function namesOf(context: DialectContext): string {
  *   trap unwinds it where errexit would end the shell: see bash-errexit.ts. (A function
  *   named `eval`, like one named `builtin`, is removed by pre and post.)
  * - **set -x, DEBUG and RETURN traps.** pre and post switch xtrace off inside `{ …; }
- *   2>/dev/null` and the command switches it back on first; PS4 gets an invisible first
- *   character for the command, so the trace shows one `+` as at a terminal, not eval's two.
+ *   2>/dev/null` and the command switches it back on first; in a call that may trace, PS4
+ *   gets an invisible first character for the command, so the trace shows one `+` as at a
+ *   terminal, not eval's two (a PS4 the command sets itself shows once per level: `XXX`).
  *   A DEBUG or RETURN trap a command sets is moved behind a dispatcher that skips the
  *   integration's own steps, so it fires for the command's commands only. In a call with
  *   xtrace the dispatchers' own steps trace nowhere (bash-quiet-traps.ts).
@@ -232,12 +233,28 @@ ${T}_xp=${bashSingleQuote(`\\builtin set -x "\${${T}_e0[@]}"; ${lastStatusTraced
 ${T}_x=
 ${T}_tm=${bashSingleQuote(trapMoves)}
 ${T}_ret=\${${T}_ret-}
+${T}_rx=
 ${lastStatusInstall(T)}
 ${quietInstall(T, {
-  err: keepingLastArg(T, errTrapAction(T), `${T}_ul`),
+  err: errTrapAction(T),
   debug: keepingLastArg(T, `${T}_d`, `${T}_dl`),
   ret: keepingLastArg(T, `${T}_r`, `${T}_rl`),
 })}
+# Steps pre and post take only in some calls, as text they \`eval\` then (bash copies a
+# function's whole body at each call). PS4 gets an invisible first character in a call that
+# may trace (see the notes above), and post puts it back as it was.
+${T}_4p=${bashSingleQuote(`${T}_4u=\${PS4-} ${T}_4s=\${PS4+set}
+${writable('PS4')} && builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4`)}
+${T}_4x=${bashSingleQuote(`if [[ \${PS4-} == "$${T}_4m" && ${writableTerm('PS4')} ]]; then
+  if [[ -n \${${T}_4s-} ]]; then builtin printf -v PS4 %s "\${${T}_4u-}" || ${T}_y=; else builtin unset PS4 || ${T}_y=; fi
+fi`)}
+${T}_ua=${bashSingleQuote(`builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=`)}
+${T}_hc=${bashSingleQuote(`${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:+$HISTCONTROL:}ignorespace"`)}
+# post's steps when the hook is gone, as text it \`eval\`s then (bash copies a function's whole
+# body at each call).
+${T}_hb=${bashSingleQuote(`if ! { ${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; }; then
+  ${restoreMarks}
+fi`)}
 ${T}_hook=${bashSingleQuote(`{ ${lastStatusAtPrompt(T)}; [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${traceOptionsAtPrompt(T)}; } 2>/dev/null`)}
 ${jobNoticesInstall(T)}
 ${traceOptionsInstall(T)}
@@ -280,6 +297,7 @@ ${T}_pre() {
     ${mark('X', '""')}
     builtin return 0
   fi
+  ${T}_rx=
   # The nonce's line, then the command as it is (no NUL in it: bash holds none).
   builtin mapfile -d '' -n 1 ${T}_ca <"$${T}_f" || ${T}_ca=()
   ${T}_c=\${${T}_ca[0]-} ${T}_k=
@@ -296,10 +314,11 @@ ${T}_pre() {
   fi
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k" 1<>"$${T}_g"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
-  ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} ${T}_4m=
-  ${writable('PS4')} && builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4
+  ${T}_4m=
   [[ -z $${T}_x ]] || ${T}_c=$${T}_xp$${T}_c
   ${errexitBeforeCommand(T)}
+  [[ -z $${T}_xt ]] || builtin eval -- "$${T}_4p"
+  ${runFileSteps(T)}
 }
 ${T}_post() {
   \\unset -f builtin eval
@@ -308,20 +327,15 @@ ${T}_post() {
   ${trapCaptureRead(T, `${T}_t`)}
   ${errexitAfterCommand(T)}
   ${T}_c=
-  if (( \${#BASH_ALIASES[@]} )); then builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=; fi
+  (( ! \${#BASH_ALIASES[@]} )) || builtin eval -- "$${T}_ua"
   case :\${HISTCONTROL-}: in
     *:ignorespace:* | *:ignoreboth:*) ;;
-    *) ${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:+$HISTCONTROL:}ignorespace" ;;
+    *) builtin eval -- "$${T}_hc" ;;
   esac
-  if [[ -n \${${T}_4m-} && \${PS4-} == "$${T}_4m" && ${writableTerm('PS4')} ]]; then
-    if [[ -n \${${T}_4s-} ]]; then builtin printf -v PS4 %s "\${${T}_4u-}" || ${T}_y=; else builtin unset PS4 || ${T}_y=; fi
-  fi
+  [[ -z \${${T}_4m-} ]] || builtin eval -- "$${T}_4x"
   # The hook runs after every other prompt command and puts the marks back. Where it cannot
   # be put back (a read-only PROMPT_COMMAND), post puts them back itself.
-  if [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} != "$${T}_hook" ]] &&
-    ! { ${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; }; then
-    ${restoreMarks}
-  fi
+  [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} == "$${T}_hook" ]] || builtin eval -- "$${T}_hb"
   # (\`X\`: \`trap\` was disabled by the command, \`enable -n trap\`: the traps are as they were.)
   ${trapsUnchanged(T)} || [[ $${T}_lt == X ]] ||
     builtin eval -- "\${${T}_tm-}"
