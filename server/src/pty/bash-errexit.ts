@@ -127,7 +127,7 @@ export function errDispatcher(T: string): string {
   const errexit = `${T}_ux`; // `e` when the user's errexit is on
   const run = `${T}_ur`; // 1: the user's trap runs
   const quiet = quietNames(T).quiet; // 1: the action is quiet (bash-quiet-traps.ts)
-  // The status, `$_` and the failing command were taken by the prelude (errDispatcherPrelude).
+  // The status and the failing command were taken by the prelude (errDispatcherPrelude).
   return [
     `${fn}=\${FUNCNAME[*]-} ${run}=0`,
     `${fn}=\${${fn}//source/}`,
@@ -152,13 +152,13 @@ export function errDispatcher(T: string): string {
 }
 
 /**
- * What the ERR trap `eval`s first: the failing status, `$_` and the failing command, then the
+ * What the ERR trap `eval`s first: the failing status and the failing command, then the
  * dispatcher only when it has something to do. bash parses an `eval`'d text each time, and the
- * dispatcher's 900 bytes cost about as much as the rest of a call (1.7 million instructions),
+ * dispatcher's 900 bytes cost two thirds of a whole call's work (1.7 million instructions),
  * once for each failing command of a call and for the step that gives the next call its `$?`
  * (bash-last-status.ts). It has nothing to do for a failure of the run file's own (its eval,
  * whose status is the command's, or that step: the text names `<prefix>_c-` or `<prefix>_cs`),
- * nor without errexit and a trap of the user's.
+ * nor when neither errexit nor a trap of the user's is on.
  */
 export function errDispatcherPrelude(T: string): string {
   const n = names(T);
@@ -202,7 +202,7 @@ export function runFileText(T: string): string {
 
 /**
  * At the end of pre: the run file's steps this call needs, as text the run file `eval`s at
- * its top level (`${T}_rx`, emptied first thing in pre).
+ * its top level (`${T}_rx`, which pre empties before it reads the command).
  * - A sourced file starts without the DEBUG trap unless functrace is on. The DEBUG dispatcher
  *   runs for a trap of the user's, and for the ERR trap watch.
  * - The RETURN dispatcher stays from call to call: it is put back as pre chose it.
