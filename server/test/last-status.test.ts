@@ -4,20 +4,13 @@
  * options and traps are set, and `$_` never holds a word of the wrapper. Each row runs on a
  * fresh agent's shell: the calls before the last, then the last, whose result is exact.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { liveShellOf, startEngine, type TestEngine } from './support/engine.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { liveShellOf, sharedEngine } from './support/engine.ts';
 import { shellAtPrompt } from './support/host-processes.ts';
 import { until } from './support/until.ts';
 
-let engine: TestEngine;
+const engine = sharedEngine({ flags: ['--timeout-ms', '15000'] });
 let agents = 0;
-
-beforeAll(() => {
-  engine = startEngine({ flags: ['--timeout-ms', '15000'] });
-});
-afterAll(async () => {
-  await engine.close();
-});
 
 /** Calls before the last (their results not asserted), the last, and its exact result. */
 type Row = [before: string[], last: string, result: string];
