@@ -13,7 +13,7 @@ const engine = sharedEngine({ flags: ['--timeout-ms', '15000'] });
 let agents = 0;
 
 /** Text only the wrapper could produce. */
-const WRAPPER_TEXT = /__js[0-9a-f]{8}_|7717;|\\builtin |builtin eval|99>&/;
+const WRAPPER_TEXT = /__js[0-9a-f]+_|7717;|\\builtin |builtin eval|99>&/;
 
 type Step = readonly [command: string, answer: string];
 
