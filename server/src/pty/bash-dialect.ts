@@ -28,6 +28,7 @@ import {
 } from './bash-last-status.ts';
 import { quietInstall, quietNames, runUserAction } from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
+import { rareStep, rareStepsInstall } from './bash-rare-steps.ts';
 import {
   traceOptionsAfterCommand,
   traceOptionsAtPrompt,
@@ -40,6 +41,7 @@ import {
   trapSplit,
   trapsUnchanged,
 } from './bash-trap-capture.ts';
+import { writable, writableTerm } from './bash-writable.ts';
 import {
   type DialectContext,
   type ShellDialect,
@@ -82,25 +84,6 @@ function enableNeeded(brokenMark: string): string {
     ${brokenMark}
     builtin return 0
   }`;
-}
-
-/**
- * A `[[ ]]` that holds when the variable `name` may be set through `printf -v`. That builtin
- * only fails on a read-only variable, but under `set -e` bash then ends the shell, even in a
- * function called in a `||` list; so under `set -e` the variable is asked first, without
- * failing under `set -u`: `${x[@]@a}` shows a read-only variable declared with no value, or
- * one with values; `${x@a}` an empty read-only array, asked only without `set -u` (where it
- * would be an unbound variable). Not seen: an empty read-only array under `set -eu`: the
- * shell then ends there, and the engine starts a new one, as for any shell a command ended.
- */
-function writable(name: string): string {
-  return `[[ ${writableTerm(name)} ]]`;
-}
-
-/** writable's condition, to join to another inside one `[[ ]]`. Without `set -e` a failed
- *  `printf -v` is harmless, and nothing else needs asking. */
-function writableTerm(name: string): string {
-  return `( $- != *e* || ( \${${name}[@]@a} != *r* && ( $- == *u* || \${${name}@a} != *r* ) ) )`;
 }
 
 /** The prefix of every name the integration defines in a shell: random per shell. */
@@ -180,6 +163,7 @@ function integrationScript(context: DialectContext, runFile: string): string {
     ${T}_pp=\${PS1-} ${T}_pp=$${T}_p1\${${T}_pp//"$${T}_p1"/}
     builtin printf -v PS1 %s "\${${T}_pp//"$${T}_p2"/}$${T}_p2" || ${T}_y=
   fi`;
+  const rare = { keywordAliases: KEYWORD_ALIASES, hookIndex: HOOK_INDEX, restoreMarks };
   // The call line saved `trap -p` (inside a function bash shows no DEBUG or RETURN trap; in
   // POSIX mode it shows an unset one as `trap -- - SIG`, which is no trap).
   const moveTrap = (
@@ -240,21 +224,7 @@ ${quietInstall(T, {
   debug: keepingLastArg(T, `${T}_d`, `${T}_dl`),
   ret: keepingLastArg(T, `${T}_r`, `${T}_rl`),
 })}
-# Steps pre and post take only in some calls, as text they \`eval\` then (bash copies a
-# function's whole body at each call). PS4 gets an invisible first character in a call that
-# may trace (see the notes above), and post puts it back as it was.
-${T}_4p=${bashSingleQuote(`${T}_4u=\${PS4-} ${T}_4s=\${PS4+set}
-${writable('PS4')} && builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4`)}
-${T}_4x=${bashSingleQuote(`if [[ \${PS4-} == "$${T}_4m" && ${writableTerm('PS4')} ]]; then
-  if [[ -n \${${T}_4s-} ]]; then builtin printf -v PS4 %s "\${${T}_4u-}" || ${T}_y=; else builtin unset PS4 || ${T}_y=; fi
-fi`)}
-${T}_ua=${bashSingleQuote(`builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=`)}
-${T}_hc=${bashSingleQuote(`${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:+$HISTCONTROL:}ignorespace"`)}
-# post's steps when the hook is gone, as text it \`eval\`s then (bash copies a function's whole
-# body at each call).
-${T}_hb=${bashSingleQuote(`if ! { ${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; }; then
-  ${restoreMarks}
-fi`)}
+${rareStepsInstall(T, rare)}
 ${T}_hook=${bashSingleQuote(`{ ${lastStatusAtPrompt(T)}; [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${traceOptionsAtPrompt(T)}; } 2>/dev/null`)}
 ${jobNoticesInstall(T)}
 ${traceOptionsInstall(T)}
@@ -317,7 +287,7 @@ ${T}_pre() {
   ${T}_4m=
   [[ -z $${T}_x ]] || ${T}_c=$${T}_xp$${T}_c
   ${errexitBeforeCommand(T)}
-  [[ -z $${T}_xt ]] || builtin eval -- "$${T}_4p"
+  ${rareStep(T, rare, 'ps4Switch')}
   ${runFileSteps(T)}
 }
 ${T}_post() {
@@ -327,15 +297,15 @@ ${T}_post() {
   ${trapCaptureRead(T, `${T}_t`)}
   ${errexitAfterCommand(T)}
   ${T}_c=
-  (( ! \${#BASH_ALIASES[@]} )) || builtin eval -- "$${T}_ua"
+  ${rareStep(T, rare, 'keywordAliasesOff')}
   case :\${HISTCONTROL-}: in
     *:ignorespace:* | *:ignoreboth:*) ;;
-    *) builtin eval -- "$${T}_hc" ;;
+    *) ${rareStep(T, rare, 'histcontrolSpace')} ;;
   esac
-  [[ -z \${${T}_4m-} ]] || builtin eval -- "$${T}_4x"
+  ${rareStep(T, rare, 'ps4Restore')}
   # The hook runs after every other prompt command and puts the marks back. Where it cannot
   # be put back (a read-only PROMPT_COMMAND), post puts them back itself.
-  [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} == "$${T}_hook" ]] || builtin eval -- "$${T}_hb"
+  ${rareStep(T, rare, 'hookBack')}
   # (\`X\`: \`trap\` was disabled by the command, \`enable -n trap\`: the traps are as they were.)
   ${trapsUnchanged(T)} || [[ $${T}_lt == X ]] ||
     builtin eval -- "\${${T}_tm-}"
