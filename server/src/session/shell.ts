@@ -87,7 +87,7 @@ export class Shell {
     const nonce = markNonce(randomBytes(16));
     const files = options.privateDirs.create(options.launcher.shellMayReplaceFiles);
     this.files = files;
-    const context = dialectContext(files, nonce);
+    const context = dialectContext(files, nonce, randomBytes(4).toString('hex'));
     this.output = new ShellDisplay(options.cols, options.rows);
     const launched = launchShell(options, files, context);
     this.pty = launched.process;
@@ -171,7 +171,8 @@ export class Shell {
     return this.status.state;
   }
 
-  /** The shell process itself, as the host numbers it (in a sandbox, the PTY's child). */
+  /** The shell process itself, as the host numbers it (inside a sandbox it is a child of
+   *  the PTY's process). */
   get pid(): number {
     return this.pty.pid;
   }
