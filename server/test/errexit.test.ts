@@ -5,22 +5,15 @@
  * The oracle is the same text run by `bash -c` as a script.
  */
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bashSingleQuote } from '../src/pty/bash-quote.ts';
-import { startEngine, type TestEngine } from './support/engine.ts';
+import { sharedEngine } from './support/engine.ts';
 
 /** Closing every shell of the file takes long with both cores busy (not what is tested). */
 const CLOSE_LIMIT_MS = 120_000;
 
-let engine: TestEngine;
+const engine = sharedEngine({ flags: ['--timeout-ms', '15000'] }, CLOSE_LIMIT_MS);
 let agents = 0;
-
-beforeAll(() => {
-  engine = startEngine({ flags: ['--timeout-ms', '15000'] });
-});
-afterAll(async () => {
-  await engine.close();
-}, CLOSE_LIMIT_MS);
 
 /** What a script running `setup` then `command` prints, as a result text (status appended). */
 function scriptAnswer(setup: string, command: string): string {

@@ -9,7 +9,7 @@ import { startEngine, type TestEngine } from './support/engine.ts';
 import { PWSH, startPwshEngine } from './support/pwsh.ts';
 
 /** Text only the wrapper or the marks could produce. */
-const BASH_WRAPPER = /__js[0-9a-f]{8}_|7717;|PIPESTATUS|builtin eval|[0-9A-F]{32}/;
+const BASH_WRAPPER = /__js[0-9a-f]+_|7717;|PIPESTATUS|builtin eval|[0-9A-F]{32}/;
 const PWSH_WRAPPER =
   /__jumpseat|\$j\.|function global:|integration\.ps1|Set-PSDebug -Off|7717;|[0-9A-F]{32}/;
 

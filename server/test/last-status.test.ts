@@ -4,20 +4,13 @@
  * options and traps are set, and `$_` never holds a word of the wrapper. Each row runs on a
  * fresh agent's shell: the calls before the last, then the last, whose result is exact.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { liveShellOf, startEngine, type TestEngine } from './support/engine.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { liveShellOf, sharedEngine } from './support/engine.ts';
 import { shellAtPrompt } from './support/host-processes.ts';
 import { until } from './support/until.ts';
 
-let engine: TestEngine;
+const engine = sharedEngine({ flags: ['--timeout-ms', '15000'] });
 let agents = 0;
-
-beforeAll(() => {
-  engine = startEngine({ flags: ['--timeout-ms', '15000'] });
-});
-afterAll(async () => {
-  await engine.close();
-});
 
 /** Calls before the last (their results not asserted), the last, and its exact result. */
 type Row = [before: string[], last: string, result: string];
@@ -64,15 +57,17 @@ describe('$? at the start of a call is the last call status, as at a terminal', 
 
 describe('$_ never holds a word of the wrapper', () => {
   const rows: Row[] = [
-    [[], 'false x y; echo "[$_]"', '[y]'],
+    [[], 'true x y; echo "[$_]"', '[y]'],
+    [[], 'false x y; echo "[$_]"', '[]'],
     [[], 'echo a b; echo "[$_]"', 'a b\n[b]'],
-    // After a failure the ERR dispatcher ran: `$_` is as it found it.
-    [[], 'false; echo "[$_]"', '[false]'],
+    // After a failure the ERR dispatcher ran: `$_` is empty (a terminal shows the failed
+    // command's last word, or that of the user's ERR trap), never the dispatcher's text.
+    [[], 'false; echo "[$_]"', '[]'],
     [['set -e; trap "echo E" ERR'], 'false || false z; echo "[$_]"', 'E\n[exit code: 1]'],
-    [['trap "echo E" ERR'], 'false z; echo "[$_]"', 'E\n[z]'],
+    [['trap "echo E" ERR'], 'false z; echo "[$_]"', 'E\n[]'],
     [["trap 'echo D' DEBUG"], 'echo a b; echo "[$_]"', 'D\na b\nD\n[b]'],
     [['f() { :; }; trap "echo R" RETURN'], 'f k; echo "[$_]"', '[k]'],
-    [['set -x'], 'false x y; echo "[$_]"', "+ false x y\n+ echo '[y]'\n[y]"],
+    [['set -x'], 'false x y; echo "[$_]"', "+ false x y\n+ echo '[]'\n[]"],
     // From one call to the next it is not kept: empty, never the wrapper's.
     [['echo hi there'], 'echo "[$_]"', '[]'],
     [['false'], 'echo "[$_]"', '[]'],

@@ -5,21 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type TestEngine } from './support/engine.ts';
+import { describe, expect, it } from 'vitest';
+import { sharedEngine } from './support/engine.ts';
 
-let engine: TestEngine;
+const engine = sharedEngine({ flags: ['--timeout-ms', '15000'] });
 let agents = 0;
 
-beforeAll(() => {
-  engine = startEngine({ flags: ['--timeout-ms', '15000'] });
-});
-afterAll(async () => {
-  await engine.close();
-});
-
 /** Text only the wrapper or the marks could produce. */
-const WRAPPER_TRACES = /__js[0-9a-f]{8}_|7717;|PIPESTATUS|builtin eval|\\builtin |[0-9A-F]{32}/;
+const WRAPPER_TRACES = /__js[0-9a-f]+_|7717;|PIPESTATUS|builtin eval|\\builtin |[0-9A-F]{32}/;
 
 /** A fresh agent whose shell has a variable set and /tmp as its directory. */
 async function shellWithState(): Promise<string> {

@@ -6,21 +6,14 @@
  * an interactive bash by hand (a terminal shows a command substitution's trace one level
  * deeper, `++ false`; the engine shows every level of the command as one `+`, as before).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type TestEngine } from './support/engine.ts';
+import { describe, expect, it } from 'vitest';
+import { sharedEngine } from './support/engine.ts';
 
-let engine: TestEngine;
+const engine = sharedEngine({ flags: ['--timeout-ms', '15000'] });
 let agents = 0;
 
-beforeAll(() => {
-  engine = startEngine({ flags: ['--timeout-ms', '15000'] });
-});
-afterAll(async () => {
-  await engine.close();
-});
-
 /** Text only the wrapper could produce. */
-const WRAPPER_TEXT = /__js[0-9a-f]{8}_|7717;|\\builtin |builtin eval|99>&/;
+const WRAPPER_TEXT = /__js[0-9a-f]+_|7717;|\\builtin |builtin eval|99>&/;
 
 type Step = readonly [command: string, answer: string];
 

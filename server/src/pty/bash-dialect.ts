@@ -13,6 +13,7 @@ import {
   errTrapAroundRun,
   errTrapMove,
   errTrapWatchStep,
+  runFileSteps,
   runFileText,
 } from './bash-errexit.ts';
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
@@ -27,6 +28,7 @@ import {
 } from './bash-last-status.ts';
 import { quietInstall, quietNames, runUserAction } from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
+import { rareStep, rareStepsInstall } from './bash-rare-steps.ts';
 import {
   traceOptionsAfterCommand,
   traceOptionsAtPrompt,
@@ -39,6 +41,7 @@ import {
   trapSplit,
   trapsUnchanged,
 } from './bash-trap-capture.ts';
+import { writable, writableTerm } from './bash-writable.ts';
 import {
   type DialectContext,
   type ShellDialect,
@@ -63,8 +66,7 @@ const KEYWORD_ALIASES =
  * may disable any of them (`enable -n eval`); pre enables them again before anything the
  * user could see, so a command's `enable -n` of these lasts until its own call ends.
  */
-const NEEDED_BUILTINS =
-  'builtin printf read mapfile history set eval trap return unset . source true false';
+const NEEDED_BUILTINS = 'builtin printf read mapfile history set eval trap return unset . source';
 
 /**
  * pre's first step: the needed builtins back (through `builtin`, or through `enable` itself
@@ -82,25 +84,6 @@ function enableNeeded(brokenMark: string): string {
     ${brokenMark}
     builtin return 0
   }`;
-}
-
-/**
- * A `[[ ]]` that holds when the variable `name` may be set through `printf -v`. That builtin
- * only fails on a read-only variable, but under `set -e` bash then ends the shell, even in a
- * function called in a `||` list; so under `set -e` the variable is asked first, without
- * failing under `set -u`: `${x[@]@a}` shows a read-only variable declared with no value, or
- * one with values; `${x@a}` an empty read-only array, asked only without `set -u` (where it
- * would be an unbound variable). Not seen: an empty read-only array under `set -eu`: the
- * shell then ends there, and the engine starts a new one, as for any shell a command ended.
- */
-function writable(name: string): string {
-  return `[[ ${writableTerm(name)} ]]`;
-}
-
-/** writable's condition, to join to another inside one `[[ ]]`. Without `set -e` a failed
- *  `printf -v` is harmless, and nothing else needs asking. */
-function writableTerm(name: string): string {
-  return `( $- != *e* || ( \${${name}[@]@a} != *r* && ( $- == *u* || \${${name}@a} != *r* ) ) )`;
 }
 
 /** The prefix of every name the integration defines in a shell: random per shell. */
@@ -135,8 +118,9 @@ function namesOf(context: DialectContext): string {
  *   trap unwinds it where errexit would end the shell: see bash-errexit.ts. (A function
  *   named `eval`, like one named `builtin`, is removed by pre and post.)
  * - **set -x, DEBUG and RETURN traps.** pre and post switch xtrace off inside `{ …; }
- *   2>/dev/null` and the command switches it back on first; PS4 gets an invisible first
- *   character for the command, so the trace shows one `+` as at a terminal, not eval's two.
+ *   2>/dev/null` and the command switches it back on first; in a call that may trace, PS4
+ *   gets an invisible first character for the command, so the trace shows one `+` as at a
+ *   terminal, not eval's two (a PS4 the command sets itself shows once per level: `XXX`).
  *   A DEBUG or RETURN trap a command sets is moved behind a dispatcher that skips the
  *   integration's own steps, so it fires for the command's commands only. In a call with
  *   xtrace the dispatchers' own steps trace nowhere (bash-quiet-traps.ts).
@@ -179,6 +163,7 @@ function integrationScript(context: DialectContext, runFile: string): string {
     ${T}_pp=\${PS1-} ${T}_pp=$${T}_p1\${${T}_pp//"$${T}_p1"/}
     builtin printf -v PS1 %s "\${${T}_pp//"$${T}_p2"/}$${T}_p2" || ${T}_y=
   fi`;
+  const rare = { keywordAliases: KEYWORD_ALIASES, hookIndex: HOOK_INDEX, restoreMarks };
   // The call line saved `trap -p` (inside a function bash shows no DEBUG or RETURN trap; in
   // POSIX mode it shows an unset one as `trap -- - SIG`, which is no trap).
   const moveTrap = (
@@ -232,12 +217,14 @@ ${T}_xp=${bashSingleQuote(`\\builtin set -x "\${${T}_e0[@]}"; ${lastStatusTraced
 ${T}_x=
 ${T}_tm=${bashSingleQuote(trapMoves)}
 ${T}_ret=\${${T}_ret-}
+${T}_rx=
 ${lastStatusInstall(T)}
 ${quietInstall(T, {
-  err: keepingLastArg(T, errTrapAction(T), `${T}_ul`),
+  err: errTrapAction(T),
   debug: keepingLastArg(T, `${T}_d`, `${T}_dl`),
   ret: keepingLastArg(T, `${T}_r`, `${T}_rl`),
 })}
+${rareStepsInstall(T, rare)}
 ${T}_hook=${bashSingleQuote(`{ ${lastStatusAtPrompt(T)}; [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${traceOptionsAtPrompt(T)}; } 2>/dev/null`)}
 ${jobNoticesInstall(T)}
 ${traceOptionsInstall(T)}
@@ -280,6 +267,7 @@ ${T}_pre() {
     ${mark('X', '""')}
     builtin return 0
   fi
+  ${T}_rx=
   # The nonce's line, then the command as it is (no NUL in it: bash holds none).
   builtin mapfile -d '' -n 1 ${T}_ca <"$${T}_f" || ${T}_ca=()
   ${T}_c=\${${T}_ca[0]-} ${T}_k=
@@ -296,10 +284,11 @@ ${T}_pre() {
   fi
   builtin printf %-${TAKEN_MARK_BYTES}s "$${T}_k" 1<>"$${T}_g"
   [[ :\${SHELLOPTS-}: == *:history:* ]] && builtin history -s -- "$${T}_c"
-  ${T}_4u=\${PS4-} ${T}_4s=\${PS4+set} ${T}_4m=
-  ${writable('PS4')} && builtin printf -v PS4 %s "$${T}_4\${PS4-+ }" && ${T}_4m=$PS4
+  ${T}_4m=
   [[ -z $${T}_x ]] || ${T}_c=$${T}_xp$${T}_c
   ${errexitBeforeCommand(T)}
+  ${rareStep(T, rare, 'ps4Switch')}
+  ${runFileSteps(T)}
 }
 ${T}_post() {
   \\unset -f builtin eval
@@ -308,20 +297,15 @@ ${T}_post() {
   ${trapCaptureRead(T, `${T}_t`)}
   ${errexitAfterCommand(T)}
   ${T}_c=
-  if (( \${#BASH_ALIASES[@]} )); then builtin unalias -- ${KEYWORD_ALIASES} 2>/dev/null || ${T}_y=; fi
+  ${rareStep(T, rare, 'keywordAliasesOff')}
   case :\${HISTCONTROL-}: in
     *:ignorespace:* | *:ignoreboth:*) ;;
-    *) ${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:+$HISTCONTROL:}ignorespace" ;;
+    *) ${rareStep(T, rare, 'histcontrolSpace')} ;;
   esac
-  if [[ -n \${${T}_4m-} && \${PS4-} == "$${T}_4m" && ${writableTerm('PS4')} ]]; then
-    if [[ -n \${${T}_4s-} ]]; then builtin printf -v PS4 %s "\${${T}_4u-}" || ${T}_y=; else builtin unset PS4 || ${T}_y=; fi
-  fi
+  ${rareStep(T, rare, 'ps4Restore')}
   # The hook runs after every other prompt command and puts the marks back. Where it cannot
   # be put back (a read-only PROMPT_COMMAND), post puts them back itself.
-  if [[ \${PROMPT_COMMAND[${HOOK_INDEX}]-} != "$${T}_hook" ]] &&
-    ! { ${writable('PROMPT_COMMAND')} && builtin printf -v 'PROMPT_COMMAND[${HOOK_INDEX}]' %s "$${T}_hook"; }; then
-    ${restoreMarks}
-  fi
+  ${rareStep(T, rare, 'hookBack')}
   # (\`X\`: \`trap\` was disabled by the command, \`enable -n trap\`: the traps are as they were.)
   ${trapsUnchanged(T)} || [[ $${T}_lt == X ]] ||
     builtin eval -- "\${${T}_tm-}"

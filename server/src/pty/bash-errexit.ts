@@ -93,8 +93,9 @@ function names(T: string) {
     userErrtrace: `${T}_ue`,
     /** The user's ERR trap text (empty: none). */
     userTrap: `${T}_ut`,
-    /** The dispatcher's text, and the pattern of USER_SETS_ERRTRACE. */
+    /** The dispatcher's text (its prelude, then itself), and the pattern of USER_SETS_ERRTRACE. */
     dispatcher: `${T}_et`,
+    fullDispatcher: `${T}_etf`,
     /** The ERR trap's action: short, so `trap -p ERR` and its comparison stay cheap. */
     trapAction: `${T}_ev`,
     errtracePattern: `${T}_ure`,
@@ -106,6 +107,10 @@ function names(T: string) {
     trapStep: `${T}_tp`,
     /** The watch's step, as text the DEBUG dispatcher `eval`s. */
     watchStep: `${T}_twa`,
+    /** optionSteps, as text pre `eval`s. */
+    optionSteps: `${T}_ops`,
+    /** runFileSteps' own, as text pre `eval`s. */
+    runSteps: `${T}_rxs`,
   };
 }
 
@@ -117,14 +122,15 @@ function names(T: string) {
 export function errDispatcher(T: string): string {
   const n = names(T);
   const q = `${T}_uq`; // the failing status
-  const own = `${T}_uo`; // empty when the failure is the run file's own eval (the command's status), or its last-status step
+  const own = `${T}_uo`; // the failing command (the prelude let through none of the run file's own)
   const fn = `${T}_uf`; // non-empty inside a function
   const errexit = `${T}_ux`; // `e` when the user's errexit is on
   const run = `${T}_ur`; // 1: the user's trap runs
   const quiet = quietNames(T).quiet; // 1: the action is quiet (bash-quiet-traps.ts)
+  // The status and the failing command were taken by the prelude (errDispatcherPrelude).
   return [
-    `${q}=$? ${T}_ul=$_ ${own}=\${BASH_COMMAND-} ${fn}=\${FUNCNAME[*]-} ${run}=0`,
-    `${own}=\${${own}##*"${T}_c"[-s]*} ${fn}=\${${fn}//source/}`,
+    `${fn}=\${FUNCNAME[*]-} ${run}=0`,
+    `${fn}=\${${fn}//source/}`,
     `${fn}=\${${fn}// /}`,
     // Outside a call bash decided already whether the trap fires: the user's trap just runs.
     `(( \${#${n.userTrap}} && \${#${own}} && ( !\${#${n.inCall}} || ( BASHPID != $$ && \${#${n.userErrtrace}} ) || ( BASHPID == $$ && !\${#${n.unwinding}} && ( \${#${n.userErrtrace}} || !\${#${fn}} ) ) ) )) && ${run}=1`,
@@ -146,6 +152,23 @@ export function errDispatcher(T: string): string {
 }
 
 /**
+ * What the ERR trap `eval`s first: the failing status and the failing command, then the
+ * dispatcher only when it has something to do. bash parses an `eval`'d text each time, and the
+ * dispatcher's 900 bytes cost two thirds of a whole call's work (1.7 million instructions),
+ * once for each failing command of a call and for the step that gives the next call its `$?`
+ * (bash-last-status.ts). It has nothing to do for a failure of the run file's own (its eval,
+ * whose status is the command's, or that step: the text names `<prefix>_c-` or `<prefix>_cs`),
+ * nor when neither errexit nor a trap of the user's is on.
+ */
+export function errDispatcherPrelude(T: string): string {
+  const n = names(T);
+  return [
+    `${T}_uq=$? ${T}_uo=\${BASH_COMMAND-}`,
+    `[[ $${T}_uo == *"${T}_c"[-s]* || ( -z \${${n.userTrap}-} && $- != *e* ) ]] || \\builtin eval -- "\${${n.fullDispatcher}-}"`,
+  ].join('\n');
+}
+
+/**
  * The ERR trap's action: the dispatcher's text run through `eval`, which keeps `$?`,
  * `BASH_COMMAND` (bash does not update it inside a trap) and the level `return` leaves. The
  * action is what the call line, the run file and post pass around and compare with `trap -p
@@ -153,7 +176,7 @@ export function errDispatcher(T: string): string {
  * time, and are parsed now only when the trap fires.
  */
 export function errTrapAction(T: string): string {
-  return `\\builtin eval -- "\${${names(T).dispatcher}-}"`;
+  return `\\builtin eval -- "\${${names(T).dispatcher}-}" ""`;
 }
 
 /**
@@ -161,23 +184,40 @@ export function errTrapAction(T: string): string {
  * aliases: no reserved word. The eval is its last step (after it, xtrace may be on); the call
  * line captures the traps the command set. One line: bash numbers the lines of an `eval`'d
  * text from the line the eval is on, so the command's line 1 is line 1 in its own syntax
- * errors (`bash: eval: line 1: …`) and in `$LINENO`, as in a script.
+ * errors (`bash: eval: line 1: …`) and in `$LINENO`, as in a script. Short: bash parses it
+ * at every call, at a cost per character (about a thousand instructions each), so the steps
+ * only some calls need are the text pre chose (runFileSteps).
  */
 export function runFileText(T: string): string {
   const n = names(T);
   return `${[
     // The call line removed it: see errTrapAroundRun.
     `\\builtin trap -- "$${n.trapAction}" ERR`,
-    // A sourced file starts without the DEBUG trap unless functrace is on. The DEBUG
-    // dispatcher runs for a trap of the user's, and for the ERR trap watch.
-    `(( !\${#${T}_dbg} && !\${#${n.watch}} )) || \\builtin trap -- "$${quietNames(T).debugAction}" DEBUG`,
-    // The RETURN dispatcher stays from call to call: it is put back as pre chose it.
-    `(( !\${#${T}_ret} )) || \\builtin trap -- "$${quietNames(T).returnAction}" RETURN`,
-    verboseEcho(T),
+    `\\builtin eval -- "\${${T}_rx-}"`,
     // The last call's status as `$?` (bash-last-status.ts): nothing may run after it.
     lastStatusStep(T),
     `\\builtin eval -- "\${${T}_c-}"`,
   ].join('; ')}\n`;
+}
+
+/**
+ * At the end of pre: the run file's steps this call needs, as text the run file `eval`s at
+ * its top level (`${T}_rx`, which pre empties before it reads the command).
+ * - A sourced file starts without the DEBUG trap unless functrace is on. The DEBUG dispatcher
+ *   runs for a trap of the user's, and for the ERR trap watch.
+ * - The RETURN dispatcher stays from call to call: it is put back as pre chose it.
+ * - With verbose on, the command's text, echoed as bash echoes a line it reads.
+ */
+export function runFileSteps(T: string): string {
+  return `(( \${#${T}_dbg} || \${#${names(T).watch}} || \${#${T}_ret} || \${#${T}_v} )) && builtin eval -- "$${names(T).runSteps}"`;
+}
+
+function runSteps(T: string): string {
+  const q = quietNames(T);
+  const step = (text: string) => `${T}_rx+=${bashSingleQuote(`${text}; `)}`;
+  return `(( !\${#${T}_dbg} && !\${#${names(T).watch}} )) || ${step(`\\builtin trap -- "$${q.debugAction}" DEBUG`)}
+(( !\${#${T}_ret} )) || ${step(`\\builtin trap -- "$${q.returnAction}" RETURN`)}
+(( !\${#${T}_v} )) || ${step(verboseEcho(T))}`;
 }
 
 /**
@@ -223,7 +263,8 @@ export function errTrapWatchStep(T: string): string {
 /** Top level of the integration script: every variable set, the dispatcher the ERR trap. */
 export function errexitInstall(T: string): string {
   const n = names(T);
-  return `${n.dispatcher}=${bashSingleQuote(errDispatcher(T))}
+  return `${n.dispatcher}=${bashSingleQuote(errDispatcherPrelude(T))}
+${n.fullDispatcher}=${bashSingleQuote(errDispatcher(T))}
 ${n.errtracePattern}=${bashSingleQuote(USER_SETS_ERRTRACE)}
 ${n.xtracePattern}=${bashSingleQuote(USER_SETS_XTRACE)}
 ${n.userTrap}=\${${n.userTrap}-}
@@ -233,6 +274,8 @@ ${n.userErrtrace}=
 ${n.watch}=
 ${n.trapStep}=
 ${n.watchStep}=${bashSingleQuote(watchStep(T))}
+${n.optionSteps}=${bashSingleQuote(optionSteps(T))}
+${n.runSteps}=${bashSingleQuote(runSteps(T))}
 ${T}_dbg=\${${T}_dbg-}
 builtin trap -- "$${n.trapAction}" ERR`;
 }
@@ -247,15 +290,26 @@ export function errexitBeforeCommand(T: string): string {
   const c = `\${${T}_c-}`;
   return `${n.userErrtrace}=\${-//[^E]/} ${n.unwinding}= ${n.inCall}=1 ${n.trapStep}= ${n.watch}= ${T}_xt=$${T}_x ${T}_qw=
   if [[ ${c} == *set* || ${c} == *xtrace* || ${c} == *verbose* || -n $${T}_x\${${quietNames(T).quiet}-} ]]; then
-    # A text that switches errtrace on (\`set -Eeuo pipefail; trap … ERR\`, a common preamble)
-    # has it from its start: its trap then fires in functions, as in the script it reads like.
-    [[ -n $${n.userErrtrace} || ${c} != *set* || ! ${c} =~ $${n.errtracePattern} ]] ||
-      ${n.userErrtrace}=E
-    ${quietChoose(T, n.xtracePattern)}
+    builtin eval -- "$${n.optionSteps}"
   fi
   [[ ${c} != *trap* || ${c} != *ERR* || ( -n $${T}_xt && -z $${T}_qw ) ]] ||
     ${n.watch}=1
   builtin set -E`;
+}
+
+/**
+ * errexitBeforeCommand's steps for a text that names `set`, `xtrace` or `verbose`, or a call
+ * with xtrace on or quiet dispatchers, as text pre `eval`s then: bash copies a function's
+ * whole body at each call, so pre holds only what every call runs.
+ */
+function optionSteps(T: string): string {
+  const n = names(T);
+  const c = `\${${T}_c-}`;
+  return `# A text that switches errtrace on (\`set -Eeuo pipefail; trap … ERR\`, a common preamble)
+# has it from its start: its trap then fires in functions, as in the script it reads like.
+[[ -n $${n.userErrtrace} || ${c} != *set* || ! ${c} =~ $${n.errtracePattern} ]] ||
+  ${n.userErrtrace}=E
+${quietChoose(T, n.xtracePattern)}`;
 }
 
 /**

@@ -8,29 +8,36 @@
  * simple command at the run file's top level, whose status is the last call's (or that of
  * the last line a person typed at the prompt). It is never a failure that errexit or an ERR
  * trap sees: the run file's top level is in the call line's `||` list (bash-errexit.ts), and
- * - 0 and 1 are `builtin true ''` and `builtin false ''`;
+ * - 0 is `builtin printf '' ''` (printf is a builtin the integration keeps enabled anyway);
  * - any other status is a function of ours that `return`s it (not a sourced file: bash runs
  *   the RETURN trap when a sourced file ends, and the RETURN dispatcher skips only functions
  *   of ours).
  * The step is named by an array, `"${cs[@]}" ''`, which pre sets only when the status changed.
  * bash still runs the ERR trap for it (a trap set in a sourced file fires there, and in the
- * function under errtrace), and the dispatcher takes a failure whose text names `<prefix>_c-`
- * (the eval) or `<prefix>_cs` (this step, and the function's `return`) as the run file's own:
- * nothing to stop, no trap of the user's. The function is called at the top level: a low
+ * function under errtrace), and the trap's prelude takes a failure whose text names
+ * `<prefix>_c-` (the eval) or `<prefix>_cs` (this step, and the function's `return`) as the
+ * run file's own: nothing to stop, no trap of the user's, and the dispatcher itself is not
+ * even parsed (bash-errexit.ts). The status reaches pre through post (the call's) or the
+ * prompt hook (a line a person typed, or one a `set -u` error abandoned); the lines that
+ * switch line editing for a person say they are ours. The function is called at the top level: a low
  * FUNCNEST allows it (though with functrace on, a DEBUG trap and a FUNCNEST of 1, bash refuses
  * the DEBUG dispatcher inside it, as inside any function the user calls).
  *
  * `$_`: bash sets it after every simple command to that command's last word, a trap's steps
- * included, and does not give it back when the trap is done. So each dispatcher's action ends
- * with a step whose last word is `$_` as the dispatcher found it (keepingLastArg): a command's
- * `false; echo "$_"` shows `false`, not the ERR dispatcher's text (nor `__js…_d` under a DEBUG
- * trap). A terminal with a trap of the user's would show the last word of that trap instead.
+ * included, and does not give it back when the trap is done. The DEBUG and RETURN actions end
+ * with a step whose last word is `$_` as the dispatcher found it (keepingLastArg), not
+ * `__js…_d`. The ERR action's `eval` has an empty last word: after a failure `$_` is empty
+ * (a terminal shows the failed command's last word, or that of the user's ERR trap), never the
+ * dispatcher's text. The ERR action's text passes through several expansions at every call,
+ * and a step more there cost each call more than a percent of bash's work.
  *
  * Not kept, and written down: `$_` from one call to the next (bash sets it to the text of
  * `eval` when the command's eval ends, before any step of ours could read it: the command
  * finds it empty, never a word of the wrapper); and PIPESTATUS beyond one element (it is
  * `($?)`).
  */
+
+import { bashSingleQuote } from './bash-quote.ts';
 
 /** The names, all `<prefix>_…` (the integration's per-shell prefix). */
 function names(T: string) {
@@ -43,9 +50,9 @@ function names(T: string) {
     step: `${T}_cs`,
     /** The function that returns any other status. */
     give: `${T}_csg`,
-    /** `$?` as the prompt hook found it. */
-    atPrompt: `${T}_lq`,
-    /** 1 from post until the next prompt: the status is the call's. */
+    /** chooseSteps, as text. */
+    choose: `${T}_csc`,
+    /** The call's status, from post until the prompt hook takes it. */
     posted: `${T}_lp`,
   };
 }
@@ -65,21 +72,28 @@ export function lastStatusInstall(T: string): string {
   return `${n.last}=\${${n.last}-0}
 ${n.chosen}=
 ${n.posted}=
-${n.step}=(builtin true)
-${n.give}() { \\builtin return "\${${n.last}-0}"; }`;
+${n.step}=(builtin printf '')
+${n.give}() { \\builtin return "\${${n.last}-0}"; }
+${n.choose}=${bashSingleQuote(chooseSteps(T))}`;
 }
 
-/** In pre, after the needed builtins are back: the step for the status to give. */
+/**
+ * In pre: the step for the status to give, chosen again only when the status changed (as
+ * text it `eval`s then: bash copies a function's whole body at each call).
+ */
 export function lastStatusChoose(T: string): string {
   const n = names(T);
-  return `[[ \${${n.last}-0} == "\${${n.chosen}-}" ]] || {
-    ${n.chosen}=\${${n.last}-0}
-    case $${n.chosen} in
-      0) ${n.step}=(builtin true) ;;
-      1) ${n.step}=(builtin false) ;;
-      *) ${n.step}=(${n.give}) ;;
-    esac
-  }`;
+  return `[[ \${${n.last}-0} == "\${${n.chosen}-}" ]] || builtin eval -- "$${n.choose}"`;
+}
+
+/** lastStatusChoose's steps: the status, and the step that gives it. */
+function chooseSteps(T: string): string {
+  const n = names(T);
+  return `${n.chosen}=\${${n.last}-0}
+case $${n.chosen} in
+  0) ${n.step}=(builtin printf '') ;;
+  *) ${n.step}=(${n.give}) ;;
+esac`;
 }
 
 /** The run file's step right before the command's `eval`. */
@@ -97,21 +111,22 @@ export function lastStatusTracedStep(T: string): string {
 
 /** A step that says the line it is in is ours: the prompt hook after it keeps the status. */
 export function lastStatusPosted(T: string): string {
-  return `${names(T).posted}=1`;
+  const n = names(T);
+  return `${n.posted}=$${n.last}`;
 }
 
-/** In post: the call's status (`${T}_s`, known by then). */
+/** In post: the call's status (`${T}_s`, known by then), for the prompt hook to take. */
 export function lastStatusAfterCall(T: string): string {
-  const n = names(T);
-  return `${n.last}=$${T}_s ${n.posted}=1`;
+  return `${names(T).posted}=$${T}_s`;
 }
 
 /**
- * The prompt hook's first steps: `$?` as bash gives it to every prompt command, taken as the
- * status of a line post did not end: one a person typed, or a call line a `set -u` error
- * abandoned (bash then gives 1, as the call's result says).
+ * The prompt hook's first step: the status the next command finds. After a call, post left
+ * it in `posted`; otherwise (a line a person typed, or a call line a `set -u` error
+ * abandoned, for which bash gives 1, as the call's result says) it is `$?`, as bash gives it
+ * to every prompt command. One assignment: the hook's text is parsed at every prompt.
  */
 export function lastStatusAtPrompt(T: string): string {
   const n = names(T);
-  return `${n.atPrompt}=$?; [[ -n \${${n.posted}-} ]] && ${n.posted}= || ${n.last}=$${n.atPrompt}`;
+  return `${n.last}=\${${n.posted}:-$?} ${n.posted}=`;
 }

@@ -47,11 +47,11 @@ export function traceOptionsRead(T: string): string {
 }
 
 /**
- * The run file's line before the command: the command's text when verbose was on, without
- * the step pre put in front of it for xtrace (`${T}_xp`).
+ * The run file's step before the command when verbose was on (runFileSteps): the command's
+ * text, without the step pre put in front of it for xtrace (`${T}_xp`).
  */
 export function verboseEcho(T: string): string {
-  return `(( !\${#${T}_v} )) || \\builtin printf '%s\\n' "\${${T}_c#"$${T}_xp"}" >&2`;
+  return `\\builtin printf '%s\\n' "\${${T}_c#"$${T}_xp"}" >&2`;
 }
 
 /**

@@ -45,7 +45,9 @@ export function trapsUnchanged(T: string): string {
   const [lt, kd, ke] = ['lt', 'kd', 'ke'].map((name) => `"\${${T}_${name}-}"`);
   // The RETURN dispatcher is there exactly while the user has a RETURN trap behind it.
   const kr = `"\${${T}_ret:+\${${T}_kr-}}"`;
-  return `[[ ${lt} == ${kd}${ke}${kr} || ( -z \${${T}_dbg-} && ${lt} == ${ke}${kr} ) ]]`;
+  // Without a DEBUG trap of the user's (most calls) the first test holds, and the DEBUG
+  // dispatcher's text is not expanded: bash's cost is per character of every expansion.
+  return `[[ ( -z \${${T}_dbg-} && ${lt} == ${ke}${kr} ) || ${lt} == ${kd}${ke}${kr} ]]`;
 }
 
 /**

@@ -6,7 +6,8 @@
 
 import { commandFileContent, type ShellDialect } from '../pty/dialect.ts';
 import { callNonce } from '../pty/marks.ts';
-import { findWaitingReader, readCallsNow } from '../pty/proc-probe.ts';
+import { readCallsNow } from '../pty/proc-probe.ts';
+import { findWaitingReader } from '../pty/terminal-wait.ts';
 import type { CallLine } from './call-line.ts';
 import { CallRun } from './call-run.ts';
 import type { CallResult, CaptureFactory } from './capture.ts';

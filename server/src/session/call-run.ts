@@ -3,7 +3,7 @@
  * for a read on the terminal, keeps the deadline, and settles exactly once with how it
  * ended. Completion is event-driven: the end mark settles it in the tick it is scanned.
  */
-import type { WaitingReader } from '../pty/proc-probe.ts';
+import type { WaitingReader } from '../pty/terminal-wait.ts';
 import type { CallEnding, CallResult, OutputCapture } from './capture.ts';
 
 /** First look at /proc after the command starts: most commands finish before this. */

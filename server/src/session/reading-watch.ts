@@ -4,7 +4,8 @@
  * says otherwise, still on its way to us). The call line uses it for a prompt that printed
  * no mark, and for a call line that ran without starting.
  */
-import { findWaitingReader, type ProcStat } from '../pty/proc-probe.ts';
+import type { ProcStat } from '../pty/proc-probe.ts';
+import { findWaitingReader } from '../pty/terminal-wait.ts';
 
 export class ReadingWatch {
   private timer: NodeJS.Timeout | undefined;

@@ -3,6 +3,7 @@
  * dir, through the launcher (sandboxed or not), with the exit mark's prefix for the exact
  * ending. A shell that cannot start is reported as unavailable, its private dir removed.
  */
+import { randomBytes } from 'node:crypto';
 import { JUMPSEAT_ERR_SHELL_UNAVAILABLE, JumpseatError } from '../errors.ts';
 import type { DialectContext, ShellDialect } from '../pty/dialect.ts';
 import { markText } from '../pty/marks.ts';
@@ -18,8 +19,14 @@ export interface LaunchedShell {
   readonly integrated: boolean;
 }
 
-/** The dialect's view of the shell's files and marks. */
-export function dialectContext(files: ShellFiles, nonce: string, tag: string): DialectContext {
+/**
+ * The dialect's view of the shell's files and marks, with a new tag for the names of its
+ * integration (bash's `__js<tag>_…`): four hex digits, no name a command picks by chance, and
+ * short, for bash parses and copies these names at every call (at eight digits they were 4 %
+ * of its work per call).
+ */
+export function dialectContext(files: ShellFiles, nonce: string): DialectContext {
+  const tag = randomBytes(2).toString('hex');
   return {
     privateDir: files.dir,
     shellDir: files.shellDir,

@@ -24,7 +24,7 @@ async function screenOf(agent: string): Promise<string> {
 }
 
 /** Text only the wrapper or the marks could produce (the workspace path itself says jumpseat). */
-const WRAPPER_TRACES = /__jumpseat|__js[0-9a-f]{8}_|7717;|PIPESTATUS|builtin eval|builtin :/;
+const WRAPPER_TRACES = /__jumpseat|__js[0-9a-f]+_|7717;|PIPESTATUS|builtin eval|builtin :/;
 
 describe('sturdiness', () => {
   it('survives prompt variables and PROMPT_COMMAND', async () => {

@@ -87,7 +87,7 @@ export class Shell {
     const nonce = markNonce(randomBytes(16));
     const files = options.privateDirs.create(options.launcher.shellMayReplaceFiles);
     this.files = files;
-    const context = dialectContext(files, nonce, randomBytes(4).toString('hex'));
+    const context = dialectContext(files, nonce);
     this.output = new ShellDisplay(options.cols, options.rows);
     const launched = launchShell(options, files, context);
     this.pty = launched.process;
@@ -171,8 +171,7 @@ export class Shell {
     return this.status.state;
   }
 
-  /** The shell process itself, as the host numbers it (inside a sandbox it is a child of
-   *  the PTY's process). */
+  /** The shell process itself, as the host numbers it (in a sandbox, the PTY's child). */
   get pid(): number {
     return this.pty.pid;
   }

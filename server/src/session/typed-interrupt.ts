@@ -12,7 +12,8 @@
  * job then has its SIGINT from us first, and the key finds bash at its prompt, as a second
  * Ctrl-C would.
  */
-import { readStatNow, waitsForInputNow } from '../pty/proc-probe.ts';
+import { readStatNow } from '../pty/proc-probe.ts';
+import { waitsForInputNow } from '../pty/terminal-wait.ts';
 import { jobLookPause, signalJob, startingCopiesNow } from './starting-jobs.ts';
 
 /**

@@ -38,7 +38,7 @@ export interface FuzzCase {
 type Pick = <T>(items: readonly T[]) => T;
 
 /** Text only the wrapper or the marks could produce. */
-const WRAPPER_TRACES = /__js[0-9a-f]{8}_|\x1b\]7717;[0-9A-F]{32}|PIPESTATUS|builtin eval/;
+const WRAPPER_TRACES = /__js[0-9a-f]+_|\x1b\]7717;[0-9A-F]{32}|PIPESTATUS|builtin eval/;
 
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;

@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { Dialect } from '../../../shared/src/api.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import { createToolService, type EngineToolService } from '../../src/tool/create-tool-service.ts';
@@ -60,6 +61,42 @@ export function startEngine(options: TestEngineOptions = {}): TestEngine {
       await tools.close();
       rmSync(root, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One engine for the enclosing file or describe block: started before its tests, closed after
+ * them (within `closeLimitMs`, when closing every shell takes long). What it returns speaks to
+ * that engine once it runs.
+ */
+export function sharedEngine(options: TestEngineOptions = {}, closeLimitMs?: number): TestEngine {
+  let current: TestEngine | null = null;
+  beforeAll(() => {
+    current = startEngine(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+  }, closeLimitMs);
+  const running = (): TestEngine => {
+    if (current === null) throw new Error('the shared engine starts before the tests');
+    return current;
+  };
+  return {
+    get tools() {
+      return running().tools;
+    },
+    get config() {
+      return running().config;
+    },
+    get workspace() {
+      return running().workspace;
+    },
+    get dataDir() {
+      return running().dataDir;
+    },
+    workspaceOf: (agent) => running().workspaceOf(agent),
+    call: (command, agent, signal, dialect) => running().call(command, agent, signal, dialect),
+    close: () => running().close(),
   };
 }
 

@@ -4,7 +4,8 @@
  * command line (a test gives each of its sleepers a duration no other test uses).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { descendants, readStatNow, waitsForInputNow } from '../../src/pty/proc-probe.ts';
+import { descendants, readStatNow } from '../../src/pty/proc-probe.ts';
+import { waitsForInputNow } from '../../src/pty/terminal-wait.ts';
 
 function read(path: string): string {
   try {
