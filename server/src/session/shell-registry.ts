@@ -163,7 +163,7 @@ export class ShellRegistry {
     const dialect = shell.dialect.name;
     const key = `${agent}\u0000${dialect}`;
     const current = this.live.get(key);
-    if (current?.alive) {
+    if (current?.alive && !current.ending) {
       throw new JumpseatError(
         JUMPSEAT_ERR_AGENT_HAS_SHELL,
         `agent "${agent}" already has a live ${dialect} shell (${current.id}); end that shell or hand this one to another agent`,
@@ -217,6 +217,11 @@ export class ShellRegistry {
     // The deadline covers the whole call, a new shell's start-up included.
     const deadlineAt = startedAt.getTime() + this.settingsFor(dialect).timeoutMs;
     for (let attempt = 0; ; attempt++) {
+      // A shell being ended (a reset under way) takes no call: its tree ends first (within a
+      // second), so the new shell does not share its workspace with a dying one, nor count
+      // twice against the capacity.
+      const ending = this.live.get(key);
+      if (ending?.alive && ending.ending) await ending.whenExited();
       const shell = this.liveShell(key, agent, dialect);
       let ready: boolean;
       try {
@@ -241,7 +246,8 @@ export class ShellRegistry {
 
   private liveShell(key: string, agent: string, dialect: Dialect): Shell {
     const current = this.live.get(key);
-    if (current?.alive) return current;
+    // A shell being ended (a reset not finished yet) takes no call: the call starts a new one.
+    if (current?.alive && !current.ending) return current;
     this.refuseOverCapacity();
     const settings = this.settingsFor(dialect);
     const shell = new Shell({

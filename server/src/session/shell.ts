@@ -45,7 +45,7 @@ export class Shell {
   readonly owner: ShellOwner | null;
   readonly startedAt = new Date();
   /** How and when the shell ended. */
-  private readonly ending = new ShellEndingRecord();
+  private readonly endingRecord = new ShellEndingRecord();
   /** The server is stopping (beginClose): a contained tree is killed without watching it die. */
   private stopping = false;
   /** Anything `info()` reports changed (state, command, controller, viewers, size). */
@@ -53,9 +53,15 @@ export class Shell {
   readonly onCallStarted = new Emitter<CallStart>();
   readonly onCallFinished = new Emitter<CallInfo>();
   readonly onResize = new Emitter<{ cols: number; rows: number }>();
+  /** Resolved as the shell becomes `exited` (see whenExited). */
+  private markExited: () => void = () => undefined;
+  private readonly exited = new Promise<void>((resolve) => {
+    this.markExited = resolve;
+  });
   /** State, since when, last exit code, terminal (see ShellStatus). */
   private readonly status = new ShellStatus(
     () => {
+      this.markExited();
       this.human.shellExited();
       this.calls.shellExited();
       // An ended shell keeps its info and history, not its screen model (issue 15).
@@ -180,6 +186,19 @@ export class Shell {
     return this.status.alive;
   }
 
+  /**
+   * Its end has begun (a reset, the server's close, its process's exit) though it may not be
+   * `exited` yet: ending the tree takes a while, and no call may start in it meanwhile.
+   */
+  get ending(): boolean {
+    return this.endingRecord.ending !== null;
+  }
+
+  /** Resolves once the shell is `exited`: its tree ended, what it printed read. */
+  whenExited(): Promise<void> {
+    return this.exited;
+  }
+
   /** The shell was ended (reset, closed) before it was ready: its start did not fail. */
   get startAbandoned(): boolean {
     return this.start.wasAbandoned;
@@ -220,7 +239,7 @@ export class Shell {
 
   /** The server is stopping: a reset from now on (a cancelled call's) is the shell's close. */
   beginClose(): void {
-    this.ending.beginClose();
+    this.endingRecord.beginClose();
     this.stopping = true;
   }
 
@@ -228,7 +247,7 @@ export class Shell {
   async reset(cause: Extract<SessionEndingKind, 'reset' | 'closed'> = 'reset'): Promise<void> {
     // Ended on purpose while starting: its start is refused as such, not as a failure.
     this.start.abandon();
-    this.ending.endedBy(cause);
+    this.endingRecord.endedBy(cause);
     await this.pty.endTree({ stopping: this.stopping });
     this.status.set('exited');
   }
@@ -323,7 +342,7 @@ export class Shell {
         return shell.agentId;
       },
       get resetByEngine() {
-        return shell.ending.ending?.kind === 'reset';
+        return shell.endingRecord.ending?.kind === 'reset';
       },
       switchEditing: () => this.controls.switchEditing(),
       screenText: () => this.screenText(),
@@ -343,7 +362,7 @@ export class Shell {
       controller: this.human.controller?.name ?? null,
       size: this.controls.size,
       viewers: this.viewerCount,
-      ending: this.ending.ending,
+      ending: this.endingRecord.ending,
     });
   }
 
@@ -374,17 +393,17 @@ export class Shell {
         });
         break;
       case EXIT_MARK:
-        this.ending.exitMark(mark.data);
+        this.endingRecord.exitMark(mark.data);
         break;
       default:
         // Marks after an exit mark: that one was a command's forgery (see shell-ending.ts).
-        this.ending.forgetExitMark();
+        this.endingRecord.forgetExitMark();
         this.calls.onMark(mark);
     }
   }
 
   private async onPtyExit(seen: PtyExit): Promise<void> {
-    const settle = this.ending.exited(seen);
+    const settle = this.endingRecord.exited(seen);
     await this.pty.quiet();
     this.router.flush();
     // The launcher's exact ending arrives as output, read by now.
