@@ -96,3 +96,37 @@ describe('an agent printing what xterm.js cannot take', () => {
     expect(viewer.problems).toEqual([]);
   });
 });
+
+/**
+ * Control strings a call leaves open: a terminal shows nothing until one ends, and the marks
+ * whose ESC would end it are taken out of the stream (server/src/pty/open-string.ts). The same
+ * happened when a Ctrl-C flushed a mark's tail from the terminal: every screen froze for good.
+ */
+const LEFT_OPEN: readonly (readonly [string, string])[] = [
+  ['a title (OSC)', String.raw`\033]0;left-open`],
+  ['a status request (DCS)', String.raw`\033P$qleft-open`],
+  ['an application string (APC)', String.raw`\033_left-open`],
+  ['a title through the 8-bit OSC', String.raw`\302\2350;left-open`],
+  ['a mark of its own, cut short', String.raw`\033]7717;0123456789ABCDEF;H;0`],
+  ['the start of a mark', String.raw`\033]77`],
+];
+
+describe('an agent leaving a control string open', () => {
+  it.each(LEFT_OPEN.map(([name, bytes], index) => [name, bytes, index] as const))(
+    '%s: the next call shows on every screen',
+    async (_name, bytes, index) => {
+      const marker = `after-open-${index}`;
+      await call('attacker', `printf '${bytes}'`);
+      expect(await call('attacker', `echo ${marker}`)).toBe(marker);
+      await viewer.until(() => viewer.outputText().includes(marker), marker);
+      await expect.poll(() => viewer.screenText(), { timeout: 5000 }).toContain(marker);
+      const late = await LiveClient.connect(liveUrl(session.id), { token: server.adminToken });
+      try {
+        await late.next('snapshot');
+        expect(await late.screenText()).toContain(marker);
+      } finally {
+        await late.close();
+      }
+    },
+  );
+});

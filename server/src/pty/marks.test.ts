@@ -67,4 +67,54 @@ describe('MarkScanner', () => {
     expect(held('x\x1b[1mtext')).toBe(0);
     expect(held('ends in an ESC \x1b')).toBe(1);
   });
+
+  describe('a control string the output left open', () => {
+    const ST = '\x1b\\';
+    const open = Buffer.from(
+      `title\x1b]0;left open${markText(NONCE, 'P')}shown${markText(NONCE, 'E', '0;1')}`,
+      'latin1',
+    );
+    const closedWhereTheMarkWas = [
+      `title\x1b]0;left open${ST}`,
+      { event: 'P', data: '' },
+      'shown',
+      { event: 'E', data: '0;1' },
+    ];
+
+    it('is ended with ST where a mark is taken out, and only the once', () => {
+      expect(scan([open])).toEqual(closedWhereTheMarkWas);
+    });
+
+    it('is ended the same however the reads cut the stream', () => {
+      for (let at = 0; at <= open.length; at++) {
+        expect(scan([open.subarray(0, at), open.subarray(at)]), `cut at ${at}`).toEqual(
+          closedWhereTheMarkWas,
+        );
+      }
+      expect(scan(Array.from(open, (byte) => Buffer.from([byte])))).toEqual(closedWhereTheMarkWas);
+    });
+
+    it('is ended where a mark of another nonce is dropped', () => {
+      const other = markText('FEDCBA9876543210', 'P');
+      expect(scan([Buffer.from(`\x1bPq${other}after`, 'latin1')])).toEqual([`\x1bPq${ST}after`]);
+    });
+
+    it('is ended after a mark cut short by the next one (a flushed tail)', () => {
+      const cut = `\x1b]7717;${NONCE};H;0;1`;
+      expect(scan([Buffer.from(`${cut}${markText(NONCE, 'P')}prompt`, 'latin1')])).toEqual([
+        `${cut}${ST}`,
+        { event: 'P', data: '' },
+        'prompt',
+      ]);
+    });
+
+    it('adds nothing where no string is open', () => {
+      for (const text of ['\x1b]0;t\x07', '\x1b]0;t\x1b\\', '\x1b[31m', 'caf\xc3\xa9 \xc2\xb0']) {
+        expect(scan([Buffer.from(`${text}${markText(NONCE, 'P')}`, 'latin1')])).toEqual([
+          text,
+          { event: 'P', data: '' },
+        ]);
+      }
+    });
+  });
 });

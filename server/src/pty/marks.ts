@@ -14,9 +14,13 @@
  *   one is passed on as data and scanning resumes at the next introducer, so the real mark
  *   after it still counts and never reaches a viewer;
  * - unterminated for longer than any mark could be: passed on as data.
+ * A control string the output left open (a command's `printf '\e]0;title'`, a mark whose tail
+ * a Ctrl-C flushed from the terminal) is ended with ST where a mark is taken out, as the
+ * mark's ESC would have ended it (open-string.ts).
  */
 
 import { randomFillSync } from 'node:crypto';
+import { OpenStringWatch, STRING_TERMINATOR } from './open-string.ts';
 
 export const MARK_IDENT = '7717';
 const PREFIX = Buffer.from(`\x1b]${MARK_IDENT};`, 'latin1');
@@ -69,6 +73,10 @@ export function callNonce(): string {
 
 export class MarkScanner {
   private pending: Buffer = NOTHING;
+  /** Whether the data passed on so far leaves a control string open (see open-string.ts). */
+  private readonly strings = new OpenStringWatch();
+  /** Pieces of the current push already seen by `strings`. */
+  private watched = 0;
 
   constructor(private readonly nonce: string) {}
 
@@ -77,6 +85,7 @@ export class MarkScanner {
     const buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = NOTHING;
     const pieces: ScannedPiece[] = [];
+    this.watched = 0;
     let pos = 0;
     while (pos < buf.length) {
       const start = buf.indexOf(PREFIX, pos);
@@ -84,6 +93,7 @@ export class MarkScanner {
         const keep = partialPrefixLength(buf, pos);
         emitData(pieces, buf, pos, buf.length - keep);
         this.pending = keep > 0 ? Buffer.from(buf.subarray(buf.length - keep)) : NOTHING;
+        this.watchStrings(pieces);
         return pieces;
       }
       emitData(pieces, buf, pos, start);
@@ -93,6 +103,7 @@ export class MarkScanner {
         // Still arriving: hold it back, unless it is already too long to be a mark.
         if (buf.length < start + MAX_MARK_BYTES) {
           this.pending = Buffer.from(buf.subarray(start));
+          this.watchStrings(pieces);
           return pieces;
         }
         emitData(pieces, buf, start, bodyStart);
@@ -105,11 +116,32 @@ export class MarkScanner {
         pos = end;
         continue;
       }
+      // Taken out (ours, or a well-formed one with another nonce, dropped): a string the
+      // output left open would have ended at its ESC; it ends there still (open-string.ts).
+      this.watchStrings(pieces);
+      if (this.strings.open) {
+        pieces.push({ data: STRING_TERMINATOR });
+        this.strings.see(STRING_TERMINATOR);
+      }
+      this.watched = pieces.length;
       const mark = this.parse(buf.toString('latin1', bodyStart, end));
-      if (mark) pieces.push({ mark });
+      if (mark) {
+        pieces.push({ mark });
+        this.watched = pieces.length;
+      }
       pos = end + 1;
     }
+    this.watchStrings(pieces);
     return pieces;
+  }
+
+  /** The data pieces pushed since the last look, through the open-string watch. */
+  private watchStrings(pieces: readonly ScannedPiece[]): void {
+    for (let i = this.watched; i < pieces.length; i++) {
+      const piece = pieces[i] as ScannedPiece;
+      if ('data' in piece) this.strings.see(piece.data);
+    }
+    this.watched = pieces.length;
   }
 
   /** Whatever is held back, released as data (used when the stream ends). */
