@@ -1,10 +1,13 @@
 // The session page: a controller pastes far more than a program that does not read can take;
 // past the server's bound the keys are dropped, not queued, the page says so, and Ctrl-C
 // still stops the program at once.
+import { processesRunning } from '../server/test/support/host-processes.ts';
 import { expect, openShell, screenOf, test } from './support/fixtures.ts';
 
 /** One paste: 15 lines of 2,000 characters (30 kB, under a live message's 64 KiB). */
 const PASTE = Array.from({ length: 15 }, () => `${'y'.repeat(1999)}\n`).join('');
+/** The program that does not read: a duration no other test's `sleep` has. */
+const SLEEP_S = 613;
 /** The server's default bound is 256 KiB and the terminal holds ~68 KB: 20 pastes pass both. */
 const PASTES = 20;
 
@@ -22,9 +25,12 @@ test('keys a program does not read are dropped past the bound, the page says so,
   await page.getByRole('button', { name: 'Take over' }).click();
   await expect(page.getByRole('button', { name: 'Release' })).toBeVisible();
   await page.getByTestId('terminal').click();
-  await page.keyboard.insertText('sleep 600; echo slept-$((40+2))');
+  await page.keyboard.insertText(`sleep ${SLEEP_S}; echo slept-$((40+2))`);
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('state')).toHaveText('human in control');
+  // The program runs before the pastes: typed while bash still read the line, they and the
+  // Ctrl-C met its line editor instead (an interrupt there drops the part of the line read).
+  await expect.poll(() => processesRunning('sleep', String(SLEEP_S)).length).toBe(1);
   const notice = page.getByTestId('notice-line');
   // Pasted as a browser pastes (the terminal sends each line's Enter).
   for (let paste = 0; paste < PASTES; paste++) {
