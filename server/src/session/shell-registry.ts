@@ -219,9 +219,9 @@ export class ShellRegistry {
     for (let attempt = 0; ; attempt++) {
       // A shell being ended (a reset under way) takes no call: its tree ends first (within a
       // second), so the new shell does not share its workspace with a dying one, nor count
-      // twice against the capacity.
+      // twice against the capacity; never past the call's deadline.
       const ending = this.live.get(key);
-      if (ending?.alive && ending.ending) await ending.whenExited();
+      if (ending?.alive && ending.ending) await exitedBy(ending, deadlineAt);
       const shell = this.liveShell(key, agent, dialect);
       let ready: boolean;
       try {
@@ -294,5 +294,18 @@ export class ShellRegistry {
       this.onShellRemoved.fire(shell);
       void shell.dispose();
     }
+  }
+}
+
+/** Resolves once `shell` is `exited`, or at `deadlineAt` (epoch ms) if that comes first. */
+async function exitedBy(shell: Shell, deadlineAt: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadlineAt - Date.now()));
+  });
+  try {
+    await Promise.race([shell.whenExited(), deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
