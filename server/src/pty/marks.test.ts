@@ -99,13 +99,39 @@ describe('MarkScanner', () => {
       expect(scan([Buffer.from(`\x1bPq${other}after`, 'latin1')])).toEqual([`\x1bPq${ST}after`]);
     });
 
-    it('is ended after a mark cut short by the next one (a flushed tail)', () => {
-      const cut = `\x1b]7717;${NONCE};H;0;1`;
+    it('is ended after a mark of another nonce cut short by a real one', () => {
+      const cut = '\x1b]7717;FEDCBA9876543210;H;0;1';
       expect(scan([Buffer.from(`${cut}${markText(NONCE, 'P')}prompt`, 'latin1')])).toEqual([
         `${cut}${ST}`,
         { event: 'P', data: '' },
         'prompt',
       ]);
+    });
+  });
+
+  describe('a mark of ours cut short (a Ctrl-C flushed its tail)', () => {
+    // Dropped, nonce and all: a viewer or a recording never learns the nonce from it.
+    for (const cut of [
+      `\x1b]7717;${NONCE};H;0;1`,
+      `\x1b]7717;${NONCE.slice(0, 7)}`,
+      '\x1b]7717;',
+    ]) {
+      it(`drops ${JSON.stringify(cut)} before the next mark`, () => {
+        const stream = Buffer.from(`a${cut}${markText(NONCE, 'P')}prompt`, 'latin1');
+        const expected = ['a', { event: 'P', data: '' }, 'prompt'];
+        expect(scan([stream])).toEqual(expected);
+        for (let at = 0; at <= stream.length; at++) {
+          expect(scan([stream.subarray(0, at), stream.subarray(at)]), `cut at ${at}`).toEqual(
+            expected,
+          );
+        }
+      });
+    }
+
+    it('drops it before output longer than a mark, and passes that on', () => {
+      // (Upper case and digits within a mark's length of its start would go with it.)
+      const text = 'y'.repeat(300);
+      expect(scan([Buffer.from(`\x1b]7717;${NONCE};H;0${text}`, 'latin1')])).toEqual([text]);
     });
 
     it('adds nothing where no string is open', () => {

@@ -32,6 +32,8 @@ const NOTHING = Buffer.alloc(0);
 const MAX_MARK_BYTES = 256;
 /** The grammar of a mark's body (after the introducer, before BEL). */
 const MARK_BODY = /^([0-9A-F]{16,64});([A-Z]);([0-9A-Z;$?-]*)$/;
+/** A byte a mark's body may hold after its nonce. */
+const MARK_BODY_BYTE = /^[0-9A-Z;$?-]$/;
 
 export interface Mark {
   readonly event: string;
@@ -106,13 +108,19 @@ export class MarkScanner {
           this.watchStrings(pieces);
           return pieces;
         }
-        emitData(pieces, buf, start, bodyStart);
-        pos = bodyStart;
+        // One of ours cut short (its tail flushed): dropped, its nonce never passed on.
+        const ours = this.remnantEnd(buf, bodyStart, start + MAX_MARK_BYTES);
+        if (ours === -1) emitData(pieces, buf, start, bodyStart);
+        pos = ours === -1 ? bodyStart : ours;
         continue;
       }
       if (buf[end] !== BEL) {
-        // An ESC inside: this one is broken; whatever follows (maybe a real mark) is scanned anew.
-        emitData(pieces, buf, start, end);
+        // An ESC inside: this one is broken; whatever follows (maybe a real mark) is scanned
+        // anew. One of ours cut short (a Ctrl-C flushed its tail) is dropped: its nonce is
+        // never passed on.
+        const ours = this.remnantEnd(buf, bodyStart, end);
+        if (ours === -1) emitData(pieces, buf, start, end);
+        else emitData(pieces, buf, ours, end);
         pos = end;
         continue;
       }
@@ -149,6 +157,19 @@ export class MarkScanner {
     const rest = this.pending;
     this.pending = NOTHING;
     return rest;
+  }
+
+  /**
+   * Where a mark of ours cut short ends: the body at `from` (up to `limit`) is this scanner's
+   * nonce, or the start of it, and the mark's characters after the nonce run to the returned
+   * index. -1 when the body is not ours.
+   */
+  private remnantEnd(buf: Buffer, from: number, limit: number): number {
+    const nonceEnd = Math.min(from + this.nonce.length, limit);
+    if (buf.toString('latin1', from, nonceEnd) !== this.nonce.slice(0, nonceEnd - from)) return -1;
+    let at = nonceEnd;
+    while (at < limit && MARK_BODY_BYTE.test(String.fromCharCode(buf[at] as number))) at++;
+    return at;
   }
 
   /** Ours: the mark. Well formed with another nonce, or not a mark's body: null (dropped). */
