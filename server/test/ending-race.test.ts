@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../shared/src/api.ts';
-import { errorOf, startServer, type TestServer } from './support/http-server.ts';
+import { bashCall, startServer, type TestServer } from './support/http-server.ts';
 
 let server: TestServer;
 let agents = 0;
@@ -19,12 +19,8 @@ afterAll(async () => {
   await server.close();
 });
 
-async function call(agent: string, command: string): Promise<{ status: number; output: string }> {
-  const response = await server.post(`/api/agents/${agent}/bash`, { command });
-  if (response.status !== 200) {
-    return { status: response.status, output: JSON.stringify(await errorOf(response)) };
-  }
-  return { status: 200, output: ((await response.json()) as { output: string }).output };
+function call(agent: string, command: string): Promise<{ status: number; output: string }> {
+  return bashCall(server, agent, command);
 }
 
 async function liveSessionOf(agent: string): Promise<SessionInfo> {

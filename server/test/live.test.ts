@@ -10,7 +10,7 @@ import {
   MAX_OUTPUT_FRAME_BYTES,
   VIEWER_MAX_BUFFERED_BYTES,
 } from '../src/live/viewer-connection.ts';
-import { errorOf, startServer, type TestServer } from './support/http-server.ts';
+import { bashCall, startServer, type TestServer } from './support/http-server.ts';
 import { LiveClient, sameOffset, sameScreen } from './support/live-client.ts';
 
 let server: TestServer;
@@ -27,13 +27,8 @@ afterAll(async () => {
   await server.close();
 });
 
-async function call(agent: string, command: string): Promise<{ status: number; output: string }> {
-  const response = await server.post(`/api/agents/${agent}/bash`, { command });
-  if (response.status !== 200) {
-    return { status: response.status, output: JSON.stringify(await errorOf(response)) };
-  }
-  const body = (await response.json()) as { output: string };
-  return { status: 200, output: body.output };
+function call(agent: string, command: string): Promise<{ status: number; output: string }> {
+  return bashCall(server, agent, command);
 }
 
 async function sessionOf(agent: string): Promise<SessionInfo> {

@@ -178,3 +178,16 @@ export async function errorOf(response: Response): Promise<{ code: string; messa
     message: 'message' in error ? String(error.message) : '',
   };
 }
+
+/** An agent's bash call: the status and the result text, or the refusal's body as JSON. */
+export async function bashCall(
+  server: TestServer,
+  agent: string,
+  command: string,
+): Promise<{ status: number; output: string }> {
+  const response = await server.post(`/api/agents/${agent}/bash`, { command });
+  if (response.status !== 200) {
+    return { status: response.status, output: JSON.stringify(await errorOf(response)) };
+  }
+  return { status: 200, output: ((await response.json()) as { output: string }).output };
+}
