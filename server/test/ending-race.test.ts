@@ -65,7 +65,9 @@ describe('a call that comes while its shell is being closed', () => {
     });
     const next = call(agent, 'echo "kept=${KEPT:-no}"');
     expect((await closed).status).toBe(204);
-    expect((await sleeping).output).not.toContain('never');
+    // How the cut call ends is the hang-up's (bash may still run `echo never` as `sleep` dies,
+    // as at a terminal whose line drops); it is answered, and the next call is not in it.
+    expect((await sleeping).status).toBe(200);
     expect(await next).toEqual({ status: 200, output: 'kept=no' });
   });
 });
