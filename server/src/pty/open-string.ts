@@ -26,6 +26,8 @@ const ESC_OPENERS = new Set([0x5d, 0x50, 0x5f, 0x5e, 0x58]);
 const C1_OPENERS = new Set([0x90, 0x98, 0x9d, 0x9e, 0x9f]);
 /** U+009C ST. */
 const C1_ST = 0x9c;
+/** The C1 string controls (openers and ST) as UTF-8 encodes them. */
+const C1_STRING_CONTROLS = [...C1_OPENERS, C1_ST].map((code) => Buffer.from([C1_LEAD, code]));
 
 /** ST: ends any control string, and does nothing outside one. */
 export const STRING_TERMINATOR = Buffer.from('\x1b\\', 'latin1');
@@ -86,7 +88,8 @@ export class OpenStringWatch {
 
 /**
  * The index of the last byte in buf[from..] that can open or end a string: ESC, BEL, CAN,
- * SUB, or a C1_LEAD whose next byte is a string control. -1 when there is none.
+ * SUB, or a C1_LEAD whose next byte is a string control (a lead byte last is the caller's).
+ * -1 when there is none.
  */
 function lastMattering(buf: Buffer, from: number): number {
   let last = Math.max(
@@ -96,11 +99,13 @@ function lastMattering(buf: Buffer, from: number): number {
     buf.lastIndexOf(SUB),
   );
   if (last < from) last = -1;
-  // U+0080–U+00BF are common in text (°, §, ±): only a string control's lead counts.
-  for (let at = buf.lastIndexOf(C1_LEAD); at > last && at >= from; ) {
-    const next = buf[at + 1];
-    if (next === undefined || C1_OPENERS.has(next) || next === C1_ST) return at;
-    at = at === 0 ? -1 : buf.lastIndexOf(C1_LEAD, at - 1);
+  // U+0080–U+00BF are common in text (°, §, NBSP): only a string control's two bytes count,
+  // looked for only when a lead byte comes after `last` (one search per control, not a step
+  // per lead byte).
+  if (buf.lastIndexOf(C1_LEAD) <= last) return last;
+  for (const control of C1_STRING_CONTROLS) {
+    const at = buf.lastIndexOf(control);
+    if (at > last && at >= from) last = at;
   }
   return last;
 }
