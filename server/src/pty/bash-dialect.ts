@@ -16,6 +16,7 @@ import {
   runFileSteps,
   runFileText,
 } from './bash-errexit.ts';
+import { startsInteractiveBash } from './bash-fresh-shell.ts';
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
 import {
   keepingLastArg,
@@ -230,7 +231,16 @@ ${jobNoticesInstall(T)}
 ${traceOptionsInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
 ${writable('HISTCONTROL')} && builtin printf -v HISTCONTROL %s "\${HISTCONTROL:-ignorespace}" 2>/dev/null
-[[ -n \${${T}_ready-} ]] || { stty -echo 2>/dev/null; PS1='\\w\\$ '; ${T}_ready=1; }
+# First in this program: the launch's, or a fresh bash a command started with \`exec bash\`,
+# whose line editor is on (the launch's is off: --noediting, see launch()). \`W\`: how wide
+# the last line of the prompt it showed is (its invisible \\[…\\] parts left out), for the
+# engine to take that prompt off the call's output (session/fresh-shell-install.ts).
+[[ -n \${${T}_ready-} ]] || {
+  ${T}_pw=\${PS1@P} ${T}_pw=\${${T}_pw##*$'\\n'}
+  while [[ $${T}_pw == *$'\\001'*$'\\002'* ]]; do ${T}_pw=\${${T}_pw%%$'\\001'*}\${${T}_pw#*$'\\002'}; done
+  ${mark('W', `"\${#${T}_pw}"`)}
+  stty -echo 2>/dev/null; builtin set +o emacs +o vi; PS1='\\w\\$ '; ${T}_ready=1
+}
 ${T}_h() {
   ${T}_q=$?
   ${T}_o=
@@ -377,6 +387,7 @@ export const bashDialect: ShellDialect = {
       `\\${T}_post||${T}_y=;${errTrap.after}} >/dev/null 2>&1||${T}_y=\n`
     );
   },
+  freshShellAfterExec: (name, args) => name === 'bash' && startsInteractiveBash(args),
   // bash never asks where the cursor is, and with echo off its `read` prints nothing typed.
   answersCursorQueries: false,
   hostEchoesInput: false,

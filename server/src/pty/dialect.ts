@@ -84,6 +84,13 @@ export interface ShellDialect {
    */
   humanEditing?(context: DialectContext): { readonly on: string; readonly off: string };
   /**
+   * The shell process ran `exec` and now runs `name` with `args` (without argv[0]), reading
+   * its terminal: whether that is a fresh interactive shell of this dialect at its prompt
+   * (`exec bash`), into which typing the install line installs the integration again.
+   * Absent: the dialect's shell has no such `exec`.
+   */
+  freshShellAfterExec?(name: string, args: readonly string[]): boolean;
+  /**
    * The shell asks the terminal where its cursor is (`ESC [ 6 n`) and blocks until told:
    * the engine answers from the screen model, as the terminal a human watches would.
    */

@@ -176,6 +176,39 @@ export async function sessionMembers(sid: number): Promise<number[]> {
   return members;
 }
 
+/** The program a process runs now, as far as /proc tells one `exec` from the next. */
+export interface ProcProgram {
+  /** Its command line's words, argv[0] first. */
+  readonly words: readonly string[];
+  /**
+   * Where its stack starts: placed at random by each `exec` (address space layout
+   * randomisation), so it tells two runs of the same command line apart. '0' where the
+   * kernel hides it (no right to trace the process).
+   */
+  readonly stack: string;
+}
+
+/**
+ * What `pid` runs now (`/proc/<pid>/cmdline` and its stat's `startstack`), read at once (an
+ * asynchronous read waits behind others, and the program may have changed by its end); null
+ * when gone.
+ */
+export function readProgramNow(pid: number): ProcProgram | null {
+  let line: string;
+  let stat: string;
+  try {
+    line = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return null;
+  }
+  const words = line.split('\0');
+  if (words[words.length - 1] === '') words.pop();
+  // startstack is field 28; fields[0] here is field 3 (the state).
+  const stack = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[25] ?? '0';
+  return { words, stack };
+}
+
 /** The terminal a process has on fd 0 (the PTY slave path), or null. */
 export async function terminalOf(pid: number): Promise<string | null> {
   return readlink(`/proc/${pid}/fd/0`).catch(() => null);

@@ -9,10 +9,11 @@ import { callNonce } from '../pty/marks.ts';
 import { readCallsNow } from '../pty/proc-probe.ts';
 import { findWaitingReader } from '../pty/terminal-wait.ts';
 import type { CallLine } from './call-line.ts';
-import { CallRun } from './call-run.ts';
+import { CallRun, type WaitingProcess } from './call-run.ts';
 import type { CallResult, CaptureFactory } from './capture.ts';
 import type { HumanControl } from './human-control.ts';
 import type { ShellFiles } from './shell-files.ts';
+import { ShellImage } from './shell-image.ts';
 import { type CallStart, type ShellCallResult, ShellGoneError } from './shell-options.ts';
 import type { ShellProcess } from './shell-process.ts';
 import type { ShellStatus } from './shell-status.ts';
@@ -51,11 +52,20 @@ export class AgentCalls {
   private runValue: CallRun | null = null;
   /** The process the last call left waiting for input, if that is how it ended. */
   private waitingPid = 0;
+  /** The program the shell process runs (a command may exec a fresh shell). */
+  private readonly image: ShellImage;
 
   constructor(
     private readonly parts: AgentCallParts,
     private readonly host: AgentCallHost,
-  ) {}
+  ) {
+    this.image = new ShellImage(() => parts.pty.pid, parts.dialect);
+  }
+
+  /** The integration is installed and the shell located (its ready mark). */
+  integrationInstalled(): void {
+    this.image.installed();
+  }
 
   /** The call in flight, if any. */
   get run(): CallRun | null {
@@ -104,7 +114,7 @@ export class AgentCalls {
     const run = new CallRun({
       capture: this.parts.newCapture(host.agent ?? ''),
       timeoutMs: Math.max(0, deadlineAt - Date.now()),
-      probe: () => findWaitingReader(pty.stat(), status.ttyPath),
+      probe: () => this.waitingReader(),
       screenText: () => host.screenText(),
       // Never reset under a human's hands: a call cancelled while they hold the controls is
       // dropped, and the shell stays theirs.
@@ -142,6 +152,20 @@ export class AgentCalls {
     }
   }
 
+  /**
+   * The program blocked reading the terminal, unless it is a fresh shell the command exec'd
+   * (`exec bash`): that one is given the integration, and the call ends at its prompt.
+   */
+  private async waitingReader(): Promise<WaitingProcess | null> {
+    const { pty, status, calls } = this.parts;
+    const reader = await findWaitingReader(pty.stat(), status.ttyPath);
+    if (reader === null || !this.image.freshShell(reader)) return reader;
+    // Its prompt, printed before it blocked, is read first: the call's output ends with it.
+    await pty.quiet();
+    calls.reinstall();
+    return null;
+  }
+
   private typeCommand(command: string): void {
     const nonce = callNonce();
     this.parts.files.writeCommand(nonce, commandFileContent(nonce, command));
@@ -162,6 +186,7 @@ export class AgentCalls {
   }
 
   private afterCall(result: CallResult): void {
+    this.parts.calls.callOver();
     switch (result.ending.kind) {
       case 'waiting_input':
         this.waitingPid = result.ending.pid;

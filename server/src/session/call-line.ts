@@ -12,7 +12,9 @@ import { interruptCommand } from './call-interrupt.ts';
 import type { CallLineHost, ForegroundCommand } from './call-line-host.ts';
 import { CallLineRepair } from './call-line-repair.ts';
 import { EndConfirm, EndDoubt } from './end-doubt.ts';
+import { FreshShellInstall } from './fresh-shell-install.ts';
 import { endMarkOf, INTERRUPTED_STATUS, promptOfOtherCall, promptStatusOf } from './mark-status.ts';
+import { PromptWaits } from './prompt-waits.ts';
 import { ReadingWatch } from './reading-watch.ts';
 import type { ShellStatus } from './shell-status.ts';
 import { commandEcho } from './typing.ts';
@@ -35,11 +37,8 @@ export class CallLine {
   private foregroundValue: ForegroundCommand | null = null;
   /** Where the shell is in printing its prompt (the installation's first prompt is due). */
   private prompt: PromptPhase = 'due';
-  /** A line of our own runs: what it displays, up to its prompt's end, is hidden. */
-  private hideUntilPrompt = false;
-  private promptWaiters: (() => void)[] = [];
-  /** Waiting for the prompt on its way after a command's end (see promptUp). */
-  private promptUpWaiters: (() => void)[] = [];
+  /** Lines of our own, hidden up to their prompt, and waits for the prompt (see promptUp). */
+  private readonly waits = new PromptWaits();
   /** A call line is to be typed as soon as the prompt is shown. */
   private lineDue = false;
   /** A call line was typed and its start mark has not arrived yet. */
@@ -80,6 +79,8 @@ export class CallLine {
   );
   /** The looks again after a believed end (see confirmEnd). */
   private readonly endConfirm = new EndConfirm();
+  /** The call's command exec'd a fresh shell: the integration goes in again (see there). */
+  private readonly freshShell = new FreshShellInstall();
 
   /** The dialect's line that (re-)installs the integration, once it is prepared. */
   installLine = '';
@@ -107,7 +108,7 @@ export class CallLine {
    * echoes the line at once, before a slow shell may even have printed its prompt.
    */
   get hiding(): boolean {
-    return (this.awaitingStart && this.prompt !== 'drawing') || this.hideUntilPrompt;
+    return (this.awaitingStart && this.prompt !== 'drawing') || this.waits.hidingOwnLine;
   }
 
   /** At its prompt with nothing typed, running or due: a line of our own may be typed. */
@@ -119,14 +120,13 @@ export class CallLine {
       !this.host.run &&
       !this.awaitingStart &&
       !this.lineDue &&
-      !this.hideUntilPrompt
+      !this.waits.hidingOwnLine
     );
   }
 
   /** Types a line of our own at the prompt; resolves once its prompt is up (hidden till then). */
   runOwnLine(line: string): Promise<void> {
-    this.hideUntilPrompt = true;
-    const shown = new Promise<void>((resolve) => this.promptWaiters.push(resolve));
+    const shown = this.waits.ownLineTyped();
     this.host.write(line);
     return shown;
   }
@@ -137,8 +137,7 @@ export class CallLine {
    * prompt, when it comes, is taken as any other.
    */
   ownLineLost(): void {
-    this.hideUntilPrompt = false;
-    this.promptWaiters.splice(0);
+    this.waits.ownLineLost();
   }
 
   /**
@@ -147,13 +146,7 @@ export class CallLine {
    */
   promptUp(limitMs: number): Promise<void> {
     if (this.prompt !== 'due' && this.prompt !== 'drawing') return Promise.resolve();
-    return new Promise((resolve) => {
-      const limit = setTimeout(resolve, limitMs);
-      this.promptUpWaiters.push(() => {
-        clearTimeout(limit);
-        resolve();
-      });
-    });
+    return this.waits.nextPrompt(limitMs);
   }
 
   /** The call `nonce` (its command file written) runs `command`: its line is typed. */
@@ -211,8 +204,29 @@ export class CallLine {
     );
   }
 
-  /** Takes the prompt and call marks ('A', 'H', 'B', 'X', 'S', 'E'); others are ignored. */
+  /** The call's command exec'd a fresh shell of the dialect, at its prompt (see ShellImage). */
+  reinstall(): void {
+    const run = this.host.run;
+    if (!run || run.settled || !this.foregroundValue) return;
+    void this.waits.ownLineTyped();
+    this.freshShell.begin(run, this.host.pid, this.installLine, (line) => this.host.write(line));
+  }
+
+  /** The call ended: an installation that did not bring its prompt hides nothing more. */
+  callOver(): void {
+    if (this.freshShell.abandon()) this.waits.ownLineLost();
+  }
+
+  /** Takes the prompt and call marks ('A', 'H', 'B', 'W', 'X', 'S', 'E'); others are ignored. */
   onMark(mark: Mark): void {
+    const prompt = mark.event === 'A' || mark.event === 'H';
+    if (prompt && this.foregroundValue && this.freshShell.prompted(this.host.run)) {
+      this.commandEnded(0);
+      this.confirmEnd();
+      this.prompt = 'drawing';
+      if (mark.event === 'H') this.promptShown();
+      return;
+    }
     switch (mark.event) {
       case 'A':
         if (this.forgedPrompt(mark.data)) break;
@@ -233,6 +247,9 @@ export class CallLine {
       case 'B':
         // Only the prompt being drawn: after a repair, the failed prompt's end does not count.
         if (this.prompt === 'drawing') this.promptShown();
+        break;
+      case 'W':
+        this.freshShell.measured(mark.data);
         break;
       case 'X':
         // The integration's own variables were given attributes (`readonly`, `-i`): only a
@@ -261,7 +278,7 @@ export class CallLine {
 
   /** The shell ended: no prompt comes, and nobody waits for one. */
   shellExited(): void {
-    for (const resolve of this.promptUpWaiters.splice(0)) resolve();
+    this.waits.shellExited();
   }
 
   /** Stops the pending looks at the shell. */
@@ -316,13 +333,7 @@ export class CallLine {
   /** The prompt is up: a human may type, and a call line that waits for it goes. */
   private promptShown(): void {
     this.prompt = 'shown';
-    for (const resolve of this.promptUpWaiters.splice(0)) resolve();
-    if (this.hideUntilPrompt) {
-      this.hideUntilPrompt = false;
-      for (const resolve of this.promptWaiters.splice(0)) resolve();
-    } else {
-      this.host.backAtPrompt();
-    }
+    if (!this.waits.shown()) this.host.backAtPrompt();
     if (this.lineDue) {
       this.lineDue = false;
       this.host.write(this.callLine);

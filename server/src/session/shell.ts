@@ -17,7 +17,8 @@ import { treeSummary } from '../pty/proc-probe.ts';
 import type { PtyExit } from '../pty/pty-process.ts';
 import type { ScreenSnapshot } from '../screen/screen-model.ts';
 import { type AgentCallHost, AgentCalls } from './agent-calls.ts';
-import { CallLine, type CallLineHost } from './call-line.ts';
+import { CallLine } from './call-line.ts';
+import { callLineHostOf } from './call-line-host.ts';
 import { HumanControl } from './human-control.ts';
 import { OutputRouter } from './output-router.ts';
 import { type ControlsHost, ShellControls } from './shell-controls.ts';
@@ -97,14 +98,18 @@ export class Shell {
     this.output = new ShellDisplay(options.cols, options.rows);
     const launched = launchShell(options, files, context);
     this.pty = launched.process;
-    this.calls = new CallLine(this.status, options.dialect.callLine(context), this.callLineHost());
+    const { status, pty, output, dialect } = this;
+    const parts = { status, pty, output, files, dialect };
+    const host = callLineHostOf({
+      ...parts,
+      human: () => this.human,
+      run: () => this.agentCalls.run,
+    });
+    this.calls = new CallLine(status, dialect.callLine(context), host);
     this.controls = new ShellControls(
       {
-        status: this.status,
-        pty: this.pty,
-        output: this.output,
+        ...parts,
         calls: this.calls,
-        dialect: options.dialect,
         editing: options.dialect.humanEditing?.(context),
         agentSize: { cols: options.cols, rows: options.rows },
       },
@@ -113,12 +118,9 @@ export class Shell {
     this.human = new HumanControl(this.controls);
     this.agentCalls = new AgentCalls(
       {
-        status: this.status,
-        pty: this.pty,
-        files,
+        ...parts,
         calls: this.calls,
         human: this.human,
-        dialect: options.dialect,
         newCapture: options.newCapture,
         ready: this.start.ready,
       },
@@ -306,34 +308,6 @@ export class Shell {
     };
   }
 
-  /** What the prompt and call-line machine may do with this shell (see CallLineHost). */
-  private callLineHost(): CallLineHost {
-    const shell = this;
-    return {
-      get pid() {
-        return shell.pid;
-      },
-      stat: () => this.pty.stat(),
-      get run() {
-        return shell.agentCalls.run;
-      },
-      get humanControlled() {
-        return shell.human.controller !== null;
-      },
-      ownGroupInterrupt: this.options.dialect.ownGroupInterrupt,
-      write: (data) => this.pty.write(data),
-      display: (data) => this.output.show(data),
-      backAtPrompt: () => void this.human.backAtPrompt(),
-      commandUnread: () => !this.files.commandTaken(),
-      cancelCommand: () => this.files.cancelCommand(),
-      commandEnded: (exitCode) => {
-        this.status.lastExitCode = exitCode;
-        this.status.set('idle');
-        this.agentCalls.run?.complete(exitCode);
-      },
-    };
-  }
-
   /** What the agent's calls may do with this shell (see AgentCallHost). */
   private agentCallHost(): AgentCallHost {
     const shell = this;
@@ -388,6 +362,7 @@ export class Shell {
         // The mark carries the shell's pid as the shell sees it (in a sandbox, its namespace's).
         void this.pty.locate(/^\d+$/.test(mark.data) ? Number(mark.data) : null).then(({ tty }) => {
           this.status.ttyPath = tty;
+          this.agentCalls.integrationInstalled();
           this.status.set('idle');
           this.start.succeed();
         });

@@ -1,0 +1,52 @@
+/**
+ * Who waits for a shell's prompt: a line of the engine's own, hidden from the display until
+ * its prompt is shown (the line editing switched for a person, the integration installed in a
+ * fresh shell), and whoever waits for the prompt on its way after a command's end.
+ */
+export class PromptWaits {
+  /** A line of our own runs: what it displays, up to its prompt's end, is hidden. */
+  private ownLine = false;
+  private ownLineWaiters: (() => void)[] = [];
+  private promptWaiters: (() => void)[] = [];
+
+  get hidingOwnLine(): boolean {
+    return this.ownLine;
+  }
+
+  /** A line of our own is typed now: resolves once its prompt is shown. */
+  ownLineTyped(): Promise<void> {
+    this.ownLine = true;
+    return new Promise((resolve) => this.ownLineWaiters.push(resolve));
+  }
+
+  /** The own line's prompt is not coming: nothing more is hidden, and nobody waits for it. */
+  ownLineLost(): void {
+    this.ownLine = false;
+    this.ownLineWaiters.splice(0);
+  }
+
+  /** Resolves when the next prompt is shown, or after `limitMs`. */
+  nextPrompt(limitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const limit = setTimeout(resolve, limitMs);
+      this.promptWaiters.push(() => {
+        clearTimeout(limit);
+        resolve();
+      });
+    });
+  }
+
+  /** A prompt is shown: whether it was a line of our own's. */
+  shown(): boolean {
+    this.shellExited();
+    if (!this.ownLine) return false;
+    this.ownLine = false;
+    for (const resolve of this.ownLineWaiters.splice(0)) resolve();
+    return true;
+  }
+
+  /** The shell ended: no prompt comes. */
+  shellExited(): void {
+    for (const resolve of this.promptWaiters.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * `exec bash` replaces the shell by a fresh bash: the engine installs its integration in that
+ * one, the call ends as the command did, and the agent's next calls run there as before,
+ * with what the new shell kept (exported variables, the directory). Texts are exact.
+ */
+import { describe, expect, it } from 'vitest';
+import { liveShellOf, sharedEngine, type TestEngine } from './support/engine.ts';
+
+/** Text only the integration could produce. */
+const INTEGRATION_TRACES = /integration\.bash|__js[0-9a-f]+_|7717;|[0-9A-F]{32}/;
+
+function engineCases(engine: TestEngine): void {
+  let agents = 0;
+  const nextAgent = () => `exec-${++agents}`;
+
+  it('ends `exec bash` with its status, keeping what a new bash keeps', async () => {
+    const agent = nextAgent();
+    expect(await engine.call('x=mine; export Y=exported; cd /tmp', agent)).toBe('');
+    expect(await engine.call('exec bash', agent)).toBe('');
+    expect(await engine.call('echo "x=$x Y=$Y $PWD"', agent)).toBe('x= Y=exported /tmp');
+    expect(await engine.call('false', agent)).toBe('[exit code: 1]');
+  });
+
+  it('takes the same command line twice in a row (each exec is a new program)', async () => {
+    const agent = nextAgent();
+    for (let round = 0; round < 3; round++) {
+      expect(await engine.call('exec bash', agent)).toBe('');
+      expect(await engine.call(`echo round-${round}`, agent)).toBe(`round-${round}`);
+    }
+  });
+
+  it.each([
+    ['exec bash -l'],
+    ['exec bash --norc --noprofile'],
+    ['exec "$SHELL"'],
+    ['exec -a my-shell bash -i'],
+    ['exec env FROM_ENV=1 bash'],
+  ])('installs itself in the shell %s starts', async (command) => {
+    const agent = nextAgent();
+    expect(await engine.call(command, agent)).toBe('');
+    expect(await engine.call('echo ok', agent)).toBe('ok');
+  });
+
+  it('keeps what the command printed before the exec, with or without a line end', async () => {
+    const agent = nextAgent();
+    expect(await engine.call('echo before; exec bash', agent)).toBe('before');
+    expect(await engine.call("printf 'no line end'; exec bash", agent)).toBe('no line end');
+    // The prompt's invisible parts (`\[…\]`) take no column of the line.
+    expect(
+      await engine.call(
+        "export PS1='\\[\\e[32m\\]me@\\h\\[\\e[0m\\]:\\w> '; printf kept; exec bash --norc",
+        agent,
+      ),
+    ).toBe('kept');
+    expect(await engine.call('echo ok', agent)).toBe('ok');
+  });
+
+  it('honours set -e in the new shell as in the old', async () => {
+    const agent = nextAgent();
+    expect(await engine.call('exec bash', agent)).toBe('');
+    expect(await engine.call('set -e', agent)).toBe('');
+    expect(await engine.call('cd /nonexistent-dir; echo DANGER', agent)).toBe(
+      'bash: cd: /nonexistent-dir: No such file or directory\n[exit code: 1]',
+    );
+    expect(await engine.call('echo alive', agent)).toBe('alive');
+  });
+
+  it('leaves a bash that runs a script or a command string alone: it waits for input', async () => {
+    const agent = nextAgent();
+    expect(await engine.call('exec bash -c \'read v; echo "got $v"\'', agent)).toBe(
+      '[waiting for input: bash]',
+    );
+    expect(await engine.call('hello', agent)).toBe(
+      'got hello\n[shell exited: code 0]\n' +
+        'The persistent bash shell was reset; the next bash call starts from the workspace with a fresh current directory and environment.',
+    );
+    expect(await engine.call('echo back', agent)).toBe('back');
+  });
+
+  it('shows viewers the new shell, never the integration it installs', async () => {
+    const agent = nextAgent();
+    expect(await engine.call('exec bash', agent)).toBe('');
+    expect(await engine.call('echo viewed', agent)).toBe('viewed');
+    const screen = (await liveShellOf(engine, agent).snapshot()).data;
+    expect(screen).toContain('viewed');
+    expect(screen).not.toMatch(INTEGRATION_TRACES);
+  });
+}
+
+describe('exec bash in the sandbox', () => {
+  engineCases(sharedEngine({ flags: ['--timeout-ms', '15000'] }));
+});
+
+describe('exec bash without a sandbox', () => {
+  engineCases(sharedEngine({ flags: ['--timeout-ms', '15000', '--sandbox', 'off'] }));
+});
