@@ -130,3 +130,26 @@ describe('an agent leaving a control string open', () => {
     },
   );
 });
+
+/** The 8-bit string introducers: the result shows what the screens show, not the strings. */
+const EIGHT_BIT: readonly (readonly [string, string])[] = [
+  ['OSC', String.raw`\302\2350;hidden-title\007`],
+  ['DCS', String.raw`\302\220qhidden-dcs\302\234`],
+  ['SOS', String.raw`\302\230hidden-sos\302\234`],
+  ['PM', String.raw`\302\236hidden-pm\302\234`],
+  ['APC', String.raw`\302\237hidden-apc\033\\`],
+];
+
+describe('an 8-bit control string in the output', () => {
+  it.each(EIGHT_BIT.map(([name, bytes], index) => [name, bytes, index] as const))(
+    '%s is left out of the result as every screen leaves it out',
+    async (_name, bytes, index) => {
+      const line = `before-${index} after-${index}`;
+      expect(await call('attacker', `printf 'before-${index} ${bytes}after-${index}\\n'`)).toBe(
+        line,
+      );
+      await expect.poll(() => viewer.screenText(), { timeout: 5000 }).toContain(line);
+      expect(viewer.screenText()).not.toContain('hidden');
+    },
+  );
+});

@@ -90,7 +90,20 @@ describe('OutputRenderer: lines', () => {
 
   it('drops BEL, other C0 controls, DEL and C1 controls', async () => {
     expect(await render('a\x07b\x00c\x7fd\x0ce\x0bf\x01g')).toBe('abcdefg');
-    expect(await render('a\u0085b\u009dc\u009cd')).toBe('abcd');
+    expect(await render('a\u0085b\u009cc\u0080d')).toBe('abcd');
+  });
+
+  it('hides 8-bit control strings as the screens do (OSC, DCS, SOS, PM, APC)', async () => {
+    expect(await render('a\u009d0;title\u0007b')).toBe('ab');
+    expect(await render('a\u009d0;title\u009cb')).toBe('ab');
+    expect(await render('a\u009d0;title\x1b\\b')).toBe('ab');
+    for (const introducer of ['\u0090', '\u0098', '\u009e', '\u009f']) {
+      expect(await render(`a${introducer}q\u0007still\u009cb`)).toBe('ab');
+    }
+    // Cut anywhere, as chunks of the stream.
+    expect(await renderChunks(['a\u009d0;ti', 'tle\u0007', 'b']).then((r) => r.text)).toBe('ab');
+    // CAN ends one too, as it ends any sequence.
+    expect(await render('a\u009fapc\u0018b')).toBe('ab');
   });
 
   it('keeps a long line as one line', async () => {

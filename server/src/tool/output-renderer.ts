@@ -184,6 +184,9 @@ export class OutputRenderer {
   private groundControl(c: number, i: number): number {
     if (c === 0x1b) this.state = State.Escape;
     else if (c === 0x9b) this.startCsi();
+    // The 8-bit string introducers, as the screens (xterm.js) take them: OSC; DCS, SOS, PM, APC.
+    else if (c === 0x9d) this.state = State.Osc;
+    else if (c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) this.state = State.ControlString;
     else this.execute(c);
     return i + 1;
   }
