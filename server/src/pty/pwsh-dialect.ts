@@ -15,6 +15,11 @@ const CALL_LINE = '__jumpseat_pre; . $__jumpseat_sb';
 /** Marks every integration function: no trace line and no breakpoint stop inside it. */
 const HIDDEN = '[System.Diagnostics.DebuggerHidden()] param()';
 
+/** The runner the call line dot-sources (see `run` in the integration): one line, no file. */
+const RUN_BLOCK =
+  `${HIDDEN} if ($global:__jumpseat.failed) { Microsoft.PowerShell.Utility\\Write-Error -Message '?' -ErrorAction Ignore }; ` +
+  '. $global:__jumpseat.user; Microsoft.PowerShell.Core\\Set-PSDebug -Off; __jumpseat_post';
+
 /**
  * Writes one mark to the terminal through the state `$j`. Inlined, not a function: a command
  * can redefine any function (`function global:__jumpseat_mark { }`), not the integration's
@@ -116,11 +121,10 @@ function global:__jumpseat_state {
     # Dot-sourced by the call line, so it sets no variable (it runs at global scope). Hidden
     # from the debugger: once the command switched tracing on, no step of this shows.
     # \`$?\` as the line before left it: false after a failure (an error it ignores sets it).
-    run = {
-      ${HIDDEN}
-      if ($global:__jumpseat.failed) { Microsoft.PowerShell.Utility\\Write-Error -Message '?' -ErrorAction Ignore }
-      . $global:__jumpseat.user; Microsoft.PowerShell.Core\\Set-PSDebug -Off; __jumpseat_post
-    }
+    # Made from text, on one line: the command's \`$MyInvocation\` is this block's line, and
+    # an error view shows where that is (\`Write-Error\` at the top of the command came back
+    # with this file's path and line) unless it is line 1 of no file, as at a prompt.
+    run = [scriptblock]::Create(${psQuote(RUN_BLOCK)})
     tty = [IO.FileStream]::new('/dev/tty', [IO.FileMode]::Open, [IO.FileAccess]::Write)
   }
   $global:__jumpseat

@@ -59,6 +59,16 @@ describe.skipIf(PWSH === null)('pwsh results', () => {
       );
     });
 
+    it('shows Write-Error as a prompt shows it, never where the wrapper ran the command', async () => {
+      // It came back as `Write-Error: <integration.ps1>:29`, a `Line |` box with the wrapper's
+      // own line, then the message.
+      expect(await engine.call("Write-Error 'boom'", 'status')).toBe('Write-Error: boom');
+      expect(await engine.call("function f { Write-Error 'in-f' }; f", 'status')).toBe('f: in-f');
+      expect(await engine.call("'first'\nWrite-Error 'second line'", 'status')).toBe(
+        'first\nWrite-Error: second line',
+      );
+    });
+
     it('reports a syntax error like any failing command, and the shell goes on', async () => {
       const output = await engine.call("'unterminated", 'status');
       expect(output).toMatch(/^ParserError: /);
