@@ -99,6 +99,8 @@ function generators(random: () => number, pick: Pick) {
       const extras: { set: string; ok: string; undo: string; traced?: string }[] = [
         { set: 'exec 2>/dev/null', ok: 'ok', undo: 'exec 2>/dev/tty' },
         { set: 'exec 2>&-', ok: 'ok', undo: 'exec 2>/dev/tty' },
+        // A fresh bash in the shell's process: the integration is installed in it again.
+        { set: 'exec bash', ok: 'ok', undo: '' },
         { set: `PS1=${shellQuote(pick(WORDS))}`, ok: 'ok', undo: '' },
         { set: `PROMPT_COMMAND='PS1="fw$((RANDOM%9))> "'`, ok: 'ok', undo: 'PROMPT_COMMAND=' },
         { set: 'set -x', ok: '+ echo ok\nok', undo: 'set +x' },
@@ -312,7 +314,12 @@ export async function runFuzz(
 ): Promise<FuzzFailure | null> {
   const state = `S${seed}`;
   const dir = `/tmp/jumpseat-fuzz-${seed}`;
-  const setUp = await engine.call(`mkdir -p ${dir} && cd ${dir} && FUZZ_STATE=${state}`, agent);
+  // Exported, so that it outlives `exec bash` as at a terminal; a reset, which starts from the
+  // server's environment, still loses it.
+  const setUp = await engine.call(
+    `mkdir -p ${dir} && cd ${dir} && export FUZZ_STATE=${state}`,
+    agent,
+  );
   if (setUp !== '')
     return {
       index: -1,
