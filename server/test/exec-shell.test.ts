@@ -3,8 +3,10 @@
  * one, the call ends as the command did, and the agent's next calls run there as before,
  * with what the new shell kept (exported variables, the directory). Texts are exact.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { liveShellOf, sharedEngine, type TestEngine } from './support/engine.ts';
+import { until } from './support/until.ts';
 
 /** Text only the integration could produce. */
 const INTEGRATION_TRACES = /integration\.bash|__js[0-9a-f]+_|7717;|[0-9A-F]{32}/;
@@ -75,6 +77,43 @@ function engineCases(engine: TestEngine): void {
         'The persistent bash shell was reset; the next bash call starts from the workspace with a fresh current directory and environment.',
     );
     expect(await engine.call('echo back', agent)).toBe('back');
+  });
+
+  it("takes a person's exec bash too: the agent's next call runs, where it hung to its deadline", async () => {
+    const agent = nextAgent();
+    expect(await engine.call('export Y=exported; cd /tmp', agent)).toBe('');
+    const shell = liveShellOf(engine, agent);
+    const typist = { id: `typist-${agent}`, name: 'Tia', role: 'operator' } as const;
+    await shell.human.take(typist);
+    shell.human.input(typist.id, 'exec bash\r');
+    // Released as soon as the exec happened: the new bash may still be reading its start-up
+    // files (a `.bashrc`'s command substitutions), not yet at its prompt.
+    const execd = () => readFileSync(`/proc/${shell.pid}/cmdline`, 'utf8') === 'bash\0';
+    expect(await until(execd, 10_000, 5)).toBe(true);
+    await shell.human.release(typist.id);
+    expect(await engine.call('echo "after $Y $PWD"', agent)).toBe(
+      '[a human used this shell: exec bash]\nafter exported /tmp',
+    );
+    expect(await engine.call('false', agent)).toBe('[exit code: 1]');
+    expect((await shell.snapshot()).data).not.toMatch(INTEGRATION_TRACES);
+  });
+
+  it("types the agent's next call to a program a person exec'd, as one they left running", async () => {
+    const agent = nextAgent();
+    expect(await engine.call('echo ready', agent)).toBe('ready');
+    const shell = liveShellOf(engine, agent);
+    const typist = { id: `typist-${agent}`, name: 'Tia', role: 'operator' } as const;
+    await shell.human.take(typist);
+    shell.human.input(typist.id, 'exec bash --norc -c \'read -r line; echo "got $line"\'\r');
+    const execd = () => readFileSync(`/proc/${shell.pid}/cmdline`, 'utf8').includes('-c\0');
+    expect(await until(execd, 10_000, 5)).toBe(true);
+    await shell.human.release(typist.id);
+    expect(await engine.call('hello', agent)).toBe(
+      '[a human used this shell: exec bash --norc -c \'read -r line; echo "got $line"\']\n' +
+        'got hello\n[shell exited: code 0]\n' +
+        'The persistent bash shell was reset; the next bash call starts from the workspace with a fresh current directory and environment.',
+    );
+    expect(await engine.call('echo next', agent)).toBe('next');
   });
 
   it('shows viewers the new shell, never the integration it installs', async () => {

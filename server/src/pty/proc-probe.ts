@@ -178,6 +178,8 @@ export async function sessionMembers(sid: number): Promise<number[]> {
 
 /** The program a process runs now, as far as /proc tells one `exec` from the next. */
 export interface ProcProgram {
+  /** Its name, as the kernel keeps it (the file it runs, whatever argv[0] says). */
+  readonly name: string;
   /** Its command line's words, argv[0] first. */
   readonly words: readonly string[];
   /**
@@ -189,16 +191,18 @@ export interface ProcProgram {
 }
 
 /**
- * What `pid` runs now (`/proc/<pid>/cmdline` and its stat's `startstack`), read at once (an
+ * What `pid` runs now (`/proc/<pid>/comm`, `cmdline` and its stat's `startstack`), read at once (an
  * asynchronous read waits behind others, and the program may have changed by its end); null
  * when gone.
  */
 export function readProgramNow(pid: number): ProcProgram | null {
   let line: string;
   let stat: string;
+  let name: string;
   try {
     line = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
   } catch {
     return null;
   }
@@ -206,7 +210,7 @@ export function readProgramNow(pid: number): ProcProgram | null {
   if (words[words.length - 1] === '') words.pop();
   // startstack is field 28; fields[0] here is field 3 (the state).
   const stack = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[25] ?? '0';
-  return { words, stack };
+  return { name, words, stack };
 }
 
 /** The terminal a process has on fd 0 (the PTY slave path), or null. */

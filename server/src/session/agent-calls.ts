@@ -12,6 +12,7 @@ import type { CallLine } from './call-line.ts';
 import { CallRun, type WaitingProcess } from './call-run.ts';
 import type { CallResult, CaptureFactory } from './capture.ts';
 import type { HumanControl } from './human-control.ts';
+import { type PersonExec, takePersonExec } from './person-exec.ts';
 import type { ShellFiles } from './shell-files.ts';
 import { ShellImage } from './shell-image.ts';
 import { type CallStart, type ShellCallResult, ShellGoneError } from './shell-options.ts';
@@ -65,6 +66,13 @@ export class AgentCalls {
   /** The integration is installed and the shell located (its ready mark). */
   integrationInstalled(): void {
     this.image.installed();
+  }
+
+  /** A person's controls were handed back: what they may have exec'd (see person-exec.ts). */
+  afterPerson(): Promise<PersonExec> {
+    const { calls, status } = this.parts;
+    if (this.runValue || calls.foreground || !status.alive) return Promise.resolve('installed');
+    return takePersonExec({ ...this.parts, image: this.image });
   }
 
   /** The call in flight, if any. */

@@ -59,6 +59,8 @@ export interface ControlledShell {
   resize(size?: { cols: number; rows: number }): void;
   /** A program the human left in the foreground becomes the agent's waiting program. */
   adoptHumanCommand(): Promise<void>;
+  /** A fresh shell the human started in the shell's process (`exec bash`) gets the integration. */
+  takeFreshShell(): Promise<void>;
   /** The controller changed (also the state `info()` reports). */
   changed(): void;
 }
@@ -284,6 +286,7 @@ export class HumanControl {
       this.shell.write(KILL_LINE);
       this.use.dropPendingLine();
     }
+    await this.shell.takeFreshShell();
     await this.shell.switchEditing();
     await setLineEcho(() => this.shell.openTerminal(), false);
     this.shell.resize();

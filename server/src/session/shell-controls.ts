@@ -10,6 +10,7 @@ import { readStat } from '../pty/proc-probe.ts';
 import type { CallLine } from './call-line.ts';
 import type { CallRun } from './call-run.ts';
 import type { ControlledShell, HumanControl } from './human-control.ts';
+import type { PersonExec } from './person-exec.ts';
 import type { ShellDisplay } from './shell-display.ts';
 import type { ShellProcess } from './shell-process.ts';
 import type { ShellStatus } from './shell-status.ts';
@@ -45,6 +46,8 @@ export interface ControlsHost {
   resized(size: TerminalSize): void;
   /** Anything `info()` reports changed. */
   changed(): void;
+  /** What a person may have exec'd in the shell's process, taken care of (person-exec.ts). */
+  afterPerson(): Promise<PersonExec>;
 }
 
 export class ShellControls implements ControlledShell {
@@ -178,6 +181,18 @@ export class ShellControls implements ControlledShell {
       this.humanEditing = !on;
       this.parts.calls.ownLineLost();
     }
+  }
+
+  /**
+   * A person ran `exec`: a fresh shell has the integration now, which switches line editing
+   * off itself; another program holds the terminal, the agent's to type to.
+   */
+  async takeFreshShell(): Promise<void> {
+    const found = await this.host.afterPerson();
+    if (found === 'reinstalled') this.humanEditing = false;
+    if (found !== 'other' || this.host.run || this.parts.calls.foreground || !this.alive) return;
+    this.parts.calls.adopt('a program a human started');
+    this.parts.status.set('waiting_input');
   }
 
   /**

@@ -9,6 +9,12 @@ import type { ShellDialect } from '../pty/dialect.ts';
 import { type ProcProgram, readProgramNow } from '../pty/proc-probe.ts';
 import type { WaitingReader } from '../pty/terminal-wait.ts';
 
+/**
+ * What the shell process runs, against the program the integration was installed in: that
+ * one, a fresh shell of the dialect (`exec bash`), or another program (`exec python3`).
+ */
+export type ShellProgram = 'installed' | 'fresh-shell' | 'other';
+
 export class ShellImage {
   /** The program the integration was last installed in ('' before it was). */
   private installedIn = '';
@@ -26,19 +32,24 @@ export class ShellImage {
   }
 
   /**
-   * `reader` waits on the terminal: whether it is the shell process, now running a fresh
-   * shell of its dialect that the integration was not installed in (then it counts as
-   * installed: a program is given the integration once).
+   * What the shell process runs now. A program other than the installed one is told once:
+   * from then on it counts as installed (it is given the integration, or left as it is).
    */
-  freshShell(reader: WaitingReader): boolean {
-    const fresh = this.dialect.freshShellAfterExec;
-    if (fresh === undefined || reader.pid !== this.pid() || this.installedIn === '') return false;
-    const program = readProgramNow(reader.pid);
-    if (program === null || program.words.length === 0) return false;
+  current(): ShellProgram {
+    const program = readProgramNow(this.pid());
+    if (program === null || program.words.length === 0 || this.installedIn === '') {
+      return 'installed';
+    }
     const now = identity(program);
-    if (now === this.installedIn) return false;
+    if (now === this.installedIn) return 'installed';
     this.installedIn = now;
-    return fresh.call(this.dialect, reader.name, program.words.slice(1));
+    const fresh = this.dialect.freshShellAfterExec?.(program.name, program.words.slice(1));
+    return fresh ? 'fresh-shell' : 'other';
+  }
+
+  /** `reader` waits on the terminal: whether it is the shell process, now a fresh shell. */
+  freshShell(reader: WaitingReader): boolean {
+    return reader.pid === this.pid() && this.current() === 'fresh-shell';
   }
 }
 

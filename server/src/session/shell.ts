@@ -305,6 +305,7 @@ export class Shell {
         this.onChange.fire();
       },
       changed: () => this.onChange.fire(),
+      afterPerson: () => this.agentCalls.afterPerson(),
     };
   }
 
