@@ -359,11 +359,7 @@ export class Shell {
   private onMark(mark: Mark): void {
     switch (mark.event) {
       case 'R':
-        if (!this.router.integrationReady()) {
-          // A repair installed it again, maybe in a fresh bash (see ShellImage).
-          this.agentCalls.integrationInstalled();
-          break;
-        }
+        if (!this.router.integrationReady()) break; // a repair re-installed the integration
         // The mark carries the shell's pid as the shell sees it (in a sandbox, its namespace's).
         void this.pty.locate(/^\d+$/.test(mark.data) ? Number(mark.data) : null).then(({ tty }) => {
           this.status.ttyPath = tty;
