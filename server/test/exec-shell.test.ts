@@ -4,7 +4,7 @@
  * with what the new shell kept (exported variables, the directory). Texts are exact.
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { liveShellOf, sharedEngine, type TestEngine } from './support/engine.ts';
 import { until } from './support/until.ts';
 
@@ -96,46 +96,6 @@ function engineCases(engine: TestEngine): void {
     );
     expect(await engine.call('false', agent)).toBe('[exit code: 1]');
     expect((await shell.snapshot()).data).not.toMatch(INTEGRATION_TRACES);
-  });
-
-  it("takes a person's exec bash even when they let go before it ran", async () => {
-    const agent = nextAgent();
-    expect(await engine.call('export Y=exported; cd /tmp', agent)).toBe('');
-    const shell = liveShellOf(engine, agent);
-    const typist = { id: `typist-${agent}`, name: 'Tia', role: 'operator' } as const;
-    for (let round = 0; round < 3; round++) {
-      await shell.human.take(typist);
-      const line = `exec bash # round ${round}`;
-      shell.human.input(typist.id, `${line}\r`);
-      // Let go as soon as the line was typed: the exec may not have happened yet, and the
-      // new bash may still be starting (then the agent's call line goes to it, unstarted).
-      const typed = async () => (await shell.screenText()).includes(line);
-      await vi.waitFor(async () => expect(await typed()).toBe(true), {
-        timeout: 5000,
-        interval: 5,
-      });
-      await shell.human.release(typist.id);
-      expect(await engine.call(`echo "round-${round} $Y $PWD"`, agent)).toBe(
-        `[a human used this shell: ${line}]\nround-${round} exported /tmp`,
-      );
-    }
-  });
-
-  it("takes a bash exec'd between calls (a trap at the prompt): the next call line is typed again", async () => {
-    const agent = nextAgent();
-    expect(
-      await engine.call(
-        "export Y=exported; trap 'exec bash' USR1; (sleep 0.2; kill -USR1 $$) >/dev/null 2>&1 &",
-        agent,
-      ),
-    ).toBe('');
-    const shell = liveShellOf(engine, agent);
-    const execd = () => readFileSync(`/proc/${shell.pid}/cmdline`, 'utf8') === 'bash\0';
-    expect(await until(execd, 10_000, 5)).toBe(true);
-    // Its call line fails in the bare bash, unseen: no prompt mark says so (it hung to the
-    // deadline); looked at again, it is typed again behind the install line.
-    expect(await engine.call('echo "after $Y"', agent)).toBe('after exported');
-    expect(await engine.call('false', agent)).toBe('[exit code: 1]');
   });
 
   it("types the agent's next call to a program a person exec'd, as one they left running", async () => {

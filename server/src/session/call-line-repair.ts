@@ -4,12 +4,6 @@
  * its terminal with the call still unstarted. If the command file is still unread, the
  * command did not run: the integration is installed again and the line retyped, once.
  * Otherwise (it ran, its marks were lost) or on a second failure, the shell is broken.
- *
- * A shell without the integration at all (a person's `exec bash` just as they let go of the
- * controls) prints no prompt mark after the line fails: each typed call line is looked at
- * once more a while later (`lookLater`), and repaired the same way if the shell then reads
- * its terminal with the command unread; never called broken from there (a start mark may be
- * late on a busy machine, its command reading the terminal).
  */
 import type { ProcStat } from '../pty/proc-probe.ts';
 import { ReadingWatch } from './reading-watch.ts';
@@ -18,9 +12,6 @@ import { ReadingWatch } from './reading-watch.ts';
 const CALL_LINE_CHECK_MS = 20;
 /** Re-installations of the integration tried for one call before the shell is reset. */
 const MAX_REPAIRS = 1;
-/** When a typed call line that has not started is looked at again (see lookLater): far past
- *  a start on a loaded machine (tens of ms), short against a call's deadline. */
-const UNSTARTED_LOOK_MS = 1000;
 
 /** What a repair needs from the shell's call line. */
 export interface CallLineRepairHost {
@@ -40,7 +31,6 @@ export class CallLineRepair {
   /** Times the integration was re-installed for the call being started. */
   private repairs = 0;
   private readonly watch: ReadingWatch;
-  private lookTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly host: CallLineRepairHost) {
     this.watch = new ReadingWatch(
@@ -52,37 +42,16 @@ export class CallLineRepair {
 
   /** Looks, while `unstarted()` holds, for the shell reading its terminal (then repairs). */
   check(unstarted: () => boolean): void {
-    this.watch.stop(); // a later look's (see lookLater): this one may call the shell broken
     this.watch.start(unstarted, () => this.failed());
-  }
-
-  /** A call line was typed: looked at once more, later, while `unstarted()` holds. */
-  lookLater(unstarted: () => boolean): void {
-    clearTimeout(this.lookTimer);
-    this.lookTimer = setTimeout(() => {
-      this.lookTimer = undefined;
-      if (unstarted()) this.watch.start(unstarted, () => this.unseenFailure());
-    }, UNSTARTED_LOOK_MS);
   }
 
   /** The call started: a later call may be repaired again. */
   started(): void {
     this.repairs = 0;
-    clearTimeout(this.lookTimer);
-    this.lookTimer = undefined;
   }
 
   stop(): void {
     this.watch.stop();
-    clearTimeout(this.lookTimer);
-    this.lookTimer = undefined;
-  }
-
-  private unseenFailure(): void {
-    if (this.host.commandUnread() && this.repairs < MAX_REPAIRS) {
-      this.repairs++;
-      this.host.retype();
-    }
   }
 
   private failed(): void {

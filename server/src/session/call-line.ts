@@ -38,7 +38,7 @@ export class CallLine {
   /** Where the shell is in printing its prompt (the installation's first prompt is due). */
   private prompt: PromptPhase = 'due';
   /** Lines of our own, hidden up to their prompt, and waits for the prompt (see promptUp). */
-  readonly waits = new PromptWaits((line) => this.host.write(line));
+  private readonly waits = new PromptWaits();
   /** A call line is to be typed as soon as the prompt is shown. */
   private lineDue = false;
   /** A call line was typed and its start mark has not arrived yet. */
@@ -124,6 +124,22 @@ export class CallLine {
     );
   }
 
+  /** Types a line of our own at the prompt; resolves once its prompt is up (hidden till then). */
+  runOwnLine(line: string): Promise<void> {
+    const shown = this.waits.ownLineTyped();
+    this.host.write(line);
+    return shown;
+  }
+
+  /**
+   * A line of our own whose prompt never came (a Ctrl-C flushed it from the terminal's input
+   * before the shell read it): what the shell prints is shown again. If it was only slow, its
+   * prompt, when it comes, is taken as any other.
+   */
+  ownLineLost(): void {
+    this.waits.ownLineLost();
+  }
+
   /**
    * Resolves once the prompt on its way after a command's end is up, or after `limitMs`; at
    * once when it is up already or a command runs.
@@ -143,19 +159,11 @@ export class CallLine {
     this.status.set('running');
     // Typed at the prompt, as a person would: typed earlier, a terminal with echo on (a
     // command ran `stty echo`) would show the line before the prompt, where it is not hidden.
-    if (this.prompt === 'shown') this.typeCallLine();
+    if (this.prompt === 'shown') this.host.write(this.callLine);
     else {
       this.lineDue = true;
       this.watchForPrompt();
     }
-  }
-
-  private typeCallLine(): void {
-    this.host.write(this.callLine);
-    const typed = this.foregroundValue;
-    this.repair.lookLater(
-      () => this.awaitingStart && this.foregroundValue === typed && this.status.alive,
-    );
   }
 
   /** A program not started by a call line holds the terminal (a human's, see Shell). */
@@ -328,7 +336,7 @@ export class CallLine {
     if (!this.waits.shown()) this.host.backAtPrompt();
     if (this.lineDue) {
       this.lineDue = false;
-      this.typeCallLine();
+      this.host.write(this.callLine);
     }
   }
 

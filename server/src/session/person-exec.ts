@@ -34,8 +34,18 @@ export async function takePersonExec(parts: PersonExecParts): Promise<PersonExec
   if (program !== 'fresh-shell') return program;
   if (!(await readingTerminal(parts)) || !status.alive) return 'other';
   await pty.quiet();
-  const installed = await calls.waits.runOwnLine(calls.installLine, FRESH_SHELL_LIMIT_MS);
-  return installed ? 'reinstalled' : 'other';
+  const shown = calls.runOwnLine(calls.installLine).then(() => true);
+  let limit: NodeJS.Timeout | undefined;
+  const installed = await Promise.race([
+    shown,
+    new Promise<boolean>((resolve) => {
+      limit = setTimeout(() => resolve(false), FRESH_SHELL_LIMIT_MS);
+    }),
+  ]);
+  clearTimeout(limit);
+  if (installed) return 'reinstalled';
+  calls.ownLineLost();
+  return 'other';
 }
 
 /** Resolves once the shell process itself waits on its terminal (false: not within limit). */

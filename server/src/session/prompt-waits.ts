@@ -9,34 +9,8 @@ export class PromptWaits {
   private ownLineWaiters: (() => void)[] = [];
   private promptWaiters: (() => void)[] = [];
 
-  constructor(
-    /** Types to the shell. */
-    private readonly write: (line: string) => void,
-  ) {}
-
   get hidingOwnLine(): boolean {
     return this.ownLine;
-  }
-
-  /**
-   * Types a line of our own (at the prompt): resolves whether its prompt came within
-   * `limitMs`. If not, a Ctrl-C may have flushed the line from the terminal's input before the
-   * shell read it: what the shell prints is shown again, and if it was only slow, its prompt,
-   * when it comes, is taken as any other.
-   */
-  async runOwnLine(line: string, limitMs: number): Promise<boolean> {
-    const shown = this.ownLineTyped().then(() => true);
-    this.write(line);
-    let limit: NodeJS.Timeout | undefined;
-    const came = await Promise.race([
-      shown,
-      new Promise<boolean>((resolve) => {
-        limit = setTimeout(() => resolve(false), limitMs);
-      }),
-    ]);
-    clearTimeout(limit);
-    if (!came) this.ownLineLost();
-    return came;
   }
 
   /** A line of our own is typed now: resolves once its prompt is shown. */
