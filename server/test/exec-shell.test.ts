@@ -8,8 +8,32 @@ import { describe, expect, it } from 'vitest';
 import { liveShellOf, sharedEngine, type TestEngine } from './support/engine.ts';
 import { until } from './support/until.ts';
 
+/** The tool contract's line after a shell's own exit. */
+const RESET_LINE =
+  'The persistent bash shell was reset; the next bash call starts from the workspace with a fresh current directory and environment.';
+
 /** Text only the integration could produce. */
 const INTEGRATION_TRACES = /integration\.bash|__js[0-9a-f]+_|7717;|[0-9A-F]{32}/;
+
+/**
+ * A person takes the controls of `agent`'s shell, types `line`, and lets go as soon as the
+ * shell process runs a command line that `execd` accepts (the new program may still start).
+ */
+async function personExecs(
+  engine: TestEngine,
+  agent: string,
+  line: string,
+  execd: (commandLine: string) => boolean,
+) {
+  const shell = liveShellOf(engine, agent);
+  const typist = { id: `typist-${agent}`, name: 'Tia', role: 'operator' } as const;
+  await shell.human.take(typist);
+  shell.human.input(typist.id, `${line}\r`);
+  const running = () => execd(readFileSync(`/proc/${shell.pid}/cmdline`, 'utf8'));
+  expect(await until(running, 10_000, 5)).toBe(true);
+  await shell.human.release(typist.id);
+  return shell;
+}
 
 function engineCases(engine: TestEngine): void {
   let agents = 0;
@@ -73,8 +97,7 @@ function engineCases(engine: TestEngine): void {
       '[waiting for input: bash]',
     );
     expect(await engine.call('hello', agent)).toBe(
-      'got hello\n[shell exited: code 0]\n' +
-        'The persistent bash shell was reset; the next bash call starts from the workspace with a fresh current directory and environment.',
+      `got hello\n[shell exited: code 0]\n${RESET_LINE}`,
     );
     expect(await engine.call('echo back', agent)).toBe('back');
   });
@@ -82,15 +105,9 @@ function engineCases(engine: TestEngine): void {
   it("takes a person's exec bash too: the agent's next call runs, where it hung to its deadline", async () => {
     const agent = nextAgent();
     expect(await engine.call('export Y=exported; cd /tmp', agent)).toBe('');
-    const shell = liveShellOf(engine, agent);
-    const typist = { id: `typist-${agent}`, name: 'Tia', role: 'operator' } as const;
-    await shell.human.take(typist);
-    shell.human.input(typist.id, 'exec bash\r');
     // Released as soon as the exec happened: the new bash may still be reading its start-up
     // files (a `.bashrc`'s command substitutions), not yet at its prompt.
-    const execd = () => readFileSync(`/proc/${shell.pid}/cmdline`, 'utf8') === 'bash\0';
-    expect(await until(execd, 10_000, 5)).toBe(true);
-    await shell.human.release(typist.id);
+    const shell = await personExecs(engine, agent, 'exec bash', (line) => line === 'bash\0');
     expect(await engine.call('echo "after $Y $PWD"', agent)).toBe(
       '[a human used this shell: exec bash]\nafter exported /tmp',
     );
@@ -101,17 +118,11 @@ function engineCases(engine: TestEngine): void {
   it("types the agent's next call to a program a person exec'd, as one they left running", async () => {
     const agent = nextAgent();
     expect(await engine.call('echo ready', agent)).toBe('ready');
-    const shell = liveShellOf(engine, agent);
-    const typist = { id: `typist-${agent}`, name: 'Tia', role: 'operator' } as const;
-    await shell.human.take(typist);
-    shell.human.input(typist.id, 'exec bash --norc -c \'read -r line; echo "got $line"\'\r');
-    const execd = () => readFileSync(`/proc/${shell.pid}/cmdline`, 'utf8').includes('-c\0');
-    expect(await until(execd, 10_000, 5)).toBe(true);
-    await shell.human.release(typist.id);
+    const exec = 'exec bash --norc -c \'read -r line; echo "got $line"\'';
+    await personExecs(engine, agent, exec, (line) => line.includes('-c\0'));
     expect(await engine.call('hello', agent)).toBe(
       '[a human used this shell: exec bash --norc -c \'read -r line; echo "got $line"\']\n' +
-        'got hello\n[shell exited: code 0]\n' +
-        'The persistent bash shell was reset; the next bash call starts from the workspace with a fresh current directory and environment.',
+        `got hello\n[shell exited: code 0]\n${RESET_LINE}`,
     );
     expect(await engine.call('echo next', agent)).toBe('next');
   });
