@@ -124,11 +124,9 @@ export class CallLine {
     );
   }
 
-  /** Types a line of our own at the prompt; resolves once its prompt is up (hidden till then). */
-  runOwnLine(line: string): Promise<void> {
-    const shown = this.waits.ownLineTyped();
-    this.host.write(line);
-    return shown;
+  /** Types a line of our own at the prompt (see PromptWaits.runOwnLine). */
+  runOwnLine(line: string, limitMs: number): Promise<boolean> {
+    return this.waits.runOwnLine(line, limitMs, (text) => this.host.write(text));
   }
 
   /**

@@ -34,18 +34,8 @@ export async function takePersonExec(parts: PersonExecParts): Promise<PersonExec
   if (program !== 'fresh-shell') return program;
   if (!(await readingTerminal(parts)) || !status.alive) return 'other';
   await pty.quiet();
-  const shown = calls.runOwnLine(calls.installLine).then(() => true);
-  let limit: NodeJS.Timeout | undefined;
-  const installed = await Promise.race([
-    shown,
-    new Promise<boolean>((resolve) => {
-      limit = setTimeout(() => resolve(false), FRESH_SHELL_LIMIT_MS);
-    }),
-  ]);
-  clearTimeout(limit);
-  if (installed) return 'reinstalled';
-  calls.ownLineLost();
-  return 'other';
+  const installed = await calls.runOwnLine(calls.installLine, FRESH_SHELL_LIMIT_MS);
+  return installed ? 'reinstalled' : 'other';
 }
 
 /** Resolves once the shell process itself waits on its terminal (false: not within limit). */

@@ -13,6 +13,26 @@ export class PromptWaits {
     return this.ownLine;
   }
 
+  /**
+   * Types a line of our own with `write`, hidden until its prompt is shown: resolves whether
+   * that came within `limitMs`. If not, a Ctrl-C may have flushed the line before the shell
+   * read it: nothing more is hidden, and if it was only slow, its prompt is taken as any other.
+   */
+  async runOwnLine(line: string, limitMs: number, write: (text: string) => void): Promise<boolean> {
+    const shown = this.ownLineTyped().then(() => true);
+    write(line);
+    let limit: NodeJS.Timeout | undefined;
+    const came = await Promise.race([
+      shown,
+      new Promise<boolean>((resolve) => {
+        limit = setTimeout(() => resolve(false), limitMs);
+      }),
+    ]);
+    clearTimeout(limit);
+    if (!came) this.ownLineLost();
+    return came;
+  }
+
   /** A line of our own is typed now: resolves once its prompt is shown. */
   ownLineTyped(): Promise<void> {
     this.ownLine = true;

@@ -167,19 +167,10 @@ export class ShellControls implements ControlledShell {
     if (wanted() === this.humanEditing || !this.parts.calls.atPrompt) return;
     const on = wanted();
     this.humanEditing = on;
-    const shown = this.parts.calls.runOwnLine(on ? lines.on : lines.off);
-    let limit: NodeJS.Timeout | undefined;
-    const lost = await Promise.race([
-      shown.then(() => false),
-      new Promise<boolean>((resolve) => {
-        limit = setTimeout(() => resolve(true), EDITING_SWITCH_LIMIT_MS);
-      }),
-    ]);
-    clearTimeout(limit);
-    if (lost) {
-      // Not switched as far as anyone knows: the next prompt under the controls tries again.
+    const line = on ? lines.on : lines.off;
+    // Not switched as far as anyone knows: the next prompt under the controls tries again.
+    if (!(await this.parts.calls.runOwnLine(line, EDITING_SWITCH_LIMIT_MS))) {
       this.humanEditing = !on;
-      this.parts.calls.ownLineLost();
     }
   }
 
