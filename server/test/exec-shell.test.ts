@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { bashPath } from '../src/pty/bash-executable.ts';
 import { liveShellOf, sharedEngine, type TestEngine } from './support/engine.ts';
 import { until } from './support/until.ts';
 
@@ -53,6 +54,13 @@ function engineCases(engine: TestEngine): void {
       expect(await engine.call('exec bash', agent)).toBe('');
       expect(await engine.call(`echo round-${round}`, agent)).toBe(`round-${round}`);
     }
+  });
+
+  it('names the bash it runs in SHELL, whatever the server\u2019s SHELL is', async () => {
+    const agent = nextAgent();
+    expect(await engine.call('echo "$SHELL"; "$SHELL" -c \'echo "$BASH"\'', agent)).toBe(
+      `${bashPath()}\n${bashPath()}`,
+    );
   });
 
   it.each([
@@ -137,10 +145,13 @@ function engineCases(engine: TestEngine): void {
   });
 }
 
+/** A service account's SHELL: `exec "$SHELL"` must still start a bash (it is the shell's). */
+const env = { ...process.env, SHELL: '/usr/sbin/nologin' };
+
 describe('exec bash in the sandbox', () => {
-  engineCases(sharedEngine({ flags: ['--timeout-ms', '15000'] }));
+  engineCases(sharedEngine({ flags: ['--timeout-ms', '15000'], env }));
 });
 
 describe('exec bash without a sandbox', () => {
-  engineCases(sharedEngine({ flags: ['--timeout-ms', '15000', '--sandbox', 'off'] }));
+  engineCases(sharedEngine({ flags: ['--timeout-ms', '15000', '--sandbox', 'off'], env }));
 });

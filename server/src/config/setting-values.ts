@@ -4,7 +4,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isExecutableFile } from '../pty/pwsh-executable.ts';
+import { isExecutableFile } from '../pty/executable-path.ts';
 import { errorCode } from './admin-token.ts';
 import { ConfigError } from './config-error.ts';
 import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.ts';

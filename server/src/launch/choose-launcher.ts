@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
-import { isExecutableFile } from '../pty/pwsh-executable.ts';
+import { delimiter, isAbsolute } from 'node:path';
+import { findOnPath as findInPath } from '../pty/executable-path.ts';
 import { bwrapLauncher, isolationArgs } from './bwrap-launcher.ts';
 import { Cgroups } from './cgroups.ts';
 import { directLauncher } from './direct-launcher.ts';
@@ -73,12 +73,7 @@ export function findBwrap(env: NodeJS.ProcessEnv): string | null {
 }
 
 function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '' || !isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return null;
+  return findInPath(name, env.PATH);
 }
 
 /**

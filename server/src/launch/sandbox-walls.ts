@@ -4,8 +4,8 @@
  * written where only the server can read it. Also says in one line what holds, for the banner.
  */
 import { renameSync, writeFileSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
-import { isExecutableFile } from '../pty/pwsh-executable.ts';
+import { delimiter, join } from 'node:path';
+import { findOnPath } from '../pty/executable-path.ts';
 import { seccompFilterFor } from './seccomp-filter.ts';
 import { resolveShellUser, type ShellUser } from './shell-user.ts';
 
@@ -35,13 +35,7 @@ export interface WallSettings {
 export class WallError extends Error {}
 
 export function findSetpriv(path: string | undefined): string | null {
-  const dirs = [...(path ?? '').split(delimiter), ...SYSTEM_BIN_DIRS];
-  for (const dir of dirs) {
-    if (dir === '' || !isAbsolute(dir)) continue;
-    const candidate = join(dir, 'setpriv');
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return null;
+  return findOnPath('setpriv', [path ?? '', ...SYSTEM_BIN_DIRS].join(delimiter));
 }
 
 export function prepareWalls(settings: WallSettings): SandboxWalls {

@@ -22,7 +22,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isExecutableFile } from '../pty/pwsh-executable.ts';
+import { isExecutableFile } from '../pty/executable-path.ts';
 import { withoutForeignMounts } from './foreign-mounts.ts';
 import { isMountPoint, mounts } from './mount-table.ts';
 import { PERL_STEP_END } from './perl-steps.ts';

@@ -16,6 +16,7 @@ import {
   runFileSteps,
   runFileText,
 } from './bash-errexit.ts';
+import { bashPath } from './bash-executable.ts';
 import { startsInteractiveBash } from './bash-fresh-shell.ts';
 import { jobNoticesBeforeEnd, jobNoticesInstall, jobNoticesPrint } from './bash-job-notices.ts';
 import {
@@ -343,7 +344,7 @@ export const bashDialect: ShellDialect = {
       // a line editor. `set -o emacs` switches readline on at run time for a human at the
       // keyboard, and `set +o emacs` off again.
       args: ['--noprofile', '--norc', '--noediting', '-i'],
-      env: { HISTCONTROL: 'ignorespace', HISTFILE: '' },
+      env: { HISTCONTROL: 'ignorespace', HISTFILE: '', SHELL: bashPath() },
       leadsProcessGroup: true,
     };
   },

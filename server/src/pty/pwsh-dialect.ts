@@ -291,7 +291,13 @@ export function pwshDialect(executable: string): ShellDialect {
           '-Command',
           installLine(context),
         ],
-        env: { NO_COLOR: '1', POWERSHELL_TELEMETRY_OPTOUT: '1', POWERSHELL_UPDATECHECK: 'Off' },
+        // SHELL names the shell the session runs, as `login` sets it for a login shell.
+        env: {
+          NO_COLOR: '1',
+          POWERSHELL_TELEMETRY_OPTOUT: '1',
+          POWERSHELL_UPDATECHECK: 'Off',
+          SHELL: executable,
+        },
         integrated: true,
         leadsProcessGroup: false,
       };

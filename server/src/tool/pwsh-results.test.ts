@@ -21,7 +21,9 @@ let small: TestEngine;
 describe.skipIf(PWSH === null)('pwsh results', () => {
   beforeAll(() => {
     engine = startPwshEngine();
-    small = startPwshEngine({ flags: ['--max-output-chars', '100'] });
+    // A service account's SHELL, which the shell must not take for its own.
+    const env = { ...process.env, SHELL: '/usr/sbin/nologin' };
+    small = startPwshEngine({ flags: ['--max-output-chars', '100'], env });
   });
   afterAll(async () => {
     await engine.close();
@@ -119,6 +121,10 @@ describe.skipIf(PWSH === null)('pwsh results', () => {
       // The file is the whole output as printed, its final newline included (a text file).
       expect(readFileSync(match[1] as string, 'utf8')).toBe(`${lines}\n`);
     });
+  });
+
+  it('names the pwsh it runs in $env:SHELL, whatever the server\u2019s SHELL is', async () => {
+    expect(await small.call('$env:SHELL', 'shell-var')).toBe(PWSH);
   });
 
   describe('what persists', () => {
