@@ -4,7 +4,7 @@
  * with what the new shell kept (exported variables, the directory). Texts are exact.
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { bashPath } from '../src/pty/bash-executable.ts';
 import { liveShellOf, sharedEngine, type TestEngine } from './support/engine.ts';
 import { until } from './support/until.ts';
@@ -121,6 +121,26 @@ function engineCases(engine: TestEngine): void {
     );
     expect(await engine.call('false', agent)).toBe('[exit code: 1]');
     expect((await shell.snapshot()).data).not.toMatch(INTEGRATION_TRACES);
+  });
+
+  it("takes a person's exec bash when they let go before the shell read it", async () => {
+    const agent = nextAgent();
+    expect(await engine.call('export Y=exported; cd /tmp', agent)).toBe('');
+    const shell = liveShellOf(engine, agent);
+    const typist = { id: `typist-${agent}`, name: 'Tia', role: 'operator' } as const;
+    for (let round = 0; round < 4; round++) {
+      await shell.human.take(typist);
+      const line = `exec bash # round ${round}`;
+      shell.human.input(typist.id, `${line}\r`);
+      // Let go as soon as the line shows: the old bash may not have read it yet (its next
+      // call line then went to the new bash, without the integration, and hung).
+      const shows = async () => expect(await shell.screenText()).toContain(line);
+      await vi.waitFor(shows, { timeout: 10_000, interval: 5 });
+      await shell.human.release(typist.id);
+      expect(await engine.call(`echo "round-${round} $Y $PWD"`, agent)).toBe(
+        `[a human used this shell: ${line}]\nround-${round} exported /tmp`,
+      );
+    }
   });
 
   it("types the agent's next call to a program a person exec'd, as one they left running", async () => {

@@ -124,18 +124,14 @@ export class CallLine {
     );
   }
 
+  /** Prompts shown so far (a person's line has run, or left the shell, when this grows). */
+  get promptsShown(): number {
+    return this.waits.promptsShown;
+  }
+
   /** Types a line of our own at the prompt (see PromptWaits.runOwnLine). */
   runOwnLine(line: string, limitMs: number): Promise<boolean> {
     return this.waits.runOwnLine(line, limitMs, (text) => this.host.write(text));
-  }
-
-  /**
-   * A line of our own whose prompt never came (a Ctrl-C flushed it from the terminal's input
-   * before the shell read it): what the shell prints is shown again. If it was only slow, its
-   * prompt, when it comes, is taken as any other.
-   */
-  ownLineLost(): void {
-    this.waits.ownLineLost();
   }
 
   /**

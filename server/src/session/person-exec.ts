@@ -14,7 +14,7 @@ import type { ShellStatus } from './shell-status.ts';
 
 /** How long a fresh shell may take to read its terminal, and then to take the integration
  *  (tens of ms each; seconds for a slow `.bashrc` on a loaded machine). */
-const FRESH_SHELL_LIMIT_MS = 5000;
+const FRESH_SHELL_LIMIT_MS = 10_000;
 /** Spacing of the looks for the fresh shell reading its terminal. */
 const READING_LOOK_MS = 20;
 

@@ -8,6 +8,12 @@ export class PromptWaits {
   private ownLine = false;
   private ownLineWaiters: (() => void)[] = [];
   private promptWaiters: (() => void)[] = [];
+  /** Prompts shown so far: a new count is a new prompt. */
+  private shownCount = 0;
+
+  get promptsShown(): number {
+    return this.shownCount;
+  }
 
   get hidingOwnLine(): boolean {
     return this.ownLine;
@@ -58,6 +64,7 @@ export class PromptWaits {
 
   /** A prompt is shown: whether it was a line of our own's. */
   shown(): boolean {
+    this.shownCount++;
     this.shellExited();
     if (!this.ownLine) return false;
     this.ownLine = false;
