@@ -10,6 +10,9 @@ import { join } from 'node:path';
 
 const FILL_CHUNK_BYTES = 64 * 1024;
 const FILLER = 'filler';
+/** Tries at making the read-only bind (see readOnly), and the pause between them. */
+const READ_ONLY_TRIES = 20;
+const READ_ONLY_RETRY_MS = 25;
 
 export interface SmallDisk {
   /** The mount point (empty at first). */
@@ -77,8 +80,20 @@ export function mountSmallDisk(parent: string, sizeBytes: number): SmallDisk {
       unlinkSync(filler);
     },
     readOnly() {
-      execFileSync('mount', ['--bind', dir, dir]);
-      execFileSync('mount', ['-o', 'remount,bind,ro', dir]);
+      for (let attempt = 1; ; attempt++) {
+        execFileSync('mount', ['--bind', dir, dir]);
+        try {
+          execFileSync('mount', ['-o', 'remount,bind,ro', dir], { stdio: 'pipe' });
+          return;
+        } catch (error) {
+          // A file the server opened for writing through the new bind, between the two
+          // steps, keeps it writable (EBUSY: "mount point is busy"): that bind is let go and
+          // made again; the file keeps writing through the one let go.
+          execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+          if (attempt === READ_ONLY_TRIES) throw error;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, READ_ONLY_RETRY_MS);
+        }
+      }
     },
     readWrite() {
       execFileSync('umount', [dir]);
