@@ -3,8 +3,10 @@
  * one, the call ends as the command did, and the agent's next calls run there as before,
  * with what the new shell kept (exported variables, the directory). Texts are exact.
  */
-import { readFileSync } from 'node:fs';
-import { describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { bashPath } from '../src/pty/bash-executable.ts';
 import { liveShellOf, sharedEngine, type TestEngine } from './support/engine.ts';
 import { until } from './support/until.ts';
@@ -168,10 +170,20 @@ function engineCases(engine: TestEngine): void {
 /** A service account's SHELL: `exec "$SHELL"` must still start a bash (it is the shell's). */
 const env = { ...process.env, SHELL: '/usr/sbin/nologin' };
 
+/**
+ * Without a sandbox a fresh bash reads its HOME's `.bashrc`: the machine's own (root's here
+ * runs `pyenv init`, seconds under load) would time the tests. This one is slow as many are:
+ * command substitutions, each a process.
+ */
+const home = mkdtempSync(join(tmpdir(), 'jumpseat-test-home-'));
+writeFileSync(join(home, '.bashrc'), 'RC_RAN=$(sleep 0.2; echo yes)\nRC_TOO=$(echo yes)\n');
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
 describe('exec bash in the sandbox', () => {
   engineCases(sharedEngine({ flags: ['--timeout-ms', '15000'], env }));
 });
 
 describe('exec bash without a sandbox', () => {
-  engineCases(sharedEngine({ flags: ['--timeout-ms', '15000', '--sandbox', 'off'], env }));
+  const flags = ['--timeout-ms', '15000', '--sandbox', 'off'];
+  engineCases(sharedEngine({ flags, env: { ...env, HOME: home } }));
 });
