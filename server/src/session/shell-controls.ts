@@ -209,6 +209,8 @@ export class ShellControls implements ControlledShell {
     const entered = this.enteredAtPrompt;
     this.enteredAtPrompt = null;
     const { calls, status } = this.parts;
+    // A call's line or a program it runs took the person's line: nothing of theirs is due.
+    if (this.host.run || calls.foreground) return;
     const giveUpAt = Date.now() + PERSON_LINE_LIMIT_MS;
     while (entered === calls.promptsShown && this.alive && Date.now() < giveUpAt) {
       const stat = await readStat(this.pid);
