@@ -95,6 +95,14 @@ export async function findWaitingReader(
   return null;
 }
 
+/** Whether the shell process itself (`shell`: its stat), not a program it runs, waits on `ttyPath`. */
+export async function shellReadsTerminal(
+  shell: ProcStat | null,
+  ttyPath: string,
+): Promise<boolean> {
+  return shell !== null && (await findWaitingReader(shell, ttyPath))?.pid === shell.pid;
+}
+
 /** A thread of `pid` blocked reading the terminal, with its wait's limit; null: none. */
 async function blockedOnTerminal(
   pid: number,

@@ -6,7 +6,7 @@
  * files may run a while); any other program, or a fresh shell that never took it, is the
  * program that holds the terminal, and the agent's next call is typed to it as input.
  */
-import { findWaitingReader } from '../pty/terminal-wait.ts';
+import { shellReadsTerminal } from '../pty/terminal-wait.ts';
 import type { CallLine } from './call-line.ts';
 import type { ShellImage } from './shell-image.ts';
 import type { ShellProcess } from './shell-process.ts';
@@ -15,8 +15,11 @@ import type { ShellStatus } from './shell-status.ts';
 /** How long a fresh shell may take to read its terminal, and then to take the integration
  *  (tens of ms each; seconds for a slow `.bashrc` on a loaded machine). */
 const FRESH_SHELL_LIMIT_MS = 10_000;
-/** Spacing of the looks for the fresh shell reading its terminal. */
-const READING_LOOK_MS = 20;
+/** How long a hand-back waits for the shell to take up the person's last line (see
+ *  personLineTaken): ms for a line it reads at once, seconds on a loaded machine. */
+const PERSON_LINE_LIMIT_MS = 5000;
+/** Spacing of the looks at the shell. */
+const LOOK_MS = 20;
 
 /** What the hand-back found: the program as installed, the integration put in, or another. */
 export type PersonExec = 'installed' | 'reinstalled' | 'other';
@@ -38,13 +41,42 @@ export async function takePersonExec(parts: PersonExecParts): Promise<PersonExec
   return installed ? 'reinstalled' : 'other';
 }
 
+/**
+ * A person who lets go as soon as they entered a line (`exec bash`) may leave it unread: what
+ * the hand-back finds must be what follows it, or the agent's next call line goes to a bash
+ * without the integration and hangs to its deadline. Resolves once the shell showed a prompt
+ * since the line (`entered`: the prompts shown then), a job of its holds the terminal, or it
+ * reads its terminal itself (a continuation line, a `read`, an exec'd shell's prompt); a
+ * reader the line woke is running, not reading.
+ */
+export async function personLineTaken(
+  { pty, status, calls }: Omit<PersonExecParts, 'image'>,
+  entered: number,
+): Promise<void> {
+  await lookUntil(status, PERSON_LINE_LIMIT_MS, async () => {
+    if (calls.promptsShown !== entered) return true;
+    const stat = pty.stat();
+    return stat === null || stat.tpgid !== stat.pgrp || shellReadsTerminal(stat, status.ttyPath);
+  });
+}
+
 /** Resolves once the shell process itself waits on its terminal (false: not within limit). */
-async function readingTerminal({ pty, status }: PersonExecParts): Promise<boolean> {
-  const giveUpAt = Date.now() + FRESH_SHELL_LIMIT_MS;
+function readingTerminal({ pty, status }: PersonExecParts): Promise<boolean> {
+  return lookUntil(status, FRESH_SHELL_LIMIT_MS, () =>
+    shellReadsTerminal(pty.stat(), status.ttyPath),
+  );
+}
+
+/** Looks every LOOK_MS until `done()`: false when the shell ended or `limitMs` passed first. */
+async function lookUntil(
+  status: ShellStatus,
+  limitMs: number,
+  done: () => Promise<boolean>,
+): Promise<boolean> {
+  const giveUpAt = Date.now() + limitMs;
   while (status.alive && Date.now() < giveUpAt) {
-    const reader = await findWaitingReader(pty.stat(), status.ttyPath);
-    if (reader?.pid === pty.pid) return true;
-    await new Promise((resolve) => setTimeout(resolve, READING_LOOK_MS));
+    if (await done()) return true;
+    await new Promise((resolve) => setTimeout(resolve, LOOK_MS));
   }
   return false;
 }

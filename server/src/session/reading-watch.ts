@@ -5,7 +5,7 @@
  * no mark, and for a call line that ran without starting.
  */
 import type { ProcStat } from '../pty/proc-probe.ts';
-import { findWaitingReader } from '../pty/terminal-wait.ts';
+import { shellReadsTerminal } from '../pty/terminal-wait.ts';
 
 export class ReadingWatch {
   private timer: NodeJS.Timeout | undefined;
@@ -24,11 +24,10 @@ export class ReadingWatch {
     if (this.timer !== undefined) return;
     let sightings = 0;
     const look = async (): Promise<void> => {
-      const shell = this.shellStat();
-      const reader = await findWaitingReader(shell, this.ttyPath()).catch(() => null);
+      const reading = await shellReadsTerminal(this.shellStat(), this.ttyPath()).catch(() => false);
       this.timer = undefined;
       if (!wanted()) return;
-      sightings = reader !== null && reader.pid === shell?.pid ? sightings + 1 : 0;
+      sightings = reading ? sightings + 1 : 0;
       if (sightings >= 2) seen();
       else this.timer = setTimeout(() => void look(), this.intervalMs);
     };

@@ -7,22 +7,16 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { ShellDialect } from '../pty/dialect.ts';
 import { readStat } from '../pty/proc-probe.ts';
-import { findWaitingReader } from '../pty/terminal-wait.ts';
 import type { CallLine } from './call-line.ts';
 import type { CallRun } from './call-run.ts';
 import type { ControlledShell, HumanControl } from './human-control.ts';
-import type { PersonExec } from './person-exec.ts';
+import { type PersonExec, personLineTaken } from './person-exec.ts';
 import type { ShellDisplay } from './shell-display.ts';
 import type { ShellProcess } from './shell-process.ts';
 import type { ShellStatus } from './shell-status.ts';
 
 /** A switch of line editing whose prompt never came is given up after this long. */
 const EDITING_SWITCH_LIMIT_MS = 2000;
-/** How long a hand-back waits for the shell to take up the person's last line (see
- *  personLineTaken): ms for a line it reads at once, seconds on a loaded machine. */
-const PERSON_LINE_LIMIT_MS = 5000;
-/** Spacing of the looks at the shell taking up the person's last line. */
-const PERSON_LINE_LOOK_MS = 20;
 
 export interface TerminalSize {
   readonly cols: number;
@@ -62,7 +56,7 @@ export class ShellControls implements ControlledShell {
   /** The switches of line editing, one after another (see `switchEditing`). */
   private switching: Promise<void> = Promise.resolve();
   private sizeValue: TerminalSize;
-  /** The prompts shown when the person last entered a line (see personLineTaken). */
+  /** The prompts shown when the person last entered a line (see person-exec.ts). */
   private enteredAtPrompt: number | null = null;
 
   constructor(
@@ -190,34 +184,18 @@ export class ShellControls implements ControlledShell {
    * off itself; another program holds the terminal, the agent's to type to.
    */
   async takeFreshShell(): Promise<void> {
-    await this.personLineTaken();
+    const entered = this.enteredAtPrompt;
+    this.enteredAtPrompt = null;
+    const { calls } = this.parts;
+    // A call's line or a program it runs took the person's line: nothing of theirs is due.
+    if (entered !== null && !this.host.run && !calls.foreground) {
+      await personLineTaken(this.parts, entered);
+    }
     const found = await this.host.afterPerson();
     if (found === 'reinstalled') this.humanEditing = false;
     if (found !== 'other' || this.host.run || this.parts.calls.foreground || !this.alive) return;
     this.parts.calls.adopt('a program a human started');
     this.parts.status.set('waiting_input');
-  }
-
-  /**
-   * A person who lets go as soon as they entered a line (`exec bash`) may leave it unread: what
-   * the hand-back finds must be what follows it, or the agent's next call line goes to a bash
-   * without the integration and hangs to its deadline. Waits until the shell shows its next
-   * prompt, a job of its holds the terminal, or it reads its terminal itself (a continuation
-   * line, a `read`, an exec'd shell's prompt); a woken reader is running, not reading.
-   */
-  private async personLineTaken(): Promise<void> {
-    const entered = this.enteredAtPrompt;
-    this.enteredAtPrompt = null;
-    const { calls, status } = this.parts;
-    // A call's line or a program it runs took the person's line: nothing of theirs is due.
-    if (this.host.run || calls.foreground) return;
-    const giveUpAt = Date.now() + PERSON_LINE_LIMIT_MS;
-    while (entered === calls.promptsShown && this.alive && Date.now() < giveUpAt) {
-      const stat = await readStat(this.pid);
-      if (!stat || stat.tpgid !== stat.pgrp) return;
-      if ((await findWaitingReader(stat, status.ttyPath))?.pid === this.pid) return;
-      await new Promise((resolve) => setTimeout(resolve, PERSON_LINE_LOOK_MS));
-    }
   }
 
   /**
