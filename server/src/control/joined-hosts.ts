@@ -138,10 +138,6 @@ export class HostDirectory {
     // replica link stayed down past the grace period): the shells it lists live, and are
     // taken back here, not refused as lost.
     if (via !== null) host.lost.clear();
-    // A lost shell the host no longer lists was ended there (an earlier welcome said so):
-    // nothing more to tell it, and the set does not grow with every loss for good.
-    const listed = new Set(hello.shells.map((shell) => shell.info.id));
-    for (const id of host.lost) if (!listed.has(id)) host.lost.delete(id);
     this.adopt(host, hello.shells, true);
     if (nowHeld)
       for (const shell of host.shells.values()) if (shell.alive) this.onShellHeld.fire(shell);
