@@ -334,6 +334,32 @@ describe('take-over', () => {
     await client.close();
   });
 
+  it('shows a program a person leaves running as waiting, and idle once it ends', async () => {
+    await call('left-running', 'true');
+    const { client } = await watch('left-running', operatorToken);
+    await client.next('snapshot');
+    // Taken and handed back within 2.5 s of the agent's call's end: the engine looks for a job
+    // left behind by that call meanwhile (at 0.03, 0.3, 1 and 2.5 s), and the person's job is
+    // not one; the hand-back adopts it.
+    await call('left-running', 'true');
+    client.send({ type: 'take_control' });
+    await client.next('control', (m) => m.controller !== null);
+    client.send({ type: 'input', data: 'sleep 6; (exit 7)\r' });
+    await client.until(() => client.outputText().includes('(exit 7)'), 'the echo');
+    const beforeRelease = client.messages.length;
+    client.send({ type: 'release_control' });
+    await client.next('control', (m) => m.controller === null, beforeRelease);
+    expect((await sessionOf('left-running')).state).toBe('waiting_input');
+    // Its prompt comes after the agent's last call: it ends the program all the same.
+    await expect
+      .poll(async () => (await sessionOf('left-running')).state, { timeout: 15_000 })
+      .toBe('idle');
+    expect((await call('left-running', 'echo next')).output).toBe(
+      '[a human used this shell: sleep 6; (exit 7)]\nnext',
+    );
+    await client.close();
+  });
+
   it('gives the human line editing and history at the prompt, and the agent none', async () => {
     await call('editing', 'echo recall-me');
     const { client } = await watch('editing', operatorToken);

@@ -26,7 +26,7 @@ export interface CallLineHost {
   stat(): ProcStat | null;
   /** The agent's call in flight, if any. */
   readonly run: CallRun | null;
-  /** A person holds the controls. */
+  /** A person holds the controls, or is handing them back. */
   readonly humanControlled: boolean;
   /** How an interrupt reaches a command in the shell's own group (see ShellDialect). */
   readonly ownGroupInterrupt: 'group' | 'shell-first';
@@ -66,7 +66,7 @@ export function callLineHostOf(parts: CallLineHostParts): CallLineHost {
       return parts.run();
     },
     get humanControlled() {
-      return parts.human().controller !== null;
+      return parts.human().held;
     },
     ownGroupInterrupt: parts.dialect.ownGroupInterrupt,
     write: (data) => pty.write(data),

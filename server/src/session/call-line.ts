@@ -360,7 +360,7 @@ export class CallLine {
   /**
    * A forged end mark printed by the shell itself (`printf …; sleep 60`) comes before the job
    * that follows takes the terminal, so the check at the mark can miss it. Looked at again
-   * shortly after: a job holding the terminal of an idle shell that no person controls is
+   * shortly after: a job holding the terminal of an idle shell that no person holds is
    * a command still running, and the shell shows so (and the agent's next call is typed
    * behind it, as at a terminal), never `idle`.
    */
@@ -368,7 +368,10 @@ export class CallLine {
     this.endConfirm.start(() => {
       const { host, status } = this;
       if (host.run || this.foregroundValue || !status.alive || status.state !== 'idle') return;
-      if (host.humanControlled || !jobHoldsTerminal(host.stat())) return;
+      // A person's job is theirs (a hand-back adopts what they leave running); a line of our
+      // own (the editing switched for them) runs jobs of ours (`stty`).
+      if (host.humanControlled || this.waits.hidingOwnLine) return;
+      if (!jobHoldsTerminal(host.stat())) return;
       this.foregroundValue = { nonce: '', command: FORGED_END_COMMAND, since: new Date() };
       status.set('running');
     });

@@ -119,6 +119,11 @@ export class HumanControl {
     return this.control;
   }
 
+  /** A person holds the controls, or is handing them back (what runs then is theirs or ours). */
+  get held(): boolean {
+    return this.control !== null || this.handingBack !== null;
+  }
+
   /** Why the controls are changing hands; read by `onControl` listeners during the event. */
   get changeCause(): ControlChangeCause {
     return this.cause;

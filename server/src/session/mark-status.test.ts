@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endMarkOf, promptStatusOf } from './mark-status.ts';
+import { endMarkOf, promptOfOtherCall, promptStatusOf } from './mark-status.ts';
 
 describe('the status an end mark says', () => {
   it('is the status it carries, for a finished pipeline whether interrupted or not', () => {
@@ -21,5 +21,21 @@ describe('the status a prompt mark says of a command whose end mark never came',
     expect(promptStatusOf('n0;4;2', 'n1')).toBe(2);
     expect(promptStatusOf('n0;;0', 'n1')).toBe(130);
     expect(promptStatusOf('n1;I;0', 'n1')).toBe(130);
+  });
+
+  it("is the shell's last status for a program no call started (a person's, adopted)", () => {
+    expect(promptStatusOf('n0;0;7', '')).toBe(7);
+    expect(promptStatusOf('n0;0;0', '')).toBe(0);
+    expect(promptStatusOf(';;0', '')).toBe(0);
+  });
+});
+
+describe('a prompt that names another call', () => {
+  it('is one printed earlier when a call runs, and any prompt when no call started the program', () => {
+    expect(promptOfOtherCall('n0;0;0', 'n1')).toBe(true);
+    expect(promptOfOtherCall('n1;0;0', 'n1')).toBe(false);
+    // pwsh's prompt names no call.
+    expect(promptOfOtherCall('', 'n1')).toBe(false);
+    expect(promptOfOtherCall('n0;0;0', '')).toBe(false);
   });
 });

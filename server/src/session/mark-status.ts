@@ -30,6 +30,8 @@ export function promptStatusOf(data: string, nonce: string): number {
   const [said, status, last] = data.split(';');
   if (said === nonce && status !== undefined && /^\d+$/.test(status)) return Number(status);
   const lastStatus = Number(last);
+  // A program no call started (a person's, adopted): the shell's last status is its own.
+  if (nonce === '' && last !== undefined && /^\d+$/.test(last)) return lastStatus;
   return lastStatus > 0 ? lastStatus : INTERRUPTED_STATUS;
 }
 
@@ -37,8 +39,9 @@ export function promptStatusOf(data: string, nonce: string): number {
  * Whether a prompt's mark names another call than `nonce` (bash's carries the call's nonce
  * first; pwsh's carries nothing). Once a command started, its shell's prompt names it: a
  * prompt naming another call is one printed earlier, replayed by the command (`cat` of a file
- * that stderr, and so the prompts, went to), not the shell back at its prompt.
+ * that stderr, and so the prompts, went to), not the shell back at its prompt. A program no
+ * call started (`nonce` ''; a person's, adopted) is followed by a prompt naming the last call.
  */
 export function promptOfOtherCall(data: string, nonce: string): boolean {
-  return data !== '' && data.split(';')[0] !== nonce;
+  return nonce !== '' && data !== '' && data.split(';')[0] !== nonce;
 }
