@@ -17,8 +17,7 @@ test('finds the shell that needs a human in two interactions, filters, sorts and
   const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'].map(
     (n) => `${agent}-${n}`,
   );
-  for (const name of names)
-    expect((await jumpseat.bash(name, `echo ready-${name}`)).status).toBe(200);
+  for (const name of names) await jumpseat.bashOk(name, `echo ready-${name}`);
   const stop = `${jumpseat.workspace}/${agent}.stop`;
   const running = jumpseat.bash(names[4] ?? '', `until [ -e ${stop} ]; do sleep 0.05; done`);
   expect((await jumpseat.bash(names[1] ?? '', "read -p 'Deploy? ' yn")).output).toBe(

@@ -10,7 +10,7 @@ test('a password typed at read -s reaches neither the agent nor the stored calls
   jumpseat,
   agent,
 }) => {
-  expect((await jumpseat.bash(agent, 'true')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'true');
   const waiting = await jumpseat.bash(
     agent,
     'read -s -p \'Password: \' pw; echo "got ${#pw} chars"',

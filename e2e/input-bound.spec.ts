@@ -19,7 +19,7 @@ test('keys a program does not read are dropped past the bound, the page says so,
   // The type-ahead the shell gets after Ctrl-C is tens of 2,000-character lines, each echoed
   // and run: on a loaded machine that takes a while before the next command shows.
   test.setTimeout(120_000);
-  expect((await jumpseat.bash(agent, 'echo ready')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'echo ready');
   await jumpseat.login(page);
   await openShell(page, jumpseat, agent);
   await page.getByRole('button', { name: 'Take over' }).click();

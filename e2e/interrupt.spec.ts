@@ -6,7 +6,7 @@ test('Interrupt stops the running command and the agent is told who stopped it',
   jumpseat,
   agent,
 }) => {
-  expect((await jumpseat.bash(agent, 'echo ready')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'echo ready');
   await jumpseat.login(page, await jumpseat.mint('operator', 'Ida'));
   await openShell(page, jumpseat, agent);
   const call = jumpseat.bash(agent, 'sleep 300');

@@ -16,7 +16,7 @@ for (const size of [
       jumpseat,
       agent,
     }) => {
-      expect((await jumpseat.bash(agent, 'true')).status).toBe(200);
+      await jumpseat.bashOk(agent, 'true');
       await jumpseat.login(page);
       await openShell(page, jumpseat, agent);
       await expect(page.getByTestId('connection')).toHaveText('Live');
@@ -47,7 +47,7 @@ test.describe('desktop', () => {
     jumpseat,
     agent,
   }) => {
-    expect((await jumpseat.bash(agent, 'true')).status).toBe(200);
+    await jumpseat.bashOk(agent, 'true');
     await jumpseat.login(page);
     const header = page.locator('th[data-sort="dialect"]');
     await expect(header).toBeVisible();

@@ -16,7 +16,7 @@ test('the dashboard shows cards and a shell a readable terminal with a zoom cont
   jumpseat,
   agent,
 }) => {
-  expect((await jumpseat.bash(agent, 'echo phone-ready; (exit 2)')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'echo phone-ready; (exit 2)');
   expect((await jumpseat.bash(`${agent}-w`, "read -p 'Ship it? [y/N] ' a")).output).toContain(
     '[waiting for input: bash]',
   );

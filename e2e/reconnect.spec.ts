@@ -12,7 +12,7 @@ const HEAVY =
 const lineOf = (i: number) => `line ${String(i).padStart(5, '0')} ${String(i).padStart(100, '0')}`;
 
 test('reconnect in the middle of heavy output loses nothing', async ({ page, jumpseat, agent }) => {
-  expect((await jumpseat.bash(agent, 'echo ready')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'echo ready');
   await jumpseat.login(page);
   await openShell(page, jumpseat, agent);
 

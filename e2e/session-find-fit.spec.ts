@@ -9,7 +9,7 @@ test('find counts matches or says "No results"; Fit follows a resized window', a
   jumpseat,
   agent,
 }) => {
-  expect((await jumpseat.bash(agent, 'for i in 1 2 3; do echo needle-$i; done')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'for i in 1 2 3; do echo needle-$i; done');
   await jumpseat.login(page, await jumpseat.mint('operator', 'Fay'));
   await openShell(page, jumpseat, agent);
   await expect.poll(() => screenOf(page)).toContain('needle-3');

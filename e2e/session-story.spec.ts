@@ -11,7 +11,7 @@ test('the running call is at the top with its elapsed time and live output tail'
   jumpseat,
   agent,
 }) => {
-  expect((await jumpseat.bash(agent, 'echo ready')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'echo ready');
   await jumpseat.login(page);
   await openShell(page, jumpseat, agent);
   const stop = `${jumpseat.workspace}/${agent}.stop`;
@@ -43,7 +43,7 @@ test('take, release and interrupt appear in every watcher’s timeline as they h
   agent,
 }) => {
   test.slow();
-  expect((await jumpseat.bash(agent, 'echo ready')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'echo ready');
   await jumpseat.login(page, await jumpseat.mint('operator', 'Ann'));
   await openShell(page, jumpseat, agent);
   const watcher = await jumpseat.person(browser, await jumpseat.mint('viewer', 'Vic'));
@@ -93,7 +93,7 @@ test('information and warnings are styled apart in the notice line', async ({
   agent,
 }) => {
   test.slow();
-  expect((await jumpseat.bash(agent, 'echo ready')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'echo ready');
   await jumpseat.login(page, await jumpseat.mint('operator', 'Ann'));
   await openShell(page, jumpseat, agent);
   const bob = await jumpseat.person(browser, await jumpseat.mint('operator', 'Bob'));

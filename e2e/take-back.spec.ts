@@ -20,7 +20,7 @@ test('the admin takes the controls from an operator, who is told who took them',
   jumpseat,
   agent,
 }) => {
-  expect((await jumpseat.bash(agent, 'true')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'true');
   await jumpseat.login(page, await jumpseat.mint('operator', 'Ann'));
   await openShell(page, jumpseat, agent);
   await page.getByRole('button', { name: 'Take over' }).click();

@@ -7,7 +7,7 @@ test('take over, type, agent gets 409, release, agent result carries the human l
   jumpseat,
   agent,
 }) => {
-  expect((await jumpseat.bash(agent, 'echo ready')).status).toBe(200);
+  await jumpseat.bashOk(agent, 'echo ready');
   await jumpseat.login(page, await jumpseat.mint('operator', 'Ann'));
   await openShell(page, jumpseat, agent);
 

@@ -30,6 +30,11 @@ export interface Jumpseat {
   api(path: string, init?: RequestInit, token?: string): Promise<Response>;
   /** `POST /api/agents/:agent/bash` as the admin. */
   bash(agent: string, command: string): Promise<AgentReply>;
+  /**
+   * The same call, which must answer 200: its output, or the test fails with the status and
+   * the server's whole answer (a 503 says why the shell could not start).
+   */
+  bashOk(agent: string, command: string): Promise<string>;
   /** Mints a token for a person: `viewer` or `operator`, with a display name. */
   mint(role: 'viewer' | 'operator' | 'admin', name: string): Promise<string>;
   sessions(): Promise<SessionInfo[]>;
@@ -100,6 +105,17 @@ export const test = base.extend<{ jumpseat: Jumpseat; agent: string }>({
         });
         const body = (await response.json()) as { output?: string; error?: { code: string } };
         return { status: response.status, output: body.output ?? '', code: body.error?.code ?? '' };
+      },
+      async bashOk(agent, command) {
+        const response = await api(`/api/agents/${agent}/bash`, {
+          method: 'POST',
+          body: JSON.stringify({ command }),
+        });
+        const text = await response.text();
+        if (response.status !== 200) {
+          throw new Error(`${agent}'s call ${JSON.stringify(command)}: ${response.status} ${text}`);
+        }
+        return ((JSON.parse(text) as { output?: string }).output ?? '') as string;
       },
       async mint(role, name) {
         const response = await api('/api/tokens', {
