@@ -277,4 +277,38 @@ describe('spare workspace file systems', () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    "shows a server's sandboxes without a quota of their own no other server's workspace or spare",
+    async () => {
+      if (!quotaApplies()) return;
+      // A shared workspace has no quota: its sandboxes copied the host's mounts as they were,
+      // other servers' workspaces and spares among them, and one of those going away while
+      // bwrap remounted its copies refused the shell (503 in the browser suite).
+      const quota = await start();
+      expect(await call(quota, 'mounted', 'echo here')).toBe('here');
+      await expect.poll(() => spareMounts().length, POLL).toBeGreaterThan(0);
+      const sharedDir = join(scratch, 'shared');
+      mkdirSync(sharedDir);
+      const shared = await serve(
+        [
+          ...['--data-dir', join(scratch, 'shared-data'), '--workspace', sharedDir],
+          ...['--shared-workspace', '--network', 'off'],
+        ],
+        cleanEnv({ JUMPSEAT_TOKEN: ADMIN }),
+        { fromSource: true, startDeadlineMs: 60_000 },
+      );
+      running.push(shared);
+      const table = await call(shared, 'beside', 'cat /proc/self/mountinfo');
+      expect(table).toContain(` ${sharedDir} `);
+      expect(table).not.toContain(join(root, 'mounted'));
+      expect(table).not.toContain(SPARE_MOUNT_DIR);
+      expect(await call(shared, 'beside', 'echo ok > here; cat here')).toBe('ok');
+      for (const serving of [shared, quota]) {
+        serving.process.kill('SIGTERM');
+        expect(await serving.exited).toBe(0);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -19,6 +19,7 @@ import { shellTree } from '../pty/process-tree.ts';
 import { type PtyExit, signalName } from '../pty/pty-process.ts';
 import type { Cgroups } from './cgroups.ts';
 import { exitWaiterPrelude } from './exit-waiter.ts';
+import { withoutForeignMounts } from './foreign-mounts.ts';
 import type { Placement, PlacementRequest, ShellLauncher } from './launcher.ts';
 import { sweepLeftovers } from './leftover-sweep.ts';
 import { NetworkSpares, type SpareTools } from './network-spares.ts';
@@ -30,6 +31,7 @@ import {
   rlimitPrelude,
   SECCOMP_FD,
 } from './prelude.ts';
+import { SPARE_MOUNT_DIR } from './quota-keeper.ts';
 import {
   attachNetwork,
   type EgressOptions,
@@ -211,11 +213,15 @@ export function bwrapLauncher(settings: BwrapSettings): ShellLauncher {
             ? sandbox
             : ownNetworkPrelude(unshare, sandbox);
       // The seccomp program is opened by the host prelude and passed down to bwrap.
-      const [file, ...rest] = hostPrelude(
-        cgroup?.procFiles ?? [],
-        settings.quota?.wrap(workspace, walled) ?? walled,
-        { seccompFile: settings.seccompFile },
-      );
+      // Root's sandboxes copy the host's mounts: never other servers' (foreign-mounts.ts).
+      const contained =
+        settings.quota?.wrap(workspace, walled) ??
+        (drop === null
+          ? walled
+          : withoutForeignMounts({ workspace, root: '', spares: SPARE_MOUNT_DIR }, walled));
+      const [file, ...rest] = hostPrelude(cgroup?.procFiles ?? [], contained, {
+        seccompFile: settings.seccompFile,
+      });
       let network: NetworkAttachment | null = spare?.attachment ?? null;
       return {
         spawn: {

@@ -1,6 +1,6 @@
 /**
- * Hides other workspaces' file systems from a sandbox (`--workspace-quota` as root). bwrap's
- * `--ro-bind / /` copies every mount below `/`, so without this each sandbox held a copy of
+ * Hides other workspaces' file systems from a sandbox (root's sandboxes, with a quota or
+ * without). bwrap's `--ro-bind / /` copies every mount below `/`, so without this each sandbox held a copy of
  * every workspace mounted when it started (and, where `/` is shared, of those mounted later):
  * its mount table named the other agents, and its copies kept their file systems and loop
  * devices alive after their own server had unmounted them (hidden under the root's tmpfs,
@@ -21,7 +21,9 @@
  * detaches the copies) failed that remount: `bwrap: Can't bind mount /oldroot/ on /newroot/:
  * Unable to apply mount flags: remount "/newroot/run/jumpseat-spares/.spare-….ext4.d": No
  * such file or directory` (CI, ended-shells.test.ts). Here a mount gone meanwhile is simply
- * not there to detach.
+ * not there to detach. A server without a quota of its own (a shared workspace) runs the step
+ * too, with no workspace root: other servers' workspaces and spares come and go beside it
+ * (the browser suite's server refused a new shell with 503 while a spec's server stopped).
  */
 import { PERL_STEP_END } from './perl-steps.ts';
 import { MOUNT_SYSCALL, UMOUNT2_SYSCALL, UNSHARE_SYSCALL } from './syscall-numbers.ts';
@@ -54,7 +56,7 @@ const STEP = [
   '  $point =~ s/\\\\([0-7]{3})/chr(oct($1))/ge;',
   '  next if $point eq $keep;',
   '  my $up = $point =~ s{/[^/]*$}{}r; my $upper = $up =~ s{/[^/]*$}{}r;',
-  '  push @gone, $point if index($point, "$root/") == 0 || index($point, "$spares/") == 0',
+  '  push @gone, $point if ($root ne "" && index($point, "$root/") == 0) || index($point, "$spares/") == 0',
   '    || ($type eq "ext4" && $source =~ m{^/dev/loop} && (-d "$up/.quota" || -d "$upper/.quota"))',
   // A namespace's handle (`ip netns`'s /run/netns/NAME): nothing a shell may enter, and
   // removed on the host at any moment (bwrap's remount of its copy then refused the shell).
@@ -68,6 +70,7 @@ const STEP = [
 /**
  * `command` run in a mount namespace where, of the workspaces' file systems, only
  * `workspace`'s is mounted; unchanged where this machine's syscall numbers are not known here.
+ * `root`: the workspace root whose mounts are this server's (its quota's); '' for none.
  */
 export function withoutForeignMounts(
   paths: { readonly workspace: string; readonly root: string; readonly spares: string },
