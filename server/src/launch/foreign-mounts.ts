@@ -1,11 +1,11 @@
 /**
  * Hides other workspaces' file systems from a sandbox (root's sandboxes, with a quota or
- * without). bwrap's `--ro-bind / /` copies every mount below `/`, so without this each sandbox held a copy of
- * every workspace mounted when it started (and, where `/` is shared, of those mounted later):
- * its mount table named the other agents, and its copies kept their file systems and loop
- * devices alive after their own server had unmounted them (hidden under the root's tmpfs,
- * but held). Marking the mounts unbindable does not help: bwrap makes its mounts slaves
- * first, which clears that mark.
+ * without). bwrap's `--ro-bind / /` copies every mount below `/`, so without this each sandbox
+ * held a copy of every workspace mounted when it started (and, where `/` is shared, of those
+ * mounted later): its mount table named the other agents, and its copies kept their file
+ * systems and loop devices alive after their own server had unmounted them (hidden under the
+ * root's tmpfs, but held). Marking the mounts unbindable does not help: bwrap makes its mounts
+ * slaves first, which clears that mark.
  *
  * So the step before bwrap enters a mount namespace of its own (root's, made private: nothing
  * done on the host reaches it later, nothing done in it reaches the host) and detaches there
