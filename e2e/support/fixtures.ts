@@ -94,28 +94,29 @@ export const test = base.extend<{ jumpseat: Jumpseat; agent: string }>({
       contexts.push(context);
       return context.newPage();
     };
+    /** `POST /api/agents/:agent/bash` as the admin: the status and the body as sent. */
+    const postBash = async (agent: string, command: string) => {
+      const response = await api(`/api/agents/${agent}/bash`, {
+        method: 'POST',
+        body: JSON.stringify({ command }),
+      });
+      return { status: response.status, text: await response.text() };
+    };
     const jumpseat: Jumpseat = {
       origin,
       workspace: env('JUMPSEAT_E2E_WORKSPACE'),
       api,
       async bash(agent, command) {
-        const response = await api(`/api/agents/${agent}/bash`, {
-          method: 'POST',
-          body: JSON.stringify({ command }),
-        });
-        const body = (await response.json()) as { output?: string; error?: { code: string } };
-        return { status: response.status, output: body.output ?? '', code: body.error?.code ?? '' };
+        const { status, text } = await postBash(agent, command);
+        const body = JSON.parse(text) as { output?: string; error?: { code: string } };
+        return { status, output: body.output ?? '', code: body.error?.code ?? '' };
       },
       async bashOk(agent, command) {
-        const response = await api(`/api/agents/${agent}/bash`, {
-          method: 'POST',
-          body: JSON.stringify({ command }),
-        });
-        const text = await response.text();
-        if (response.status !== 200) {
-          throw new Error(`${agent}'s call ${JSON.stringify(command)}: ${response.status} ${text}`);
+        const { status, text } = await postBash(agent, command);
+        if (status !== 200) {
+          throw new Error(`${agent}'s call ${JSON.stringify(command)}: ${status} ${text}`);
         }
-        return ((JSON.parse(text) as { output?: string }).output ?? '') as string;
+        return (JSON.parse(text) as { output?: string }).output ?? '';
       },
       async mint(role, name) {
         const response = await api('/api/tokens', {
