@@ -382,6 +382,29 @@ describe('take-over', () => {
     await client.close();
   });
 
+  it("switches line editing with the system's stty, whatever functions and PATH the agent left", async () => {
+    // Each was run as the shell found it: the sleeping `stty` held the switch past its limit,
+    // and the person's line came before the switch's prompt.
+    await call('editing-hostile', 'stty() { /bin/sleep 5; }; set() { :; }; PATH=/nowhere');
+    const { client } = await watch('editing-hostile', operatorToken);
+    await client.next('snapshot');
+    client.send({ type: 'take_control' });
+    await client.next('control', (m) => m.controller !== null);
+    client.send({ type: 'input', data: 'echo typed-$((6 * 7))\r' });
+    await client.until(() => client.outputText().includes('typed-42'), 'the typed command');
+    // The typed line and its output, with no prompt of ours between them.
+    expect(client.outputText()).toContain('echo typed-$((6 * 7))\r\ntyped-42\r\n');
+    client.send({ type: 'release_control' });
+    await client.next('control', (m) => m.controller === null);
+    expect(client.outputText()).not.toMatch(/emacs|stty/);
+    const next = await call(
+      'editing-hostile',
+      '[[ -o emacs ]] && echo on || echo off; type -t stty',
+    );
+    expect(next.output).toBe('[a human used this shell: echo typed-$((6 * 7))]\noff\nfunction');
+    await client.close();
+  });
+
   it('keeps the echo off when a human takes over at a password prompt', async () => {
     await call('secret', 'true');
     const waiting = await call('secret', 'read -s -p \'Password: \' pw; echo "got ${#pw} chars"');

@@ -363,9 +363,13 @@ export const bashDialect: ShellDialect = {
   // Each line says it is ours, so the prompt hook keeps `$?` as the line before left it.
   humanEditing(context: DialectContext) {
     const posted = lastStatusPosted(namesOf(context));
+    // As builtins and from the standard PATH, whatever functions, aliases or PATH the
+    // agent's shell has: an agent's `stty` function that slept held a hand-back.
+    const editing = '\\unset -f builtin; \\builtin set ';
+    const stty = '\\builtin command -p stty';
     return {
-      on: ` ${posted}; set -o emacs; stty echo\n`,
-      off: ` ${posted}; set +o emacs; stty -echo\n`,
+      on: ` ${posted}; ${editing}-o emacs; ${stty} echo\n`,
+      off: ` ${posted}; ${editing}+o emacs; ${stty} -echo\n`,
     };
   },
   // Short on purpose: fewer bytes through the terminal (and through readline, should a human
