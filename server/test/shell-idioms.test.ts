@@ -79,6 +79,9 @@ describe('the table of issue 14: the next `echo ok` gives the terminal answer, s
     ['PS1=; PS4=', 'ok'],
     ['alias builtin=false eval=false; printf() { echo x; }; read() { echo x; }', 'ok'],
     ['for f in $(compgen -A function __js); do unset -f "$f"; done', 'ok'],
+    // Every variable the integration sets was exported, and the shell reset at every call.
+    ['set -a', 'ok'],
+    ['set -o allexport; trap "echo D >/dev/null" DEBUG; trap "false" RETURN', 'ok'],
   ];
   for (const [row, answer] of rows) {
     it(`after ${JSON.stringify(row)}`, async () => {
@@ -265,6 +268,39 @@ function countRun(agent: string): string {
 function runsOf(agent: string): string {
   return readFileSync(join(engine.workspaceOf(agent), 'runs.log'), 'utf8');
 }
+
+describe('set -a kept from call to call, as a terminal keeps it', () => {
+  // With allexport on, bash exports every variable an assignment touches: the integration's
+  // too, which pre took for tampering (the shell was reset at every call), and which would
+  // have put the command's own text in every program's environment.
+  const rows: [before: string, command: string, answer: string][] = [
+    ['set -a', 'x=1; env | grep -c "^x=1"; env | grep -c __js', '1\n0\n[exit code: 1]'],
+    // After a failed call: the last status is given back through the ERR trap.
+    ['set -a; false', 'env | grep -c __js; [[ $- == *a* ]] && echo kept', '0\nkept'],
+    ['set -ae; trap ":" ERR DEBUG', 'false || env | grep -c __js', '0\n[exit code: 1]'],
+    [
+      'set -a; f() { :; }; trap "true" RETURN',
+      'f; y=2; env | grep -c ^y=; env | grep -c __js',
+      '1\n0\n[exit code: 1]',
+    ],
+  ];
+  for (const [before, command, answer] of rows) {
+    it(`${before} ⏎ ${command}`, async () => {
+      const agent = await shellWithState();
+      await engine.call(before, agent);
+      expect(await engine.call(command, agent)).toBe(answer);
+      expect(await engine.call('echo "$-"', agent)).toMatch(/a/);
+      await expectStateKept(agent);
+    });
+  }
+
+  it('passes a command longer than a variable of the environment may be to the programs it starts', async () => {
+    const agent = await shellWithState();
+    await engine.call('set -a', agent);
+    const long = `: ${'y'.repeat(140_000)}; /bin/echo started`;
+    expect(await engine.call(long, agent)).toBe('started');
+  });
+});
 
 describe('races', () => {
   it('replaces a shell that died between calls and runs the next command once', async () => {

@@ -5,6 +5,7 @@
  * wrapper never reaches history, xtrace output or the screen.
  */
 import { join } from 'node:path';
+import { dispatcherVariablesAsArrays, ownVariablesUnexported } from './bash-allexport.ts';
 import {
   errexitAfterCommand,
   errexitBeforeCommand,
@@ -28,6 +29,7 @@ import {
   lastStatusPosted,
   lastStatusTracedStep,
 } from './bash-last-status.ts';
+import { enableNeeded } from './bash-needed-builtins.ts';
 import { quietInstall, quietNames, runUserAction } from './bash-quiet-traps.ts';
 import { bashSingleQuote } from './bash-quote.ts';
 import { rareStep, rareStepsInstall } from './bash-rare-steps.ts';
@@ -62,31 +64,6 @@ const HOOK_INDEX = 77;
  */
 const KEYWORD_ALIASES =
   "'!' '[[' ']]' '{' '}' case coproc do done elif else esac fi for function if in select then time until while";
-
-/**
- * The builtins the call line, pre, post, the run file and the ERR dispatcher use. A command
- * may disable any of them (`enable -n eval`); pre enables them again before anything the
- * user could see, so a command's `enable -n` of these lasts until its own call ends.
- */
-const NEEDED_BUILTINS = 'builtin printf read mapfile history set eval trap return unset . source';
-
-/**
- * pre's first step: the needed builtins back (through `builtin`, or through `enable` itself
- * when `builtin` was disabled). When `enable` is disabled too, nothing can enable them: if
- * one is still off, the shell cannot run a call, and pre prints the broken mark (the engine
- * resets the shell) rather than let the call line fail visibly. That check costs a fork, so
- * it runs only then.
- */
-function enableNeeded(brokenMark: string): string {
-  const enabled = NEEDED_BUILTINS.split(' ')
-    .map(() => 'builtin')
-    .join('\\n');
-  return `\\builtin enable -- ${NEEDED_BUILTINS} || \\enable -- ${NEEDED_BUILTINS} ||
-    [[ $(\\builtin type -t -- ${NEEDED_BUILTINS} 2>/dev/null) == $'${enabled}' ]] || {
-    ${brokenMark}
-    builtin return 0
-  }`;
-}
 
 /** The prefix of every name the integration defines in a shell: random per shell. */
 function namesOf(context: DialectContext): string {
@@ -212,6 +189,7 @@ ${T}_o=
 ${T}_ca=()
 ${T}_la=()
 ${T}_e0=()
+${dispatcherVariablesAsArrays(T)}
 # pre's xtrace step before the command, and the last status again after it; the DEBUG
 # dispatcher knows them as ours by their text (arrays of ours), and the run file's verbose
 # echo leaves them out.
@@ -227,7 +205,7 @@ ${quietInstall(T, {
   ret: keepingLastArg(T, `${T}_r`, `${T}_rl`),
 })}
 ${rareStepsInstall(T, rare)}
-${T}_hook=${bashSingleQuote(`{ ${lastStatusAtPrompt(T)}; [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${traceOptionsAtPrompt(T)}; } 2>/dev/null`)}
+${T}_hook=${bashSingleQuote(`{ ${lastStatusAtPrompt(T)}; [[ -z \${${T}_in-}\${${T}_o-} && \${PS1-} == "$${T}_p1"*"$${T}_p2" ]] || ${T}_h; ${traceOptionsAtPrompt(T)}; ${ownVariablesUnexported(T)}; } 2>/dev/null`)}
 ${jobNoticesInstall(T)}
 ${traceOptionsInstall(T)}
 builtin bind 'set enable-bracketed-paste off' 2>/dev/null
@@ -274,6 +252,7 @@ ${T}_pre() {
   ${enableNeeded(mark('X', '""'))}
   ${traceOptionsRead(T)}
   builtin set +xv
+  ${ownVariablesUnexported(T)}
   if [[ -n \${${T}_k@a}\${${T}_c@a}\${${T}_s@a}\${${T}_x@a}\${${T}_n@a}\${${T}_f@a}\${${T}_o@a} || \${${T}_ca@a}\${${T}_la@a} != aa ]]; then
     ${mark('X', '""')}
     builtin return 0
@@ -300,6 +279,7 @@ ${T}_pre() {
   ${errexitBeforeCommand(T)}
   ${rareStep(T, rare, 'ps4Switch')}
   ${runFileSteps(T)}
+  ${ownVariablesUnexported(T)}
 }
 ${T}_post() {
   \\unset -f builtin eval
