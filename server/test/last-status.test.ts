@@ -49,6 +49,9 @@ describe('$? at the start of a call is the last call status, as at a terminal', 
     [['set -v', 'false'], 'echo $?', 'echo $?\n1'],
     [["trap 'echo D' DEBUG", 'false'], 'echo $?', 'D\n1'],
     [['set -x; trap "echo E" ERR', 'false'], 'echo $?', '+ echo 1\n1'],
+    // A trace sent to stdout: the step giving the status back traced there too (`+ builtin printf`).
+    [['BASH_XTRACEFD=1; set -x'], 'echo ok', '+ echo ok\nok'],
+    [['BASH_XTRACEFD=1; set -x', 'false'], 'echo $?', '+ echo 1\n1'],
   ];
   for (const row of rows) {
     it(`${row[0].join(' ⏎ ')} ⏎ ${row[1]}`, () => runRow(row));

@@ -106,7 +106,7 @@ export function lastStatusStep(T: string): string {
  * make 0: once more after it, in a group whose trace goes nowhere (bash traces no `{`).
  */
 export function lastStatusTracedStep(T: string): string {
-  return `{ ${lastStatusStep(T)}; } 2>/dev/null;`;
+  return `{ ${lastStatusStep(T)}; } >/dev/null 2>&1;`;
 }
 
 /** A step that says the line it is in is ours: the prompt hook after it keeps the status. */

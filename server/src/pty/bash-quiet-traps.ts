@@ -26,8 +26,11 @@
  * it (`set -$flags`: the dispatchers trace as before); stderr closed (`exec 2>&-`: the group's
  * `99>&2` fails, so the dispatcher does not run and that call does not stop where errexit
  * would). And a trace sent to another descriptor with BASH_XTRACEFD goes where no redirection
- * of ours reaches: the integration's own steps (call line, pre, post, dispatchers) are traced
- * into it, though never into a result. The user's trap actions see fd 99 closed.
+ * of ours reaches: the integration's own steps (call line, post, dispatchers) are traced into
+ * it. Into a file (`exec 5>trace.log; BASH_XTRACEFD=5`) that is never a result; but where that
+ * descriptor is the terminal (`BASH_XTRACEFD=1`, or a copy of stdout: `exec 3>&1`), the
+ * dispatchers' steps of a failing command, and with a copy the call line's and post's, show in
+ * the result. The user's trap actions see fd 99 closed.
  */
 import { bashSingleQuote } from './bash-quote.ts';
 
