@@ -72,6 +72,13 @@ describe.skipIf(PWSH === null)('pwsh survives what commands do to it', () => {
     expect(await engine.call('echo "ok ü"', agent)).toBe('ok ü');
     expect(await engine.call('"$Kept $PWD"', agent)).toBe('yes /tmp');
   });
+
+  it('continues a pwsh stopped by a signal, with its state', async () => {
+    // Nobody is there to `fg` it: the call ran to its deadline, and the shell was reset.
+    const agent = await shellWithState();
+    expect(await engine.call('/bin/kill -STOP $PID; "after-stop"', agent)).toBe('after-stop');
+    expect(await engine.call('"$Kept $PWD"', agent)).toBe('yes /tmp');
+  });
 });
 
 describe.skipIf(PWSH === null)('the deadline', () => {

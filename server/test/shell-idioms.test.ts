@@ -303,6 +303,17 @@ describe('set -a kept from call to call, as a terminal keeps it', () => {
 });
 
 describe('races', () => {
+  it('continues a shell stopped by a signal, with its state, in the call or between calls', async () => {
+    // Nobody is there to `fg` it: the call ran to its deadline, and the shell was reset.
+    const agent = await shellWithState();
+    expect(await engine.call('suspend; echo after-suspend', agent)).toBe('after-suspend');
+    expect(await engine.call('kill -STOP $$; echo after-stop', agent)).toBe('after-stop');
+    expect(await engine.call('(sleep 0.2; kill -STOP $$) & disown', agent)).toBe('');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await engine.call('echo next', agent)).toBe('next');
+    await expectStateKept(agent);
+  });
+
   it('replaces a shell that died between calls and runs the next command once', async () => {
     const agent = await shellWithState();
     const pid = engine.tools.registry.sessions().find((s) => s.agent === agent)?.pid ?? 0;

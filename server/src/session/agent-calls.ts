@@ -20,6 +20,9 @@ import type { ShellProcess } from './shell-process.ts';
 import type { ShellStatus } from './shell-status.ts';
 import { inputEcho, isControlKey, keystrokesFor } from './typing.ts';
 
+/** How often a call not yet started looks for its shell stopped by a signal. */
+const STOPPED_LOOK_MS = 250;
+
 /** The shell's pieces the agent's calls use. */
 export interface AgentCallParts {
   readonly status: ShellStatus;
@@ -138,6 +141,10 @@ export class AgentCalls {
     else if (status.state === 'waiting_input' && calls.foreground) this.typeInput(command, run);
     else this.typeCommand(command);
     host.started({ command, startedAt: new Date().toISOString() });
+    // A shell stopped between calls never reads the line: the probes start with the command.
+    const stoppedLook = setInterval(() => {
+      if (!run.hasStarted && !run.settled) pty.continueIfStopped();
+    }, STOPPED_LOOK_MS);
     try {
       const result = await run.result;
       // Only a shell that ended on its own (not reset by the engine) is replaced unseen, and
@@ -155,6 +162,7 @@ export class AgentCalls {
       const humanSummary = result.ending.kind === 'cancelled' ? null : human.takeSummary();
       return { ...result, humanSummary };
     } finally {
+      clearInterval(stoppedLook);
       signal.removeEventListener('abort', onAbort);
       this.runValue = null;
     }
@@ -166,6 +174,7 @@ export class AgentCalls {
    */
   private async waitingReader(): Promise<WaitingProcess | null> {
     const { pty, status, calls } = this.parts;
+    pty.continueIfStopped();
     const reader = await findWaitingReader(pty.stat(), status.ttyPath);
     if (reader === null || !this.image.freshShell(reader)) return reader;
     // Its prompt, printed before it blocked, is read first: the call's output ends with it.

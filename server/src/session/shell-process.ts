@@ -66,6 +66,21 @@ export class ShellProcess {
     return this.heldStat === null ? readStatNow(this.pid) : this.heldStat.read();
   }
 
+  /**
+   * A shell stopped by a signal (`suspend`, `kill -STOP $$`) waits for a parent shell's `fg`
+   * that never comes here: the call ran to its deadline and the shell was reset. It goes on
+   * instead, with its state, as after `fg`. True when it was stopped.
+   */
+  continueIfStopped(): boolean {
+    if (this.heldStat === null || this.stat()?.state !== 'T') return false;
+    try {
+      process.kill(this.shellPid, 'SIGCONT');
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
   write(data: string): void {
     this.pty.write(data);
   }
