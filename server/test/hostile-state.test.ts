@@ -97,6 +97,10 @@ describe.skipIf(PWSH === null)('pwsh survives hijacks of its integration', () =>
     'Set-PSBreakpoint -Variable __jumpseat, __jumpseat_sb -Mode ReadWrite | Out-Null',
     // A line breakpoint inside the integration's own file, found through its function.
     'Set-PSBreakpoint -Script (Get-Item function:__jumpseat_post).ScriptBlock.File -Line 60 | Out-Null',
+    // Every later call ended `PS>` and waiting: the prompt could not find the state.
+    'Remove-Item function:__jumpseat_state',
+    'Remove-Item function:* -ErrorAction SilentlyContinue',
+    'function global:__jumpseat_state { }',
   ];
   for (const row of rows) {
     it(`answers the next call after ${JSON.stringify(row)}`, async () => {

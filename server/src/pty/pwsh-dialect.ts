@@ -12,13 +12,28 @@ const INTEGRATION_FILE = 'integration.ps1';
 /** Typed to run one call (the functions are defined by the integration). */
 const CALL_LINE = '__jumpseat_pre; . $__jumpseat_sb';
 
+/**
+ * The state, found without a call to `__jumpseat_state` while it exists: a command may have
+ * removed that function (`Remove-Item function:*`), and then no prompt printed a mark again.
+ */
+const STATE =
+  '$(if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.n) { $global:__jumpseat } else { __jumpseat_state })';
+
+/** In post: the integration's functions a command removed or redefined, put back. */
+const RESTORE_FUNCTIONS = ['pre', 'post', 'state']
+  .map(
+    (name) =>
+      `if ($j.${name} -and -not [object]::ReferenceEquals(\${function:global:__jumpseat_${name}}, $j.${name})) { \${function:global:__jumpseat_${name}} = $j.${name} }`,
+  )
+  .join('\n  ');
+
 /** Marks every integration function: no trace line and no breakpoint stop inside it. */
 const HIDDEN = '[System.Diagnostics.DebuggerHidden()] param()';
 
 /** The runner the call line dot-sources (see `run` in the integration): one line, no file. */
 const RUN_BLOCK =
   `${HIDDEN} if ($global:__jumpseat.failed) { Microsoft.PowerShell.Utility\\Write-Error -Message '?' -ErrorAction Ignore }; ` +
-  '. $global:__jumpseat.user; Microsoft.PowerShell.Core\\Set-PSDebug -Off; __jumpseat_post';
+  ". $global:__jumpseat.user; Microsoft.PowerShell.Core\\Set-PSDebug -Off; & ($global:__jumpseat.post ?? '__jumpseat_post')";
 
 /**
  * Writes one mark to the terminal through the state `$j`. Inlined, not a function: a command
@@ -86,7 +101,14 @@ function removeOwnBreakpoints(script: string): string {
  *   after it would be traced), tracing goes off in the runner, pre and the prompt (post never
  *   runs after a terminating error), and post and the prompt remove breakpoints set on the
  *   integration. A redefined function changes nothing that matters: marks are written by
- *   inlined statements, never by a function a command could replace;
+ *   inlined statements, never by a function a command could replace; the runner calls post
+ *   through the state, pre, post and the prompt find the state without its function, and post
+ *   puts back the integration's functions a command removed or redefined (\`Remove-Item
+ *   function:*\` left every later call ending \`PS>\` and waiting). Not covered: a command
+ *   that removes both the functions and every variable (nothing of the integration is left to
+ *   find; each later call then ends waiting), and one that switches the session to another
+ *   \`LanguageMode\` (the runner can no longer be dot-sourced; a function of ours sees
+ *   \`FullLanguage\` while it runs, so the integration cannot tell);
  * - the state lives in \`$global:__jumpseat\`, re-created by \`__jumpseat_state\` when a command
  *   removed it; the nonce is written into the mark statements themselves;
  * - the ready mark carries \`$PID\`: a pwsh installed as a .NET tool runs as a child of a small
@@ -132,7 +154,7 @@ function global:__jumpseat_state {
 function global:__jumpseat_pre {
   ${HIDDEN}
   Microsoft.PowerShell.Core\\Set-PSDebug -Off
-  $j = __jumpseat_state
+  $j = ${STATE}
   $text = [IO.File]::ReadAllText($j.file, [Text.UTF8Encoding]::new($false))
   $text = $text.Substring(0, $text.IndexOf([char]0))
   ${lastTokens('$j')}
@@ -156,7 +178,7 @@ function global:__jumpseat_pre {
 }
 function global:__jumpseat_post {
   ${HIDDEN}
-  $j = __jumpseat_state
+  $j = ${STATE}
   ${removeOwnBreakpoints(script)}
   $global:__jumpseat_sb = $null
   $j.user = $null
@@ -170,13 +192,14 @@ function global:__jumpseat_post {
     $j.userPrompt = $p
     \${function:global:prompt} = $j.prompt
   }
+  ${RESTORE_FUNCTIONS}
 }
 function global:prompt {
   ${HIDDEN}
   $ok = $?
   # After a terminating error the command's tracing is still on, and post never ran.
   Microsoft.PowerShell.Core\\Set-PSDebug -Off
-  $j = __jumpseat_state
+  $j = ${STATE}
   ${removeOwnBreakpoints(script)}
   $global:__jumpseat_sb = $null
   $j.user = $null
@@ -229,6 +252,7 @@ function global:prompt {
 & {
   $j = __jumpseat_state
   $j.prompt = \${function:global:prompt}
+  $j.pre = \${function:global:__jumpseat_pre}; $j.post = \${function:global:__jumpseat_post}; $j.state = \${function:global:__jumpseat_state}
   ${mark('R', '$PID')}
 }
 `;
