@@ -174,8 +174,9 @@ export class AgentCalls {
    */
   private async waitingReader(): Promise<WaitingProcess | null> {
     const { pty, status, calls } = this.parts;
-    pty.continueIfStopped();
-    const reader = await findWaitingReader(pty.stat(), status.ttyPath);
+    const stat = pty.stat();
+    pty.continueIfStopped(stat);
+    const reader = await findWaitingReader(stat, status.ttyPath);
     if (reader === null || !this.image.freshShell(reader)) return reader;
     // Its prompt, printed before it blocked, is read first: the call's output ends with it.
     await pty.quiet();

@@ -69,10 +69,11 @@ export class ShellProcess {
   /**
    * A shell stopped by a signal (`suspend`, `kill -STOP $$`) waits for a parent shell's `fg`
    * that never comes here: the call ran to its deadline and the shell was reset. It goes on
-   * instead, with its state, as after `fg`. True when it was stopped.
+   * instead, with its state, as after `fg`. True when it was stopped. `stat`: the shell's stat
+   * when the caller has just read it.
    */
-  continueIfStopped(): boolean {
-    if (this.heldStat === null || this.stat()?.state !== 'T') return false;
+  continueIfStopped(stat: ProcStat | null = this.stat()): boolean {
+    if (this.heldStat === null || stat?.state !== 'T') return false;
     try {
       process.kill(this.shellPid, 'SIGCONT');
     } catch {
