@@ -247,15 +247,40 @@ export async function stopProcess(child: ChildProcess | undefined): Promise<void
   clearTimeout(timer);
 }
 
-/** A loopback port that was free a moment ago (taken and given back). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The lowest port the kernel hands out as an ephemeral one (`listen(0)`, a connection's source). */
+function ephemeralLow(): number {
+  const text = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8');
+  const low = Number(text.trim().split(/\s+/)[0]);
+  return Number.isInteger(low) ? low : 32_768;
+}
+
+/** Listens on `port` of loopback (0: any) and gives it back; resolves with the port, or 0 when taken. */
+function tryPort(port: number): Promise<number> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(0));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(bound));
     });
-    server.on('error', reject);
   });
+}
+
+/**
+ * A loopback port that was free a moment ago (taken and given back), below the kernel's
+ * ephemeral range: one from inside it (what `listen(0)` gives) may be taken meanwhile as the
+ * source port of any outgoing connection, and the server a test started on it a moment later
+ * failed with EADDRINUSE (seen in CI: replicas-move.test.ts, port 33093).
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  const first = 10_000;
+  for (let tries = 0; tries < 50 && low > first; tries++) {
+    const port = await tryPort(first + Math.floor(Math.random() * (low - first)));
+    if (port !== 0) return port;
+  }
+  const port = await tryPort(0);
+  if (port === 0) throw new Error('no free loopback port');
+  return port;
 }
