@@ -20,9 +20,6 @@ import type { ShellProcess } from './shell-process.ts';
 import type { ShellStatus } from './shell-status.ts';
 import { inputEcho, isControlKey, keystrokesFor } from './typing.ts';
 
-/** How often a call not yet started looks for its shell stopped by a signal. */
-const STOPPED_LOOK_MS = 250;
-
 /** The shell's pieces the agent's calls use. */
 export interface AgentCallParts {
   readonly status: ShellStatus;
@@ -133,6 +130,8 @@ export class AgentCalls {
       quiet: () => pty.quiet(),
       endRecorded: () => files.commandEndRecorded(),
       readCalls: readCallsNow,
+      // A shell stopped between calls never reads the line: the probes start with the command.
+      beforeStart: () => void pty.continueIfStopped(),
     });
     this.runValue = run;
     const onAbort = () => void run.cancel();
@@ -141,10 +140,6 @@ export class AgentCalls {
     else if (status.state === 'waiting_input' && calls.foreground) this.typeInput(command, run);
     else this.typeCommand(command);
     host.started({ command, startedAt: new Date().toISOString() });
-    // A shell stopped between calls never reads the line: the probes start with the command.
-    const stoppedLook = setInterval(() => {
-      if (!run.hasStarted && !run.settled) pty.continueIfStopped();
-    }, STOPPED_LOOK_MS);
     try {
       const result = await run.result;
       // Only a shell that ended on its own (not reset by the engine) is replaced unseen, and
@@ -162,7 +157,6 @@ export class AgentCalls {
       const humanSummary = result.ending.kind === 'cancelled' ? null : human.takeSummary();
       return { ...result, humanSummary };
     } finally {
-      clearInterval(stoppedLook);
       signal.removeEventListener('abort', onAbort);
       this.runValue = null;
     }

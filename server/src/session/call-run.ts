@@ -28,6 +28,8 @@ const WAIT_LIMIT_MARGIN_MS = 250;
  * the program ignores, or too few bytes for its read) and the program waits for more.
  */
 const INPUT_DELIVERY_BOUND_MS = 2000;
+/** How often a call not yet started runs its look before the start (`beforeStart`). */
+const BEFORE_START_LOOK_MS = 250;
 /** Output set aside after a doubted end mark (see holdOutput) beyond which it is the command's. */
 const MAX_HELD_BYTES = 64 * 1024;
 
@@ -49,6 +51,11 @@ export interface CallRunOptions {
   readonly endRecorded: () => boolean;
   /** How many read calls the process has made so far; null when that cannot be read. */
   readonly readCalls: (pid: number) => number | null;
+  /**
+   * Looked at now and then until the command starts, when the probes take over (a shell
+   * stopped by a signal between calls is continued here).
+   */
+  readonly beforeStart?: () => void;
 }
 
 export class CallRun {
@@ -68,6 +75,7 @@ export class CallRun {
   private startedAt = 0;
   private probeTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
+  private beforeStartTimer: NodeJS.Timeout | undefined;
   private lastWaiting: WaitingProcess | null = null;
   /** When `lastWaiting` was first seen waiting, in this streak of sightings (Date.now()). */
   private waitingSince = 0;
@@ -91,6 +99,8 @@ export class CallRun {
     });
     this.deadlineAt = Date.now() + options.timeoutMs;
     this.deadlineTimer = setTimeout(() => void this.timeout(), options.timeoutMs);
+    const look = options.beforeStart;
+    if (look) this.beforeStartTimer = setInterval(look, BEFORE_START_LOOK_MS);
   }
 
   /**
@@ -130,6 +140,7 @@ export class CallRun {
     if (this.started || this.settling) return;
     this.started = true;
     this.startedAt = Date.now();
+    clearInterval(this.beforeStartTimer);
     if (this.pausedLeftMs === null) this.scheduleProbe(FIRST_PROBE_MS);
   }
 
@@ -283,6 +294,7 @@ export class CallRun {
     this.keepHeldOutput();
     clearTimeout(this.probeTimer);
     clearTimeout(this.deadlineTimer);
+    clearInterval(this.beforeStartTimer);
     if (before) await before().catch(() => undefined);
     // A program seen waiting wrote its prompt (or its screen) before it blocked, but on a
     // busy machine those bytes may still sit in the terminal unread: take them first.
