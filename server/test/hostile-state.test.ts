@@ -109,3 +109,67 @@ describe.skipIf(PWSH === null)('pwsh survives hijacks of its integration', () =>
     });
   }
 });
+
+/**
+ * A command that unset the integration's variables (`unset ${!__js…@}`, or every variable it
+ * can) left each later call ending `[waiting for input: bash]`, typed to the shell as input.
+ * Its functions, left by an unset of variables, put them back: the call ends as it should, and
+ * the shell keeps its state.
+ */
+describe("bash puts back the integration's variables a command unset", () => {
+  let engine: TestEngine;
+  let agents = 0;
+  beforeAll(() => {
+    engine = startEngine({ flags: ['--timeout-ms', '15000'] });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const rows: { hostile: string; answer?: string; after: [string, string][] }[] = [
+    { hostile: 'unset ${!__js@}; echo x', answer: 'x', after: [['echo $y $PWD', 'kept /tmp']] },
+    { hostile: 'unset ${!__js@}; false', answer: '[exit code: 1]', after: [['echo ok', 'ok']] },
+    {
+      hostile: 'set -u; unset ${!__js@}; echo x',
+      answer: 'x',
+      after: [
+        ['echo $nope', 'bash: nope: unbound variable\n[exit code: 1]'],
+        ['echo $y', 'kept'],
+      ],
+    },
+    {
+      hostile: 'for v in $(compgen -v); do unset "$v" 2>/dev/null; done; echo done',
+      answer: 'done',
+      after: [
+        ['echo ok', 'ok'],
+        ['cd /; pwd', '/'],
+      ],
+    },
+    {
+      hostile: 'unset ${!__js@}; read v',
+      answer: '[waiting for input: bash]',
+      after: [
+        ['hello', ''],
+        ['echo got $v', 'got hello'],
+      ],
+    },
+    {
+      hostile: "trap 'echo T' DEBUG; unset ${!__js@}; echo x",
+      answer: 'T\nT\nx',
+      after: [['echo ok', 'T\nok']],
+    },
+    // The command's own trace shows the names it unset, as at a terminal; nothing after it.
+    { hostile: 'set -x; unset ${!__js@}', after: [['echo ok', '+ echo ok\nok']] },
+  ];
+  for (const row of rows) {
+    it(`answers ${JSON.stringify(row.hostile)} and the calls after it`, async () => {
+      const agent = `unset-${++agents}`;
+      expect(await engine.call('cd /tmp; y=kept', agent)).toBe('');
+      const answer = await engine.call(row.hostile, agent);
+      if (row.answer !== undefined) expect(answer).toBe(row.answer);
+      for (const [command, expected] of row.after) {
+        expect(await engine.call(command, agent)).toBe(expected);
+      }
+    });
+  }
+});

@@ -45,6 +45,7 @@ import {
   trapSplit,
   trapsUnchanged,
 } from './bash-trap-capture.ts';
+import { INTEGRATION_FILE, variablesBack } from './bash-variables-back.ts';
 import { writable, writableTerm } from './bash-writable.ts';
 import {
   type DialectContext,
@@ -131,6 +132,7 @@ function namesOf(context: DialectContext): string {
 function integrationScript(context: DialectContext, runFile: string): string {
   const T = namesOf(context);
   const q = quietNames(T);
+  const ownVariablesBack = variablesBack(T, join(context.privateDir, INTEGRATION_FILE));
   const markText = (event: string, data: string) =>
     `builtin printf '\\e]${MARK_IDENT};%s;${event};%s\\a' "$${T}_n" ${data}`;
   const mark = (event: string, data: string) => `${markText(event, data)} >/dev/tty`;
@@ -249,6 +251,7 @@ ${T}_r() {
 }
 ${T}_pre() {
   \\unset -f builtin eval .
+  ${ownVariablesBack}
   ${enableNeeded(mark('X', '""'))}
   ${traceOptionsRead(T)}
   builtin set +xv
@@ -283,6 +286,14 @@ ${T}_pre() {
 }
 ${T}_post() {
   \\unset -f builtin eval
+  if [[ -z \${${T}_n-} ]]; then
+    # The command's status (unset: it was 0, see the call line) outlives the file's defaults.
+    ${T}_ks=\${${T}_s:-0}
+    ${ownVariablesBack}
+    # This call's nonce again, from its command file.
+    builtin mapfile -d '' -n 1 ${T}_ca <"$${T}_f" || ${T}_ca=()
+    ${T}_k=\${${T}_ca[0]-} ${T}_k=\${${T}_k%%$'\n'*} ${T}_s=$${T}_ks
+  fi
   ${T}_x=\${-//[^x]/} ${T}_o= ${lastStatusAfterCall(T)}
   ${traceOptionsAfterCommand(T)}
   ${trapCaptureRead(T, `${T}_t`)}
@@ -333,7 +344,7 @@ export const bashDialect: ShellDialect = {
     // The command runs in a file of its own, sourced: see bash-errexit.ts.
     const T = namesOf(context);
     const runFile = context.deliver('run.bash', runFileText(T));
-    const script = context.deliver('integration.bash', integrationScript(context, runFile));
+    const script = context.deliver(INTEGRATION_FILE, integrationScript(context, runFile));
     return ` . ${bashSingleQuote(script)}\n`;
   },
   // readline for a person: history, arrow keys, Tab. A leading space keeps them out of history.
@@ -366,9 +377,11 @@ export const bashDialect: ShellDialect = {
     // before each step: what it prints of them (`$BASH_COMMAND`, the steps' text) goes to
     // /dev/null with everything else the steps print, for post writes what it shows to the
     // terminal itself (the file is fd 9 for the capture's steps only).
+    // After the command, variables of ours are read as `${x[@]}`, which `set -u` lets pass
+    // unset: a command that unset them (see variablesBack) must not end the line before post.
     return (
       ` ${T}_s=I;{ \\${T}_pre||${T}_y=;${errTrap.before}} 2>/dev/null||${T}_y=;\\. "$${T}_rf"||{ ${T}_s=$?;} 2>/dev/null;` +
-      `{ ${T}_s=\${${T}_s/#I/0} ${T}_o=1;\\builtin enable printf;${trapCaptureStep(`${T}_t`)}` +
+      `{ ${T}_s=\${${T}_s[@]/#I/0} ${T}_o=1;\\builtin enable printf;${trapCaptureStep(`${T}_t`)}` +
       `\\${T}_post||${T}_y=;${errTrap.after}} >/dev/null 2>&1||${T}_y=\n`
     );
   },

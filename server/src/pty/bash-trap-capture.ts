@@ -21,9 +21,10 @@
 /**
  * The call line's step: the traps, and the NUL that ends them, into the file `fileVar`; `X`
  * in place of the traps when `trap` is disabled (`enable -n trap` lasts until the call ends).
+ * No file, and no step, when the command unset the variable (read as `[@]`: even under `set -u`).
  */
 export function trapCaptureStep(fileVar: string): string {
-  return `{ \\builtin trap -p DEBUG ERR RETURN >&9||\\builtin printf X >&9;\\builtin printf '\\0' >&9;} 9<>"$${fileVar}";`;
+  return `{ \\builtin trap -p DEBUG ERR RETURN >&9||\\builtin printf X >&9;\\builtin printf '\\0' >&9;} 9<>"\${${fileVar}[@]}";`;
 }
 
 /**
