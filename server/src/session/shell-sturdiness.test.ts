@@ -96,17 +96,17 @@ describe('sturdiness', () => {
     expect(await engine.call('echo again', 'sturdy-j')).toBe('again');
   });
 
-  it('resets a shell whose marks a command made unrecognisable, and says so', async () => {
-    // The integration's names are random per shell: a command must go looking for them.
-    await engine.call(
-      'for v in $(compgen -v __js); do [[ $v == *_n ]] && unset "$v"; done',
-      'sturdy-k',
-    );
-    expect(await engine.call('echo lost >> lost.log', 'sturdy-k')).toBe(
-      '[shell exited]\nThe persistent bash shell was reset; the next bash call starts from the ' +
-        'workspace with a fresh current directory and environment.',
-    );
-    expect(await engine.call('cat lost.log; echo fresh', 'sturdy-k')).toBe('lost\nfresh');
+  it('puts back the shell nonce a command unset, and runs each command once', async () => {
+    // The integration's names are random per shell: a command must go looking for them. The
+    // marks carried an empty nonce after this, and the shell was reset at the next call.
+    expect(
+      await engine.call(
+        'for v in $(compgen -v __js); do [[ $v == *_n ]] && unset "$v"; done; cd /tmp; echo unset',
+        'sturdy-k',
+      ),
+    ).toBe('unset');
+    expect(await engine.call('echo kept >> lost.log; pwd', 'sturdy-k')).toBe('/tmp');
+    expect(await engine.call('cat lost.log; echo same', 'sturdy-k')).toBe('kept\nsame');
   });
 
   it('does not take the prompt for input a program left unread as a failed call line', async () => {
