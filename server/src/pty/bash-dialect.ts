@@ -78,6 +78,8 @@ function namesOf(context: DialectContext): string {
  *   nonce is in no prompt string and no environment (bash's /proc/<pid>/environ would keep
  *   it after an unset). A command that goes looking can find it in the shell's memory (bash
  *   keeps nothing from the code it runs): what it then forges is only its own call's end.
+ *   A command that does go looking and unsets the variables finds them back at the next
+ *   step of ours (bash-variables-back.ts).
  * - **Three ways a call's end is learnt**, so that no one change to the shell hides it:
  *   `post` prints the end mark to /dev/tty (immune to `exec >file`, `exec 2>&-`); the prompt
  *   string carries the call's nonce and status too (bash prints it itself: no function or
