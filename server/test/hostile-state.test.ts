@@ -173,3 +173,37 @@ describe("bash puts back the integration's variables a command unset", () => {
     });
   }
 });
+
+/**
+ * A command that removed pwsh's state (`Remove-Variable __jumpseat*`, or every variable) was
+ * answered `[exit code: 130]`, as a line cut short: post made the state afresh and knew no call
+ * in flight. It now finds the call again, and the shell keeps its state.
+ */
+describe.skipIf(PWSH === null)(
+  "pwsh finds its call again after a command removed the integration's state",
+  () => {
+    let engine: TestEngine;
+    let agents = 0;
+    beforeAll(() => {
+      engine = startPwshEngine({ flags: ['--timeout-ms', '20000'] });
+    });
+    afterAll(async () => {
+      await engine.close();
+    });
+
+    const rows = [
+      'Remove-Variable __jumpseat* -Scope Global -Force',
+      'Remove-Variable * -Scope Global -Force -ErrorAction SilentlyContinue',
+      'Get-Variable -Scope Global | Remove-Variable -Scope Global -Force -ErrorAction SilentlyContinue',
+    ];
+    for (const row of rows) {
+      it(`answers ${JSON.stringify(row)} and the calls after it`, async () => {
+        const agent = `pwsh-removed-${++agents}`;
+        expect(await engine.call("Set-Location /tmp; $global:y = 'kept'", agent)).toBe('');
+        expect(await engine.call(`${row}; 'removed'`, agent)).toBe('removed');
+        expect(await engine.call('(Get-Location).Path', agent)).toBe('/tmp');
+        expect(await engine.call("'ok'", agent)).toBe('ok');
+      });
+    }
+  },
+);

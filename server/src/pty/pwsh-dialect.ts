@@ -30,6 +30,25 @@ const RESTORE_FUNCTIONS = ['pre', 'post', 'state']
 /** Marks every integration function: no trace line and no breakpoint stop inside it. */
 const HIDDEN = '[System.Diagnostics.DebuggerHidden()] param()';
 
+/**
+ * In post, when the command removed the state (\`Remove-Variable __jumpseat*\`, or every
+ * variable) and \`__jumpseat_state\` made it afresh: the call in flight, from the taken file
+ * (its nonce alone while the command runs) and the command file, so that the call ends with
+ * its end mark, not as cut short at the prompt (\`[exit code: 130]\`). What the command
+ * failed with before post (its \`$LASTEXITCODE\`, its errors) can no longer be told from what
+ * earlier calls left: it ends with status 0.
+ */
+const CALL_BACK = `if ($lost) {
+    $j.exitRef = $global:LASTEXITCODE
+    $j.errorRef = if ($global:Error.Count) { $global:Error[0] } else { $null }
+    $t = try { [IO.File]::ReadAllText($j.taken).TrimEnd() } catch { '' }
+    if ($t -and -not $t.Contains(';')) {
+      $text = [IO.File]::ReadAllText($j.file, [Text.UTF8Encoding]::new($false))
+      $text = $text.Substring(0, $text.IndexOf([char]0))
+      $j.call = $t; $j.command = $text.Substring($text.IndexOf("\`n") + 1); $j.pending = $true
+    }
+  }`;
+
 /** The runner the call line dot-sources (see `run` in the integration): one line, no file. */
 const RUN_BLOCK =
   `${HIDDEN} if ($global:__jumpseat.failed) { Microsoft.PowerShell.Utility\\Write-Error -Message '?' -ErrorAction Ignore }; ` +
@@ -178,7 +197,9 @@ function global:__jumpseat_pre {
 }
 function global:__jumpseat_post {
   ${HIDDEN}
+  $lost = -not ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.n)
   $j = ${STATE}
+  ${CALL_BACK}
   ${removeOwnBreakpoints(script)}
   $global:__jumpseat_sb = $null
   $j.user = $null
