@@ -37,15 +37,24 @@ async function expectSurvives(
   expect(await engine.call(okCommand, agent)).toBe('ok');
 }
 
-describe('bash survives builtins disabled and aliases named like what the engine types', () => {
-  let engine: TestEngine;
-  let agents = 0;
+/** One engine for a describe block: started before its tests, closed after them. */
+function engineFor(start: () => TestEngine): () => TestEngine {
+  let engine: TestEngine | undefined;
   beforeAll(() => {
-    engine = startEngine({ flags: ['--timeout-ms', '15000'] });
+    engine = start();
   });
   afterAll(async () => {
-    await engine.close();
+    await engine?.close();
   });
+  return () => {
+    if (!engine) throw new Error('the engine starts before the tests');
+    return engine;
+  };
+}
+
+describe('bash survives builtins disabled and aliases named like what the engine types', () => {
+  const engine = engineFor(() => startEngine({ flags: ['--timeout-ms', '15000'] }));
+  let agents = 0;
 
   const rows = [
     'enable -n eval',
@@ -70,20 +79,14 @@ describe('bash survives builtins disabled and aliases named like what the engine
   for (const row of rows) {
     it(`answers the next call after ${JSON.stringify(row)}`, async () => {
       const agent = `hostile-${++agents}`;
-      await expectSurvives(engine, agent, 'bash', row, 'echo ok', BASH_WRAPPER);
+      await expectSurvives(engine(), agent, 'bash', row, 'echo ok', BASH_WRAPPER);
     });
   }
 });
 
 describe.skipIf(PWSH === null)('pwsh survives hijacks of its integration', () => {
-  let engine: TestEngine;
+  const engine = engineFor(() => startPwshEngine({ flags: ['--timeout-ms', '20000'] }));
   let agents = 0;
-  beforeAll(() => {
-    engine = startPwshEngine({ flags: ['--timeout-ms', '20000'] });
-  });
-  afterAll(async () => {
-    await engine.close();
-  });
 
   const rows = [
     'function global:__jumpseat_mark { }',
@@ -105,7 +108,7 @@ describe.skipIf(PWSH === null)('pwsh survives hijacks of its integration', () =>
   for (const row of rows) {
     it(`answers the next call after ${JSON.stringify(row)}`, async () => {
       const agent = `pwsh-hostile-${++agents}`;
-      await expectSurvives(engine, agent, 'pwsh', row, "'ok'", PWSH_WRAPPER);
+      await expectSurvives(engine(), agent, 'pwsh', row, "'ok'", PWSH_WRAPPER);
     });
   }
 });
@@ -117,14 +120,8 @@ describe.skipIf(PWSH === null)('pwsh survives hijacks of its integration', () =>
  * the shell keeps its state.
  */
 describe("bash puts back the integration's variables a command unset", () => {
-  let engine: TestEngine;
+  const engine = engineFor(() => startEngine({ flags: ['--timeout-ms', '15000'] }));
   let agents = 0;
-  beforeAll(() => {
-    engine = startEngine({ flags: ['--timeout-ms', '15000'] });
-  });
-  afterAll(async () => {
-    await engine.close();
-  });
 
   const rows: { hostile: string; answer?: string; after: [string, string][] }[] = [
     { hostile: 'unset ${!__js@}; echo x', answer: 'x', after: [['echo $y $PWD', 'kept /tmp']] },
@@ -164,11 +161,11 @@ describe("bash puts back the integration's variables a command unset", () => {
   for (const row of rows) {
     it(`answers ${JSON.stringify(row.hostile)} and the calls after it`, async () => {
       const agent = `unset-${++agents}`;
-      expect(await engine.call('cd /tmp; y=kept', agent)).toBe('');
-      const answer = await engine.call(row.hostile, agent);
+      expect(await engine().call('cd /tmp; y=kept', agent)).toBe('');
+      const answer = await engine().call(row.hostile, agent);
       if (row.answer !== undefined) expect(answer).toBe(row.answer);
       for (const [command, expected] of row.after) {
-        expect(await engine.call(command, agent)).toBe(expected);
+        expect(await engine().call(command, agent)).toBe(expected);
       }
     });
   }
@@ -182,14 +179,8 @@ describe("bash puts back the integration's variables a command unset", () => {
 describe.skipIf(PWSH === null)(
   "pwsh finds its call again after a command removed the integration's state",
   () => {
-    let engine: TestEngine;
+    const engine = engineFor(() => startPwshEngine({ flags: ['--timeout-ms', '20000'] }));
     let agents = 0;
-    beforeAll(() => {
-      engine = startPwshEngine({ flags: ['--timeout-ms', '20000'] });
-    });
-    afterAll(async () => {
-      await engine.close();
-    });
 
     const rows = [
       'Remove-Variable __jumpseat* -Scope Global -Force',
@@ -199,10 +190,10 @@ describe.skipIf(PWSH === null)(
     for (const row of rows) {
       it(`answers ${JSON.stringify(row)} and the calls after it`, async () => {
         const agent = `pwsh-removed-${++agents}`;
-        expect(await engine.call("Set-Location /tmp; $global:y = 'kept'", agent)).toBe('');
-        expect(await engine.call(`${row}; 'removed'`, agent)).toBe('removed');
-        expect(await engine.call('(Get-Location).Path', agent)).toBe('/tmp');
-        expect(await engine.call("'ok'", agent)).toBe('ok');
+        expect(await engine().call("Set-Location /tmp; $global:y = 'kept'", agent)).toBe('');
+        expect(await engine().call(`${row}; 'removed'`, agent)).toBe('removed');
+        expect(await engine().call('(Get-Location).Path', agent)).toBe('/tmp');
+        expect(await engine().call("'ok'", agent)).toBe('ok');
       });
     }
   },
