@@ -125,6 +125,12 @@ describe("bash puts back the integration's variables a command unset", () => {
 
   const rows: { hostile: string; answer?: string; after: [string, string][] }[] = [
     { hostile: 'unset ${!__js@}; echo x', answer: 'x', after: [['echo $y $PWD', 'kept /tmp']] },
+    // Put back as they were, not as in a fresh shell (whose prompt the integration sets).
+    {
+      hostile: "PS1='my> '; unset ${!__js@}; echo x",
+      answer: 'x',
+      after: [["[[ $PS1 == *'my> '* ]] && echo ps1-kept", 'ps1-kept']],
+    },
     { hostile: 'unset ${!__js@}; false', answer: '[exit code: 1]', after: [['echo ok', 'ok']] },
     {
       hostile: 'set -u; unset ${!__js@}; echo x',
@@ -193,6 +199,8 @@ describe.skipIf(PWSH === null)(
         expect(await engine().call("Set-Location /tmp; $global:y = 'kept'", agent)).toBe('');
         expect(await engine().call(`${row}; 'removed'`, agent)).toBe('removed');
         expect(await engine().call('(Get-Location).Path', agent)).toBe('/tmp');
+        // And a function of the integration removed after that, as before the state went.
+        expect(await engine().call('Remove-Item function:__jumpseat_pre', agent)).toBe('');
         expect(await engine().call("'ok'", agent)).toBe('ok');
       });
     }

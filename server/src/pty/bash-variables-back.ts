@@ -17,8 +17,9 @@ export const INTEGRATION_FILE = 'integration.bash';
  */
 export function variablesBack(T: string, integrationFile: string): string {
   const source = `\\builtin . ${bashSingleQuote(integrationFile)}`;
-  // The file is written for a shell without `set -u` (the launch's).
-  const nounsetOff = `${T}_ready=$- ${T}_ready=\${${T}_ready//[^u]/}; \\builtin set +u`;
-  const nounsetBack = `[[ $${T}_ready != u ]] || \\builtin set -u; ${T}_ready=1`;
+  // The file is written for a shell without `set -u` (the launch's). `_ready` is never empty
+  // meanwhile (`:` or `:u`): empty, the file would take the shell for a fresh one.
+  const nounsetOff = `${T}_ready=:$- ${T}_ready=\${${T}_ready//[^:u]/}; \\builtin set +u`;
+  const nounsetBack = `[[ $${T}_ready != :u ]] || \\builtin set -u; ${T}_ready=1`;
   return `[[ -n \${${T}_n-} ]] || { ${nounsetOff}; ${source}; ${nounsetBack}; } 2>/dev/null`;
 }

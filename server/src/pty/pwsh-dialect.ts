@@ -36,9 +36,11 @@ const HIDDEN = '[System.Diagnostics.DebuggerHidden()] param()';
  * (its nonce alone while the command runs) and the command file, so that the call ends with
  * its end mark, not as cut short at the prompt (\`[exit code: 130]\`). What the command
  * failed with before post (its \`$LASTEXITCODE\`, its errors) can no longer be told from what
- * earlier calls left: it ends with status 0.
+ * earlier calls left: it ends with status 0. The functions as they are now are kept again for
+ * post to put back (as the ready block keeps them).
  */
 const CALL_BACK = `if ($lost) {
+    $j.pre = \${function:global:__jumpseat_pre}; $j.post = \${function:global:__jumpseat_post}; $j.state = \${function:global:__jumpseat_state}
     $j.exitRef = $global:LASTEXITCODE
     $j.errorRef = if ($global:Error.Count) { $global:Error[0] } else { $null }
     $t = try { [IO.File]::ReadAllText($j.taken).TrimEnd() } catch { '' }
