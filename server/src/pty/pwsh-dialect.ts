@@ -16,8 +16,9 @@ const CALL_LINE = '__jumpseat_pre; . $__jumpseat_sb';
  * The state, found without a call to `__jumpseat_state` while it exists: a command may have
  * removed that function (`Remove-Item function:*`), and then no prompt printed a mark again.
  */
-const STATE =
-  '$(if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.n) { $global:__jumpseat } else { __jumpseat_state })';
+/** Whether the state is there (a command may have removed it: see CALL_BACK). */
+const STATE_HELD = '($global:__jumpseat -is [hashtable] -and $global:__jumpseat.n)';
+const STATE = `$(if ${STATE_HELD} { $global:__jumpseat } else { __jumpseat_state })`;
 
 /** In post: the integration's functions a command removed or redefined, put back. */
 const RESTORE_FUNCTIONS = ['pre', 'post', 'state']
@@ -153,7 +154,7 @@ if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.tty) {
 $global:__jumpseat_sb = $null
 function global:__jumpseat_state {
   ${HIDDEN}
-  if ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.n) { return $global:__jumpseat }
+  if ${STATE_HELD} { return $global:__jumpseat }
   $global:__jumpseat = @{
     n = '${context.nonce}'; file = ${file}; taken = ${psQuote(context.takenFile)}
     callLine = ${psQuote(CALL_LINE)}; installLine = ${psQuote(installLine.trim())}
@@ -199,7 +200,7 @@ function global:__jumpseat_pre {
 }
 function global:__jumpseat_post {
   ${HIDDEN}
-  $lost = -not ($global:__jumpseat -is [hashtable] -and $global:__jumpseat.n)
+  $lost = -not ${STATE_HELD}
   $j = ${STATE}
   ${CALL_BACK}
   ${removeOwnBreakpoints(script)}
