@@ -175,6 +175,17 @@ describe("bash puts back the integration's variables a command unset", () => {
       }
     });
   }
+
+  it("answers the calls after an unset under set -u that was the shell's first call", async () => {
+    // The first call has no trap capture from an earlier one: the missing capture was read
+    // as the integration's traps removed, and the next call reset the shell.
+    const agent = `unset-${++agents}`;
+    expect(await engine().call('set -u; unset ${!__js@}; echo x', agent)).toBe('x');
+    expect(await engine().call('echo ok', agent)).toBe('ok');
+    expect(await engine().call('echo $nope', agent)).toBe(
+      'bash: nope: unbound variable\n[exit code: 1]',
+    );
+  });
 });
 
 /**

@@ -295,6 +295,9 @@ ${T}_post() {
     # This call's nonce again, from its command file.
     builtin mapfile -d '' -n 1 ${T}_ca <"$${T}_f" || ${T}_ca=()
     ${T}_k=\${${T}_ca[0]-} ${T}_k=\${${T}_k%%$'\n'*} ${T}_s=$${T}_ks
+    # The call line could not capture the traps (no file name): as after \`enable -n trap\`,
+    # they are taken as the last call left them (a missing capture read as none removed ours).
+    builtin printf 'X\0' 1<>"$${T}_t" || ${T}_y=
   fi
   ${T}_x=\${-//[^x]/} ${T}_o= ${lastStatusAfterCall(T)}
   ${traceOptionsAfterCommand(T)}
