@@ -11,8 +11,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { freePort } from '../server/test/support/host-cluster.ts';
 import { expect, screenOf, test } from './support/fixtures.ts';
-import { findNginx, freePort, type NginxProcess, startNginx, stopNginx } from './support/nginx.ts';
+import { findNginx, type NginxProcess, startNginx, stopNginx } from './support/nginx.ts';
 import {
   type ServerProcess,
   startServerProcess,

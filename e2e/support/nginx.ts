@@ -6,7 +6,6 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { stopChild } from '../../playwright/src/worker-server.ts';
 
@@ -25,19 +24,6 @@ export function findNginx(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A port nothing listens on right now (the OS's pick, released at once). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export interface NginxProcess {
