@@ -9,7 +9,15 @@
  * holds no other workspace's file system, nor a spare (foreign-mounts.ts).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +25,7 @@ import { runKeyOf } from '../src/launch/choose-launcher.ts';
 import { mounts, mountsUnder } from '../src/launch/mount-table.ts';
 import { SPARE_MOUNT_DIR } from '../src/launch/quota-keeper.ts';
 import { WorkspaceQuota } from '../src/launch/workspace-quota.ts';
-import { startTimeOf } from '../src/pty/proc-probe.ts';
+import { childrenOf, readStatNow, startTimeOf } from '../src/pty/proc-probe.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 
 const QUOTA = '20MiB';
@@ -83,6 +91,15 @@ function spareFiles(pid?: number): string[] {
 
 function spareMounts(pid?: number): string[] {
   return mountsUnder(join(SPARE_MOUNT_DIR, sparePrefix(pid)));
+}
+
+/** A process's command line, its arguments joined by spaces ('' when it is gone). */
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ');
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -215,6 +232,38 @@ describe('spare workspace file systems', () => {
       expect(spareFiles()).toEqual([]);
       expect(readdirSync(SPARE_MOUNT_DIR).filter((n) => n.includes(runKeyOf(dataDir)))).toEqual([]);
       expect(existsSync(join(quotaDir, 'newcomer.ext4'))).toBe(true);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'leaves no workspace mounted when a stop is cut short once its keeper was told to stop',
+    async () => {
+      if (!quotaApplies()) return;
+      // A stop past its grace (10 s; a host with 500 shells took longer) ends the process
+      // wherever it is. Told to stop before the server's own unmounts, the keeper left every
+      // workspace mounted; told after them, it is unstopped until they are done.
+      const serving = await start();
+      const pid = serving.process.pid ?? 0;
+      expect(await call(serving, 'cut-short', 'echo kept > kept && cat kept')).toBe('kept');
+      expect(mounts().find((m) => m.point === join(root, 'cut-short'))?.type).toBe('ext4');
+      const keeper = childrenOf(pid).find((child) =>
+        readCmdline(child).includes('jumpseat-spares'),
+      );
+      expect(keeper).toBeDefined();
+      const ended = (child: number): boolean => {
+        const state = readStatNow(child)?.state;
+        return state === undefined || state === 'Z';
+      };
+      serving.process.kill('SIGTERM');
+      // Killed the moment the keeper has ended (its stop told), as a grace running out would.
+      while (!ended(keeper ?? 0) && serving.process.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      serving.process.kill('SIGKILL');
+      await serving.exited;
+      await expect.poll(() => mountsUnder(`${root}/`), POLL).toEqual([]);
+      await expect.poll(() => spareMounts().length + spareFiles().length, POLL).toBe(0);
     },
     TEST_TIMEOUT_MS,
   );

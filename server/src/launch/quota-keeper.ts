@@ -13,7 +13,8 @@
  *
  * The keeper also holds the workspaces this run mounted (`mine` lines): when the server dies
  * without a stop, it unmounts them, so a server killed and never started again leaves no
- * mounts behind (a stop unmounts them itself and tells the keeper so first).
+ * mounts behind (a stop unmounts them itself, then tells the keeper so: a stop cut short
+ * before that leaves the keeper to unmount them).
  *
  * A spare is `<quota dir>/.spare-<run key>-<server pid>.<its start time>-<n>.ext4` (the start
  * time tells a live server from a process given a dead one's pid), mounted at the same name
@@ -88,7 +89,7 @@ const KEEPER = [
   '    stop) stopped=1 ;;',
   '  esac',
   'done',
-  // The server died unstopped (a stop unmounts them itself, and says so first): the
+  // The server died unstopped (a stop unmounts them itself, and says so after): the
   // workspaces it mounted go too, lazily (a process left in one keeps it until it ends).
   'if [ -z "$stopped" ]; then',
   '  for workspace in "${mine[@]}"; do mountpoint -q "$workspace" && umount -l "$workspace"; done',
