@@ -9,15 +9,7 @@
  * holds no other workspace's file system, nor a spare (foreign-mounts.ts).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +17,7 @@ import { runKeyOf } from '../src/launch/choose-launcher.ts';
 import { mounts, mountsUnder } from '../src/launch/mount-table.ts';
 import { SPARE_MOUNT_DIR } from '../src/launch/quota-keeper.ts';
 import { WorkspaceQuota } from '../src/launch/workspace-quota.ts';
-import { childrenOf, readStatNow, startTimeOf } from '../src/pty/proc-probe.ts';
+import { childrenOf, readProgramNow, readStatNow, startTimeOf } from '../src/pty/proc-probe.ts';
 import { cleanEnv, type Serving, serve } from './support/cli-process.ts';
 
 const QUOTA = '20MiB';
@@ -91,15 +83,6 @@ function spareFiles(pid?: number): string[] {
 
 function spareMounts(pid?: number): string[] {
   return mountsUnder(join(SPARE_MOUNT_DIR, sparePrefix(pid)));
-}
-
-/** A process's command line, its arguments joined by spaces ('' when it is gone). */
-function readCmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ');
-  } catch {
-    return '';
-  }
 }
 
 /**
@@ -248,7 +231,7 @@ describe('spare workspace file systems', () => {
       expect(await call(serving, 'cut-short', 'echo kept > kept && cat kept')).toBe('kept');
       expect(mounts().find((m) => m.point === join(root, 'cut-short'))?.type).toBe('ext4');
       const keeper = childrenOf(pid).find((child) =>
-        readCmdline(child).includes('jumpseat-spares'),
+        readProgramNow(child)?.words.includes('jumpseat-spares'),
       );
       expect(keeper).toBeDefined();
       const ended = (child: number): boolean => {

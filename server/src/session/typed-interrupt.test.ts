@@ -6,10 +6,8 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { until } from '../../test/support/until.ts';
-import { readStatNow } from '../pty/proc-probe.ts';
 import { type PtyProcess, spawnPty } from '../pty/pty-process.ts';
-import { waitsForInputNow } from '../pty/terminal-wait.ts';
-import { writeTypedInterrupt } from './typed-interrupt.ts';
+import { asleepReading, writeTypedInterrupt } from './typed-interrupt.ts';
 
 /** The prompt comes back in milliseconds after a job stops; `sleep 300` ran on without it. */
 const PROMPT_LIMIT_MS = 5000;
@@ -51,10 +49,6 @@ function bash(): { pty: PtyProcess; since: () => string; mark: () => void } {
       output = '';
     },
   };
-}
-
-function asleepReading(pid: number): boolean {
-  return readStatNow(pid)?.state === 'S' && waitsForInputNow(pid);
 }
 
 it('a Ctrl-C at the prompt leaves a background job alone', async () => {

@@ -46,7 +46,7 @@ export function writeTypedInterrupt(
 }
 
 /** Asleep reading input (woken by keys it is `R`, and may start a job yet). */
-function asleepReading(shellPid: number): boolean {
+export function asleepReading(shellPid: number): boolean {
   return readStatNow(shellPid)?.state === 'S' && waitsForInputNow(shellPid);
 }
 
